@@ -1,0 +1,3 @@
+from idlc.cli import main
+
+main()

@@ -1,0 +1,81 @@
+"""Errors are values: one `Diagnostic` type, created by every stage, rendered late.
+
+Codes are stable (`E0101` means "unknown type" forever); `codes.py` is their registry.
+Rendering for people, for tools (JSON) and for GitHub workflow commands is in `render.py`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from idlc.diagnostics.codes import Code
+from idlc.source import Span
+
+__all__ = ["Code", "Diagnostic", "Diagnostics", "Related", "Severity"]
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """A second place a diagnostic points at ("first declared here")."""
+
+    message: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: Code
+    message: str
+    span: Span | None
+    help: str | None = None
+    label: str | None = None
+    related: tuple[Related, ...] = ()
+
+    @property
+    def severity(self) -> Severity:
+        return Severity.WARNING if self.code.id.startswith("W") else Severity.ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+@dataclass(slots=True)
+class Diagnostics:
+    """What one run has found so far, in the order it was found."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(
+        self,
+        code: Code,
+        message: str,
+        span: Span | None,
+        *,
+        help: str | None = None,
+        label: str | None = None,
+        related: Iterable[Related] = (),
+    ) -> Diagnostic:
+        diagnostic = Diagnostic(code, message, span, help, label, tuple(related))
+        self.items.append(diagnostic)
+        return diagnostic
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.items.extend(diagnostics)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(item.is_error for item in self.items)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)

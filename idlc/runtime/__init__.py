@@ -1,0 +1,1 @@
+"""The runtime that generated code imports. It never imports the compiler."""

@@ -1,0 +1,72 @@
+"""Middleware around incoming calls, and one that serializes writes per target.
+
+An interceptor is any `async def (call: CallInfo, proceed: Proceed) -> Any`. It sees the
+call before the handler runs and may wrap it (open a transaction, time it, log it), refuse
+it by raising `RpcError`, or change its result. Interceptors run in list order, the first
+being the outermost; `proceed()` runs the next one and finally the handler itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from idlc.runtime.dispatch import Execution
+
+Proceed: TypeAlias = Callable[[], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class CallInfo:
+    """What an interceptor knows about one incoming call."""
+
+    #: The wire method (binding id).
+    method: str
+    #: The Python member on the implementation.
+    member: str
+    #: The `$target` key, or None for the connection's root object.
+    target: str | None
+    #: The member's declared execution kind; None for `notify` members.
+    execution: Execution | None
+    #: True when the message is a notification: nothing is sent back.
+    notify: bool
+    #: The object that will handle the call.
+    implementation: object
+    #: The decoded params (the record, the one-field wrapper, or None for unit).
+    params: Any
+
+
+Interceptor: TypeAlias = Callable[[CallInfo, Proceed], Awaitable[Any]]
+
+
+class SerializeTransactions:
+    """Runs `transaction` calls one at a time per target object; everything else freely.
+
+    Calls are serialized per implementation object, so one instance can be shared by all
+    connections of a server that serve the same objects. Waiting calls run in arrival order
+    (asyncio locks are fair). `snapshot` and `notify` calls never wait.
+    """
+
+    def __init__(self) -> None:
+        #: Lock and the number of calls holding or awaiting it, by object identity; an entry
+        #: disappears with its last user so the table never outgrows the calls in flight.
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+
+    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
+        if call.execution is not Execution.TRANSACTION:
+            return await proceed()
+        key = id(call.implementation)
+        entry = self._locks.get(key)
+        if entry is None:
+            entry = self._locks[key] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                return await proceed()
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._locks[key]

@@ -1,0 +1,160 @@
+"""JSON-RPC 2.0 messages as bytes: one typed decode of the envelope, direct encodes out.
+
+The envelope keeps `params`, `result` and `error` as `msgspec.Raw`, so the payload is decoded
+once, straight into the type the method or the caller expects, and never through a dict.
+An empty `Raw` means the member was absent.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+import msgspec
+from msgspec import UNSET, Raw, Struct, UnsetType
+
+JSONRPC: Final = "2.0"
+NEWLINE: Final = b"\n"
+ABSENT: Final = Raw()
+
+#: A request id as JSON-RPC allows it (fractional numbers are refused as invalid).
+RequestId = int | str
+
+
+class Envelope(Struct):
+    """Any incoming message: request, notification or response."""
+
+    jsonrpc: str | UnsetType = UNSET
+    #: UNSET for a notification; None only in error responses about unreadable requests.
+    id: RequestId | None | UnsetType = UNSET
+    method: str | UnsetType = UNSET
+    params: Raw = ABSENT
+    result: Raw = ABSENT
+    error: Raw = ABSENT
+
+
+class ErrorObject(Struct, omit_defaults=True):
+    code: int
+    message: str
+    data: Any = None
+
+
+class TargetOnly(Struct):
+    """Reads `$target` out of params; any other member is ignored."""
+
+    target: str | None = msgspec.field(name="$target", default=None)
+
+
+class CancelParams(Struct, rename="camel"):
+    request_id: RequestId
+
+
+# Outgoing messages are Structs so that msgspec writes them without building a dict.
+# Field order is wire order: `jsonrpc`, `id` and `method` come first, which keeps messages
+# readable and lets an oversized message still be answered (see `sniff_id`).
+
+
+class RequestOut(Struct, omit_defaults=True):
+    jsonrpc: str
+    id: RequestId
+    method: str
+    params: Any = None
+
+
+class NotificationOut(Struct, omit_defaults=True):
+    jsonrpc: str
+    method: str
+    params: Any = None
+
+
+class ResultOut(Struct):
+    jsonrpc: str
+    id: RequestId
+    result: Any
+
+
+class ErrorOut(Struct):
+    jsonrpc: str
+    id: RequestId | None
+    error: ErrorObject
+
+
+_encoder: Final = msgspec.json.Encoder()
+_envelope_decoder: Final = msgspec.json.Decoder(Envelope)
+_target_decoder: Final = msgspec.json.Decoder(TargetOnly | None)
+_error_decoder: Final = msgspec.json.Decoder(ErrorObject)
+_cancel_decoder: Final = msgspec.json.Decoder(CancelParams)
+_any_decoder: Final = msgspec.json.Decoder()
+
+decode_envelope: Final = _envelope_decoder.decode
+decode_error: Final = _error_decoder.decode
+decode_cancel: Final = _cancel_decoder.decode
+decode_any: Final = _any_decoder.decode
+
+
+def decode_target(params: Raw) -> str | None:
+    """The `$target` of a params object; raises `msgspec.ValidationError` if it is no object."""
+    found = _target_decoder.decode(params)
+    return None if found is None else found.target
+
+
+def with_target(params: object | None, target: str) -> Raw:
+    """Params with `"$target"` added: the record's own members follow it unchanged."""
+    key = _encoder.encode(target)
+    if params is None:
+        return Raw(b'{"$target":' + key + b"}")
+    body = _encoder.encode(params)
+    if not body.startswith(b"{"):
+        raise TypeError(f"params of a targeted call must encode as a JSON object, not {body!r}")
+    separator = b"" if body == b"{}" else b","
+    return Raw(b'{"$target":' + key + separator + body[1:])
+
+
+def encode_request(id: RequestId, method: str, params: object | None) -> bytes:
+    return _encoder.encode(RequestOut(JSONRPC, id, method, params)) + NEWLINE
+
+
+def encode_notification(method: str, params: object | None) -> bytes:
+    return _encoder.encode(NotificationOut(JSONRPC, method, params)) + NEWLINE
+
+
+def encode_result(id: RequestId, result: object) -> bytes:
+    return _encoder.encode(ResultOut(JSONRPC, id, result)) + NEWLINE
+
+
+def encode_error(id: RequestId | None, code: int, message: str, data: object = None) -> bytes:
+    return _encoder.encode(ErrorOut(JSONRPC, id, ErrorObject(code, message, data))) + NEWLINE
+
+
+def validation_data(error: msgspec.ValidationError) -> dict[str, str]:
+    """`{"path": "$.field", "reason": "..."}` from msgspec's "<reason> - at `<path>`" text."""
+    reason, marker, rest = str(error).rpartition(" - at `")
+    if not marker:
+        return {"path": "$", "reason": str(error)}
+    return {"path": rest.rstrip("`"), "reason": reason}
+
+
+# An oversized line is never parsed, but its first bytes usually say what it was: messages
+# put "jsonrpc", "id" and "method" before the payload. Only string members may precede the id,
+# so a match cannot come from inside a nested value.
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_HEAD = re.compile(
+    rb"\s*\{(?:\s*" + _STRING.encode() + rb"\s*:\s*" + _STRING.encode() + rb"\s*,)*?"
+    rb"\s*\"id\"\s*:\s*(-?\d+|" + _STRING.encode() + rb")\s*,\s*\"(\w+)\""
+)
+_METHOD_BEFORE_ID = re.compile(rb'^\s*\{[^{\[]*?"method"\s*:')
+
+
+def sniff_id(prefix: bytes) -> tuple[RequestId, bool] | None:
+    """The id of a message from its first bytes, and whether it is a request.
+
+    None when the prefix does not show a top-level id before the payload.
+    """
+    match = _HEAD.match(prefix)
+    if match is None:
+        return None
+    raw_id, next_key = match.group(1), match.group(2)
+    id: RequestId = msgspec.json.decode(raw_id, type=RequestId)  # type: ignore[arg-type]
+    head = prefix[: match.start(1)]
+    is_request = next_key == b"method" or _METHOD_BEFORE_ID.match(head) is not None
+    return id, is_request

@@ -1,0 +1,354 @@
+"""The syntax tree of one IDL file, as written: nothing is resolved yet.
+
+Every node carries the `Span` of the text it came from. Doc comments (`///`) are attached
+to the declaration, member, field, enum value or variant case they precede; all comments,
+doc comments included, are also kept on the `File` for the formatter.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Union
+
+from idlc.source import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    text: str  # as written, with its `//`, `///` or `/* */`
+    span: Span
+
+    @property
+    def is_doc(self) -> bool:
+        return self.text.startswith("///") and not self.text.startswith("////")
+
+    @property
+    def is_block(self) -> bool:
+        return self.text.startswith("/*")
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """The text of consecutive `///` lines, one entry per line without the `///` marker."""
+
+    lines: tuple[str, ...]
+    span: Span
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class StringLiteral:
+    value: str  # decoded (escapes applied)
+    raw: str  # as written, quotes included
+    span: Span
+
+
+# -- types --------------------------------------------------------------------------------
+
+
+class PrimitiveKind(enum.Enum):
+    STRING = "string"
+    BOOL = "bool"
+    UNIT = "unit"
+    FLOAT64 = "float64"
+    BYTES = "bytes"
+    JSON = "json"
+    INT8 = "int8"
+    INT16 = "int16"
+    INT32 = "int32"
+    INT64 = "int64"
+    UINT8 = "uint8"
+    UINT16 = "uint16"
+    UINT32 = "uint32"
+    UINT64 = "uint64"
+
+    @property
+    def integer_range(self) -> tuple[int, int] | None:
+        """The inclusive range of an integer kind, None for the others."""
+        return _INTEGER_RANGES.get(self)
+
+
+_INTEGER_RANGES = {
+    PrimitiveKind.INT8: (-(2**7), 2**7 - 1),
+    PrimitiveKind.INT16: (-(2**15), 2**15 - 1),
+    PrimitiveKind.INT32: (-(2**31), 2**31 - 1),
+    PrimitiveKind.INT64: (-(2**63), 2**63 - 1),
+    PrimitiveKind.UINT8: (0, 2**8 - 1),
+    PrimitiveKind.UINT16: (0, 2**16 - 1),
+    PrimitiveKind.UINT32: (0, 2**32 - 1),
+    PrimitiveKind.UINT64: (0, 2**64 - 1),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PrimitiveType:
+    kind: PrimitiveKind
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalType:
+    inner: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ListType:
+    inner: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class MapType:
+    """`map<string, T>`: the key is always `string`."""
+
+    value: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class AtomRefType:
+    atom: Name
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceRefType:
+    interface: Name
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType:
+    """A reference to a typedef (`type X = …;`)."""
+
+    name: Name
+    span: Span
+
+
+class LiteralKind(enum.Enum):
+    BOOL = "bool"
+    NUMBER = "number"
+    STRING = "string"
+    EMPTY_LIST = "empty_list"
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A field default: `true`, `false`, a number, a string or `[]`."""
+
+    kind: LiteralKind
+    value: bool | int | float | str | None  # None for `[]`
+    raw: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    name: Name
+    type: TypeExpr
+    default: Literal | None
+    doc: Doc | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class RecordType:
+    fields: tuple[Field, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class EnumValue:
+    value: StringLiteral
+    doc: Doc | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class EnumType:
+    open: bool
+    values: tuple[EnumValue, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class VariantCase:
+    """`"tag": T;`, or `default: T;` (then `tag` is None: the case used when the tag is absent)."""
+
+    tag: StringLiteral | None
+    type: TypeExpr
+    doc: Doc | None
+    span: Span
+
+    @property
+    def is_default(self) -> bool:
+        return self.tag is None
+
+
+@dataclass(frozen=True, slots=True)
+class VariantType:
+    open: bool
+    tag_field: StringLiteral
+    cases: tuple[VariantCase, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class UnionType:
+    alternatives: tuple[TypeExpr, ...]
+    span: Span
+
+
+TypeExpr = Union[
+    PrimitiveType,
+    OptionalType,
+    ListType,
+    MapType,
+    AtomRefType,
+    InterfaceRefType,
+    NamedType,
+    RecordType,
+    EnumType,
+    VariantType,
+    UnionType,
+]
+
+
+# -- members ------------------------------------------------------------------------------
+
+
+class Verb(enum.Enum):
+    GET = "get"
+    RESOLVE = "resolve"
+    CALL = "call"
+    NOTIFY = "notify"
+
+
+class Execution(enum.Enum):
+    SNAPSHOT = "snapshot"
+    TRANSACTION = "transaction"
+
+
+class Cardinality(enum.Enum):
+    MANY_UNIQUE = "many-unique"
+    OPTIONAL_ONE = "optional-one"
+    EXACTLY_ONE = "exactly-one"
+
+
+class TargetKind(enum.Enum):
+    ATOM = "atom"
+    INTERFACE = "interface"
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    verb: Verb
+    verb_span: Span
+    id: StringLiteral
+    execution: Execution | None  # None for `notify`
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    kind: TargetKind
+    name: Name
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ValueMember:
+    required: bool
+    name: Name
+    id: StringLiteral
+    type: TypeExpr
+    binding: Binding
+    doc: Doc | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class RelationMember:
+    required: bool
+    name: Name
+    id: StringLiteral
+    cardinality: Cardinality
+    cardinality_span: Span
+    target: Target
+    binding: Binding
+    doc: Doc | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class OperationMember:
+    required: bool
+    name: Name
+    id: StringLiteral
+    input: TypeExpr
+    output: TypeExpr
+    binding: Binding
+    doc: Doc | None
+    span: Span
+
+
+Member = Union[ValueMember, RelationMember, OperationMember]
+
+
+# -- declarations -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AtomDecl:
+    name: Name
+    id: StringLiteral
+    doc: Doc | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ImportDecl:
+    name: Name
+    doc: Doc | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDecl:
+    name: Name
+    type: TypeExpr
+    doc: Doc | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceDecl:
+    name: Name
+    id: StringLiteral
+    revision: StringLiteral
+    members: tuple[Member, ...]
+    doc: Doc | None
+    span: Span
+
+
+Decl = Union[AtomDecl, ImportDecl, TypeDecl, InterfaceDecl]
+
+
+@dataclass(frozen=True, slots=True)
+class File:
+    path: str
+    decls: tuple[Decl, ...]
+    comments: tuple[Comment, ...] = field(default=())
+    #: The file's line ending as written ("\n" or "\r\n"), for the formatter.
+    newline: str = "\n"

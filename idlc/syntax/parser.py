@@ -1,0 +1,412 @@
+"""Parse IDL text into an `ast.File`.
+
+The AST is built by a Transformer that Lark runs while it parses (no intermediate Lark
+tree: at 4 MB that tree costs about twice the parse, and the garbage collector doubles it
+again). Comments reach us through lexer callbacks; doc comments are attached to the node
+that follows them as that node is built. Syntax errors go through `recovery.Recovery`,
+which reports them and lets the parser continue to find more.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedInput
+
+from idlc.diagnostics import Diagnostics, codes
+from idlc.resources import data_dir
+from idlc.source import SourceFile, Span
+from idlc.syntax import ast, escapes
+from idlc.syntax.recovery import Recovery, TooManyErrors
+
+#: Deeper type nesting than this is refused: nothing real nests this deep, and every
+#: later stage walks types recursively.
+MAX_TYPE_DEPTH = 64
+
+_PRIMITIVES = {kind.value: kind for kind in ast.PrimitiveKind}
+_CARDINALITIES = {kind.value: kind for kind in ast.Cardinality}
+
+
+class _ParseState:
+    """What one parse needs besides the parser: the source, comments seen, problems found."""
+
+    def __init__(self, source: SourceFile, diagnostics: Diagnostics) -> None:
+        self.source = source
+        self.diagnostics = diagnostics
+        self.comments: list[ast.Comment] = []
+        self.comment_starts: list[int] = []
+        self.attached_docs: set[int] = set()  # start offsets of doc comments used
+        self.depths: dict[int, int] = {}  # id(type node) -> nesting depth
+
+
+class _Builder(Transformer[Token, Any]):
+    """Builds AST nodes bottom-up as the LALR parser reduces rules.
+
+    Children arrive as Lark tokens, None for an absent `[optional]` part, or nodes built
+    by the callbacks below; no tokens are filtered, so every span is exact.
+    """
+
+    state: _ParseState
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _span(self, first: Any, last: Any) -> Span:
+        begin = first.span if not isinstance(first, Token) else self._token_span(first)
+        end = last.span if not isinstance(last, Token) else self._token_span(last)
+        return begin.to(end)
+
+    def _token_span(self, token: Token) -> Span:
+        return Span(
+            self.state.source.path,
+            token.start_pos or 0,
+            token.end_pos or 0,
+            token.line or 1,
+            token.column or 1,
+            token.end_line or 1,
+            token.end_column or 1,
+        )
+
+    def _span_of(self, children: Sequence[Any]) -> Span:
+        present = [child for child in children if child is not None]
+        return self._span(present[0], present[-1])
+
+    def _doc(self, start: int) -> ast.Doc | None:
+        """The run of `///` lines directly before offset `start`, if any."""
+        state = self.state
+        index = bisect.bisect_right(state.comment_starts, start) - 1
+        text = state.source.text
+        lines: list[ast.Comment] = []
+        limit = start
+        while index >= 0:
+            comment = state.comments[index]
+            if not comment.is_doc or text[comment.span.end : limit].strip():
+                break
+            lines.append(comment)
+            limit = comment.span.start
+            index -= 1
+        if not lines:
+            return None
+        lines.reverse()
+        for comment in lines:
+            state.attached_docs.add(comment.span.start)
+        return ast.Doc(
+            tuple(_doc_line(comment.text) for comment in lines),
+            lines[0].span.to(lines[-1].span),
+        )
+
+    def _depth(self, node: Any, *children: Any) -> Any:
+        depths = self.state.depths
+        depth = 1 + max((depths.pop(id(child), 1) for child in children), default=0)
+        if depth > MAX_TYPE_DEPTH:
+            if depth == MAX_TYPE_DEPTH + 1:
+                self.state.diagnostics.add(
+                    codes.NESTING_TOO_DEEP,
+                    f"type nested more than {MAX_TYPE_DEPTH} levels deep",
+                    node.span,
+                    help="name an inner part with `type Name = …;`",
+                )
+            # Stand in a leaf so no later stage has to recurse through the rest.
+            leaf = ast.PrimitiveType(ast.PrimitiveKind.JSON, node.span)
+            depths[id(leaf)] = depth
+            return leaf
+        depths[id(node)] = depth
+        return node
+
+    # -- comments (lexer callback) ----------------------------------------------------
+
+    def comment(self, token: Token) -> Token:
+        state = self.state
+        span = self._token_span(token)
+        state.comments.append(ast.Comment(str(token), span))
+        state.comment_starts.append(span.start)
+        return token
+
+    # -- leaves -----------------------------------------------------------------------
+
+    def name(self, children: list[Token]) -> ast.Name:
+        token = children[0]
+        return ast.Name(str(token), self._token_span(token))
+
+    def string(self, children: list[Token]) -> ast.StringLiteral:
+        return self._string_literal(children[0])
+
+    def _string_literal(self, token: Token) -> ast.StringLiteral:
+        raw = str(token)
+        span = self._token_span(token)
+
+        def report(start: int, end: int, message: str, help: str | None) -> None:
+            self.state.diagnostics.add(
+                codes.INVALID_ESCAPE,
+                message,
+                self.state.source.span(span.start + start, span.start + end),
+                help=help,
+            )
+
+        return ast.StringLiteral(escapes.decode(raw, report), raw, span)
+
+    def literal(self, children: list[Token]) -> ast.Literal:
+        token = children[0]
+        span = self._span_of(children)
+        kind = token.type
+        if kind == "TRUE" or kind == "FALSE":
+            return ast.Literal(ast.LiteralKind.BOOL, kind == "TRUE", str(token), span)
+        if kind == "LSQB":
+            return ast.Literal(ast.LiteralKind.EMPTY_LIST, None, "[]", span)
+        if kind == "STRING":
+            string = self._string_literal(token)
+            return ast.Literal(ast.LiteralKind.STRING, string.value, string.raw, span)
+        text = str(token)
+        number: int | float
+        if any(mark in text for mark in ".eE"):
+            number = float(text)
+            if number in (float("inf"), float("-inf")):
+                self.state.diagnostics.add(
+                    codes.INVALID_NUMBER, f"number `{text}` is too large", span
+                )
+        else:
+            number = int(text)
+        return ast.Literal(ast.LiteralKind.NUMBER, number, text, span)
+
+    # -- types ------------------------------------------------------------------------
+
+    def primitive(self, children: list[Token]) -> Any:
+        token = children[0]
+        return self._depth(
+            ast.PrimitiveType(_PRIMITIVES[str(token)], self._token_span(token))
+        )
+
+    def optional_type(self, children: list[Any]) -> Any:
+        return self._depth(
+            ast.OptionalType(children[2], self._span_of(children)), children[2]
+        )
+
+    def list_type(self, children: list[Any]) -> Any:
+        return self._depth(ast.ListType(children[2], self._span_of(children)), children[2])
+
+    def map_type(self, children: list[Any]) -> Any:
+        return self._depth(ast.MapType(children[4], self._span_of(children)), children[4])
+
+    def atom_ref(self, children: list[Any]) -> Any:
+        return self._depth(ast.AtomRefType(children[2], self._span_of(children)))
+
+    def interface_ref(self, children: list[Any]) -> Any:
+        return self._depth(ast.InterfaceRefType(children[2], self._span_of(children)))
+
+    def named_type(self, children: list[Any]) -> Any:
+        name: ast.Name = children[0]
+        return self._depth(ast.NamedType(name, name.span))
+
+    def record_type(self, children: list[Any]) -> Any:
+        fields = tuple(children[2:-1])
+        return self._depth(
+            ast.RecordType(fields, self._span_of(children)), *(f.type for f in fields)
+        )
+
+    def field(self, children: list[Any]) -> ast.Field:
+        name: ast.Name = children[0]
+        return ast.Field(
+            name, children[2], children[4], self._doc(name.span.start), self._span_of(children)
+        )
+
+    def enum_type(self, children: list[Any]) -> Any:
+        return self._depth(
+            ast.EnumType(
+                children[0] is not None, tuple(children[3:-1]), self._span_of(children)
+            )
+        )
+
+    def enum_value(self, children: list[Any]) -> ast.EnumValue:
+        value: ast.StringLiteral = children[0]
+        return ast.EnumValue(value, self._doc(value.span.start), self._span_of(children))
+
+    def variant_type(self, children: list[Any]) -> Any:
+        cases: tuple[ast.VariantCase, ...] = tuple(children[5:-1])
+        return self._depth(
+            ast.VariantType(children[0] is not None, children[3], cases, self._span_of(children)),
+            *(case.type for case in cases),
+        )
+
+    def tagged_case(self, children: list[Any]) -> ast.VariantCase:
+        tag: ast.StringLiteral = children[0]
+        return ast.VariantCase(tag, children[2], self._doc(tag.span.start), self._span_of(children))
+
+    def default_case(self, children: list[Any]) -> ast.VariantCase:
+        start = self._token_span(children[0])
+        return ast.VariantCase(None, children[2], self._doc(start.start), self._span_of(children))
+
+    def union_type(self, children: list[Any]) -> Any:
+        alternatives = tuple(children[2:-1])
+        return self._depth(ast.UnionType(alternatives, self._span_of(children)), *alternatives)
+
+    def union_alternative(self, children: list[Any]) -> Any:
+        return children[0]
+
+    # -- members ----------------------------------------------------------------------
+
+    def cardinality(self, children: list[Token]) -> tuple[ast.Cardinality, Span]:
+        token = children[0]
+        return _CARDINALITIES[str(token)], self._token_span(token)
+
+    def target(self, children: list[Any]) -> ast.Target:
+        kind = ast.TargetKind.ATOM if children[0].type == "ATOM" else ast.TargetKind.INTERFACE
+        return ast.Target(kind, children[1], self._span_of(children))
+
+    def execution_binding(self, children: list[Any]) -> ast.Binding:
+        verb = children[0]
+        return ast.Binding(
+            ast.Verb(str(verb)),
+            self._token_span(verb),
+            children[2],
+            ast.Execution(str(children[4])),
+            self._span_of(children),
+        )
+
+    def notify_binding(self, children: list[Any]) -> ast.Binding:
+        verb = children[0]
+        return ast.Binding(
+            ast.Verb.NOTIFY, self._token_span(verb), children[2], None, self._span_of(children)
+        )
+
+    def binding_block(self, children: list[Any]) -> tuple[ast.Binding, Token]:
+        return children[1], children[2]
+
+    def _member_doc(self, children: list[Any]) -> ast.Doc | None:
+        first = next(child for child in children if child is not None)
+        return self._doc(self._token_span(first).start)
+
+    def value_member(self, children: list[Any]) -> ast.ValueMember:
+        binding, close = children[8]
+        return ast.ValueMember(
+            children[0] is not None,
+            children[3],
+            children[5],
+            children[7],
+            binding,
+            self._member_doc(children),
+            self._span_of([*children[:8], close]),
+        )
+
+    def relation_member(self, children: list[Any]) -> ast.RelationMember:
+        binding, close = children[9]
+        cardinality, cardinality_span = children[7]
+        return ast.RelationMember(
+            children[0] is not None,
+            children[3],
+            children[5],
+            cardinality,
+            cardinality_span,
+            children[8],
+            binding,
+            self._member_doc(children),
+            self._span_of([*children[:7], close]),
+        )
+
+    def operation_member(self, children: list[Any]) -> ast.OperationMember:
+        binding, close = children[9]
+        return ast.OperationMember(
+            children[0] is not None,
+            children[2],
+            children[4],
+            children[6],
+            children[8],
+            binding,
+            self._member_doc(children),
+            self._span_of([*children[:9], close]),
+        )
+
+    # -- declarations -----------------------------------------------------------------
+
+    def atom_decl(self, children: list[Any]) -> ast.AtomDecl:
+        span = self._span_of(children)
+        return ast.AtomDecl(children[2], children[4], self._doc(span.start), span)
+
+    def import_decl(self, children: list[Any]) -> ast.ImportDecl:
+        span = self._span_of(children)
+        return ast.ImportDecl(children[2], self._doc(span.start), span)
+
+    def type_decl(self, children: list[Any]) -> ast.TypeDecl:
+        span = self._span_of(children)
+        self.state.depths.pop(id(children[3]), None)
+        return ast.TypeDecl(children[1], children[3], self._doc(span.start), span)
+
+    def interface_decl(self, children: list[Any]) -> ast.InterfaceDecl:
+        span = self._span_of(children)
+        members = tuple(children[7:-1])
+        for member in members:
+            for part in _member_types(member):
+                self.state.depths.pop(id(part), None)
+        return ast.InterfaceDecl(
+            children[1], children[3], children[5], members, self._doc(span.start), span
+        )
+
+    def start(self, children: list[Any]) -> tuple[ast.Decl, ...]:
+        return tuple(children)
+
+
+def _member_types(member: ast.Member) -> tuple[ast.TypeExpr, ...]:
+    if isinstance(member, ast.OperationMember):
+        return member.input, member.output
+    if isinstance(member, ast.ValueMember):
+        return (member.type,)
+    return ()
+
+
+def _doc_line(text: str) -> str:
+    body = text[3:]
+    return body[1:] if body.startswith(" ") else body
+
+
+_BUILDER = _Builder()
+
+
+@functools.cache
+def _lark() -> Lark:
+    grammar = (data_dir("grammar") / "idl.lark").read_text(encoding="utf-8")
+    return Lark(
+        grammar,
+        parser="lalr",
+        lexer="contextual",
+        strict=True,
+        maybe_placeholders=True,
+        transformer=_BUILDER,
+        lexer_callbacks={"LINE_COMMENT": _BUILDER.comment, "BLOCK_COMMENT": _BUILDER.comment},
+        # The LALR tables are built once per grammar and idlc version, then loaded.
+        cache=True,
+    )
+
+
+def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
+    """Parse one file. Returns None when it has syntax errors (they are in `diagnostics`)."""
+    found = Diagnostics()
+    state = _ParseState(source, found)
+    _BUILDER.state = state
+    recovery = Recovery(source, found, state.comments)
+    decls: tuple[ast.Decl, ...] | None = None
+    try:
+        decls = _lark().parse(source.text, on_error=recovery)
+    except TooManyErrors:
+        pass
+    except UnexpectedInput:
+        # Recovery gave up (end of file, or nothing left to try); it has reported why.
+        pass
+    finally:
+        del _BUILDER.state
+    recovery.finish()
+    for comment in state.comments:
+        if comment.is_doc and comment.span.start not in state.attached_docs and not found.has_errors:
+            found.add(
+                codes.DANGLING_DOC_COMMENT,
+                "this doc comment documents nothing",
+                comment.span,
+                help="put it directly before a declaration, member, field, enum value or "
+                "case, or write `//` for an ordinary comment",
+            )
+    diagnostics.extend(found)
+    if decls is None or found.has_errors:
+        return None
+    newline = "\r\n" if "\r\n" in source.text else "\n"
+    return ast.File(source.path, decls, tuple(state.comments), newline)
