@@ -1,0 +1,1 @@
+"""AST → resolved model: name resolution, checks, lints."""

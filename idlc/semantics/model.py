@@ -1,0 +1,307 @@
+"""The resolved model of one compilation: what the files mean, ready for code generation.
+
+Every name here is known to resolve: a `TypeRef` names a typedef of the model, an
+`AtomRef` an atom, an `InterfaceRef` an interface (declared, or opaque when it was only
+imported). Nodes keep the span of the text they came from, so later stages (code
+generation's own checks, `idlc breaking`) can still point at the source.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Union
+
+from idlc.source import Span
+
+
+class PrimitiveKind(enum.Enum):
+    STRING = "string"
+    BOOL = "bool"
+    UNIT = "unit"
+    FLOAT64 = "float64"
+    BYTES = "bytes"
+    JSON = "json"
+    INT8 = "int8"
+    INT16 = "int16"
+    INT32 = "int32"
+    INT64 = "int64"
+    UINT8 = "uint8"
+    UINT16 = "uint16"
+    UINT32 = "uint32"
+    UINT64 = "uint64"
+
+    @property
+    def integer_range(self) -> tuple[int, int] | None:
+        """The inclusive range of an integer kind, None for the others."""
+        return INTEGER_RANGES.get(self)
+
+
+INTEGER_RANGES: dict[PrimitiveKind, tuple[int, int]] = {
+    PrimitiveKind.INT8: (-(2**7), 2**7 - 1),
+    PrimitiveKind.INT16: (-(2**15), 2**15 - 1),
+    PrimitiveKind.INT32: (-(2**31), 2**31 - 1),
+    PrimitiveKind.INT64: (-(2**63), 2**63 - 1),
+    PrimitiveKind.UINT8: (0, 2**8 - 1),
+    PrimitiveKind.UINT16: (0, 2**16 - 1),
+    PrimitiveKind.UINT32: (0, 2**32 - 1),
+    PrimitiveKind.UINT64: (0, 2**64 - 1),
+}
+
+
+# -- types --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Primitive:
+    kind: PrimitiveKind
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Optional:
+    inner: Type
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class List:
+    inner: Type
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Map:
+    """`map<string, T>`."""
+
+    value: Type
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class AtomRef:
+    atom: str  # the name of an atom of the model
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceRef:
+    interface: str  # the name of an interface of the model (maybe opaque)
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TypeRef:
+    """A use of a typedef by name."""
+
+    name: str  # the name of a typedef of the model
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A field default as written: bool, int, float, str, or an empty list (`[]` → `()`)."""
+
+    value: bool | int | float | str | tuple[()]
+    raw: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    name: str  # as written in the IDL; also the wire name
+    type: Type
+    default: Literal | None
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    fields: tuple[Field, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class EnumValue:
+    value: str
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Enum:
+    open: bool
+    values: tuple[EnumValue, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A variant case: `tag` is the string the tag field carries, None for `default:`.
+
+    Its type is a `Record`, a `TypeRef` to a record, or `unit` (checked by the resolver).
+    """
+
+    tag: str | None
+    type: Type
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    open: bool
+    tag_field: str
+    cases: tuple[Case, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Union_:
+    alternatives: tuple[Type, ...]
+    span: Span
+
+
+Type = Union[
+    Primitive, Optional, List, Map, AtomRef, InterfaceRef, TypeRef, Record, Enum, Variant, Union_
+]
+
+
+# -- members ------------------------------------------------------------------------------
+
+
+class Verb(enum.Enum):
+    GET = "get"
+    RESOLVE = "resolve"
+    CALL = "call"
+    NOTIFY = "notify"
+
+
+class Execution(enum.Enum):
+    SNAPSHOT = "snapshot"
+    TRANSACTION = "transaction"
+
+
+class Cardinality(enum.Enum):
+    MANY_UNIQUE = "many-unique"
+    OPTIONAL_ONE = "optional-one"
+    EXACTLY_ONE = "exactly-one"
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    verb: Verb
+    id: str  # the JSON-RPC method name
+    execution: Execution | None  # None for `notify`
+    span: Span
+
+    @property
+    def notify(self) -> bool:
+        return self.verb is Verb.NOTIFY
+
+
+@dataclass(frozen=True, slots=True)
+class AtomTarget:
+    atom: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceTarget:
+    interface: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    name: str
+    id: str
+    required: bool
+    type: Type
+    binding: Binding
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    name: str
+    id: str
+    required: bool
+    cardinality: Cardinality
+    target: AtomTarget | InterfaceTarget
+    binding: Binding
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    name: str
+    id: str
+    required: bool
+    input: Type
+    output: Type
+    binding: Binding
+    doc: str | None
+    span: Span
+
+
+Member = Union[Value, Relation, Operation]
+
+
+# -- declarations -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    name: str
+    id: str
+    doc: str | None
+    #: Every declaration of the atom (identical declarations in several files are one atom).
+    spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Typedef:
+    name: str
+    type: Type
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Interface:
+    name: str
+    id: str
+    revision: str
+    members: tuple[Member, ...]
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueInterface:
+    """An interface that was imported but is defined in no file of the compilation."""
+
+    name: str
+    #: Every `import interface` that named it.
+    spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    path: str  # display path
+    sha256: str  # of the file's bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """One compilation. Every mapping is in declaration order (files in the order given)."""
+
+    sources: tuple[SourceInfo, ...]
+    atoms: dict[str, Atom]
+    typedefs: dict[str, Typedef]
+    interfaces: dict[str, Interface]
+    opaque_interfaces: dict[str, OpaqueInterface]
