@@ -1,1 +1,59 @@
 """The runtime that generated code imports. It never imports the compiler."""
+
+from idlc.runtime.dispatch import (
+    SPEC_ATTRIBUTE,
+    Execution,
+    InputShape,
+    InterfaceSpec,
+    MethodSpec,
+    implemented_members,
+    spec_of,
+)
+from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
+from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed, SerializeTransactions
+from idlc.runtime.peer import ByteWriter, Peer, PeerOptions, current_peer
+from idlc.runtime.transports import (
+    RootFactory,
+    RpcServer,
+    connect_fds,
+    connect_tcp,
+    connect_unix,
+    memory_pair,
+    serve_stdio,
+    serve_tcp,
+    serve_unix,
+    spawn,
+)
+
+__all__ = [
+    "SPEC_ATTRIBUTE",
+    "ByteWriter",
+    "CallInfo",
+    "ConnectionClosed",
+    "ErrorCode",
+    "Execution",
+    "InputShape",
+    "Interceptor",
+    "InterfaceSpec",
+    "MethodSpec",
+    "Peer",
+    "PeerOptions",
+    "Proceed",
+    "ProtocolError",
+    "RootFactory",
+    "RpcError",
+    "RpcServer",
+    "SerializeTransactions",
+    "Unsupported",
+    "connect_fds",
+    "connect_tcp",
+    "connect_unix",
+    "current_peer",
+    "implemented_members",
+    "memory_pair",
+    "serve_stdio",
+    "serve_tcp",
+    "serve_unix",
+    "spawn",
+    "spec_of",
+]

@@ -69,7 +69,7 @@ class NotificationOut(Struct, omit_defaults=True):
 
 class ResultOut(Struct):
     jsonrpc: str
-    id: RequestId
+    id: RequestId | None
     result: Any
 
 
@@ -118,7 +118,7 @@ def encode_notification(method: str, params: object | None) -> bytes:
     return _encoder.encode(NotificationOut(JSONRPC, method, params)) + NEWLINE
 
 
-def encode_result(id: RequestId, result: object) -> bytes:
+def encode_result(id: RequestId | None, result: object) -> bytes:
     return _encoder.encode(ResultOut(JSONRPC, id, result)) + NEWLINE
 
 
@@ -154,7 +154,7 @@ def sniff_id(prefix: bytes) -> tuple[RequestId, bool] | None:
     if match is None:
         return None
     raw_id, next_key = match.group(1), match.group(2)
-    id: RequestId = msgspec.json.decode(raw_id, type=RequestId)  # type: ignore[arg-type]
+    id: RequestId = msgspec.json.decode(raw_id, type=RequestId)
     head = prefix[: match.start(1)]
     is_request = next_key == b"method" or _METHOD_BEFORE_ID.match(head) is not None
     return id, is_request

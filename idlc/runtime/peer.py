@@ -1,0 +1,556 @@
+"""One JSON-RPC 2.0 connection: it serves objects and calls the other side, both at once.
+
+Reading happens in one task that decodes each line and either resolves a pending call or
+starts a task for an incoming one; every message out is written straight to the transport by
+whoever produced it. There is no queue between the wire and the handlers, so a round trip
+costs two task switches and nothing more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import logging
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Final, Protocol
+
+import msgspec
+from msgspec import UNSET, Raw
+
+from idlc.runtime.codec import decoder_for
+from idlc.runtime.dispatch import InputShape, MethodSpec, spec_of
+from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
+from idlc.runtime.framing import LineReader, Oversized
+from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed
+from idlc.runtime.wire import (
+    JSONRPC,
+    CancelParams,
+    RequestId,
+    decode_any,
+    decode_cancel,
+    decode_envelope,
+    decode_error,
+    decode_target,
+    encode_error,
+    encode_notification,
+    encode_request,
+    encode_result,
+    sniff_id,
+    validation_data,
+    with_target,
+)
+
+log = logging.getLogger("idlc.runtime")
+
+CANCEL_METHOD: Final = "$/cancel_request"
+DEFAULT_MAX_MESSAGE_SIZE: Final = 50 * 1024 * 1024
+DEFAULT_MAX_CONCURRENT_HANDLERS: Final = 1024
+_EMPTY_OBJECT: Final = b"{}"
+
+
+class ByteWriter(Protocol):
+    """The writing half of a transport; `asyncio.StreamWriter` is one."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    async def wait_closed(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PeerOptions:
+    #: The longest line accepted, in bytes; longer ones are refused and skipped.
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    #: Incoming requests and notifications handled at once; at the bound, reading pauses.
+    #: Handlers that wait on calls to the other side hold their slot, so keep it well above
+    #: the number of such calls that can be in flight together.
+    max_concurrent_handlers: int = DEFAULT_MAX_CONCURRENT_HANDLERS
+    #: Wrapped around every incoming call, the first being the outermost.
+    interceptors: Sequence[Interceptor] = ()
+    #: Send the exception and traceback of a failing handler in the -32603 error's data.
+    debug: bool = False
+    #: How long closing waits for cancelled handlers that are slow to stop.
+    close_timeout: float = 5.0
+
+
+_current_peer: contextvars.ContextVar[Peer] = contextvars.ContextVar("idlc_current_peer")
+
+
+def current_peer() -> Peer:
+    """The peer whose incoming call the current task is handling.
+
+    Lets a handler call back the caller (`current_peer().notify(...)`, or a proxy built on
+    it) without the peer appearing in generated signatures.
+    """
+    try:
+        return _current_peer.get()
+    except LookupError:
+        raise RuntimeError("current_peer() is only available while handling a call") from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Served:
+    implementation: object
+    methods: Mapping[str, MethodSpec]
+
+
+def _served(implementation: object) -> _Served:
+    return _Served(implementation, spec_of(implementation).methods)
+
+
+class Peer:
+    """A JSON-RPC endpoint over a byte stream with one JSON message per line.
+
+    Serves `root` (calls without `$target`) and objects registered under keys; sends calls
+    with `request` and `notify`. Use it as an async context manager, or call `start()` and
+    later `close()`; `wait_closed()` returns once the other side has gone.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: ByteWriter,
+        root: object | None = None,
+        *,
+        options: PeerOptions | None = None,
+    ) -> None:
+        self._options = options if options is not None else PeerOptions()
+        self._loop = asyncio.get_running_loop()
+        self._lines = LineReader(reader, self._options.max_message_size)
+        self._writer = writer
+        self._root = _served(root) if root is not None else None
+        self._objects: dict[str, _Served] = {}
+        self._interceptors = tuple(self._options.interceptors)
+        #: Our calls awaiting their response, by id.
+        self._pending: dict[RequestId, asyncio.Future[Raw]] = {}
+        #: The other side's calls being handled, by id, so they can be cancelled.
+        self._incoming: dict[RequestId | None, asyncio.Task[None]] = {}
+        #: Every running handler task, notifications included.
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._slot_freed: asyncio.Future[None] | None = None
+        self._next_id = 0
+        self._closed = False
+        self._reading = False
+        self._task: asyncio.Task[None] | None = None
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        """Start reading and serving; calls can be sent only after this."""
+        if self._task is None:
+            self._task = self._loop.create_task(self._run(), name="idlc-peer")
+
+    async def close(self) -> None:
+        """Fail pending calls, cancel running handlers, close the transport; idempotent."""
+        if self._task is None:
+            self._closed = True
+            self._writer.close()
+            return
+        if self._reading:
+            self._task.cancel()
+        await asyncio.wait([self._task])
+
+    async def wait_closed(self) -> None:
+        """Return once the connection has ended and everything it ran has stopped."""
+        if self._task is None:
+            raise RuntimeError("the peer was never started")
+        await asyncio.wait([self._task])
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def __aenter__(self) -> Peer:
+        self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # ---------------------------------------------------------------- serving
+
+    def register(self, key: str, implementation: object) -> None:
+        """Serve `implementation` to calls whose params carry `"$target": key`."""
+        if key in self._objects:
+            raise ValueError(f"an object is already registered under {key!r}")
+        self._objects[key] = _served(implementation)
+
+    def unregister(self, key: str) -> None:
+        """Stop serving the object under `key`; calls to it then get -32002. No-op if absent."""
+        self._objects.pop(key, None)
+
+    # ---------------------------------------------------------------- calling
+
+    async def request(
+        self, method: str, params: object | None, result_type: Any, *, target: str | None = None
+    ) -> Any:
+        """Call `method` on the other side and decode its result into `result_type`.
+
+        Raises `RpcError` (`Unsupported` for -32601) for an error response, `ProtocolError`
+        for a result that does not decode, `ConnectionClosed` if the connection ends first.
+        Cancelling the awaiting task sends `$/cancel_request`.
+        """
+        if self._closed or self._task is None:
+            raise ConnectionClosed("the connection is closed" if self._closed else "not started")
+        self._next_id += 1
+        id = self._next_id
+        message = encode_request(id, method, params if target is None else with_target(params, target))
+        future: asyncio.Future[Raw] = self._loop.create_future()
+        self._pending[id] = future
+        try:
+            self._writer.write(message)
+            await self._writer.drain()
+            raw = await future
+        except asyncio.CancelledError:
+            if self._pending.pop(id, None) is not None and not self._closed:
+                self._writer.write(encode_notification(CANCEL_METHOD, CancelParams(id)))
+            raise
+        except ConnectionClosed:
+            raise
+        except ConnectionError as error:
+            self._pending.pop(id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # retrieved here: the caller gets the one below
+            raise ConnectionClosed(f"the connection closed during {method}") from error
+        except RpcError as error:
+            if type(error) is RpcError and error.code == ErrorCode.METHOD_NOT_FOUND:
+                raise Unsupported(method, error.message, error.data) from None
+            raise
+        try:
+            return decoder_for(result_type).decode(raw)
+        except msgspec.ValidationError as error:
+            raise ProtocolError(f"Invalid result for {method}: {error}", validation_data(error)) from None
+
+    async def notify(self, method: str, params: object | None, *, target: str | None = None) -> None:
+        """Send a notification: no answer comes back, not even an error."""
+        if self._closed or self._task is None:
+            raise ConnectionClosed("the connection is closed" if self._closed else "not started")
+        self._writer.write(
+            encode_notification(method, params if target is None else with_target(params, target))
+        )
+        try:
+            await self._writer.drain()
+        except ConnectionClosed:
+            raise
+        except ConnectionError as error:
+            raise ConnectionClosed(f"the connection closed during {method}") from error
+
+    # ---------------------------------------------------------------- reading
+
+    async def _run(self) -> None:
+        # Handler tasks are created from this task, so they all inherit this value.
+        _current_peer.set(self)
+        self._reading = True
+        try:
+            await self._read_loop()
+        except asyncio.CancelledError:
+            pass
+        except (ConnectionError, OSError) as error:
+            log.debug("connection lost: %r", error)
+        except Exception:
+            log.exception("the connection failed")
+        finally:
+            self._reading = False
+            await self._shut_down()
+
+    async def _read_loop(self) -> None:
+        read_lines = self._lines.read_lines
+        on_line = self._on_line
+        bound = self._options.max_concurrent_handlers
+        handlers = self._handlers
+        while True:
+            if len(handlers) >= bound:
+                # Backpressure: leave the rest in the transport until a handler finishes.
+                self._slot_freed = self._loop.create_future()
+                await self._slot_freed
+                self._slot_freed = None
+                continue
+            lines = await read_lines()
+            if not lines:
+                return
+            for line in lines:
+                if type(line) is bytes:
+                    on_line(line)
+                else:
+                    assert isinstance(line, Oversized)
+                    self._on_oversized(line)
+            # Error answers above are written without waiting; respect the writer's limit.
+            await self._writer.drain()
+
+    def _on_line(self, line: bytes) -> None:
+        try:
+            message = decode_envelope(line)
+        except msgspec.ValidationError as error:
+            self._on_invalid(line, error)
+            return
+        except msgspec.DecodeError as error:
+            if line.strip():
+                self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {error}")
+            return
+        method = message.method
+        id = message.id
+        if method is not UNSET:
+            if message.jsonrpc != JSONRPC:
+                self._send_error(
+                    None if id is UNSET else id,
+                    ErrorCode.INVALID_REQUEST,
+                    'Invalid request: "jsonrpc" must be "2.0"',
+                )
+            elif id is UNSET:
+                self._on_notification(method, message.params, b"$target" in line)
+            else:
+                self._on_request(id, method, message.params, b"$target" in line)
+        elif id is not UNSET and (message.result or message.error):
+            self._on_response(id, message.result, message.error)
+        else:
+            self._send_error(
+                None if id is UNSET else id,
+                ErrorCode.INVALID_REQUEST,
+                'Invalid request: "method" is missing',
+            )
+
+    def _on_invalid(self, line: bytes, error: msgspec.ValidationError) -> None:
+        """Valid JSON, but not a JSON-RPC message: answer with whatever id can be found."""
+        value = decode_any(line)
+        id: RequestId | None = None
+        if isinstance(value, dict):
+            found = value.get("id")
+            if isinstance(found, (int, str)) and not isinstance(found, bool):
+                id = found
+            if "method" not in value and ("result" in value or "error" in value):
+                # A response we cannot read: never answer a response, fail its call instead.
+                future = self._pending.pop(id, None) if id is not None else None
+                if future is not None and not future.done():
+                    future.set_exception(
+                        ProtocolError(f"Malformed response: {error}", validation_data(error))
+                    )
+                else:
+                    log.warning("dropped a malformed response: %s", error)
+                return
+        self._send_error(id, ErrorCode.INVALID_REQUEST, f"Invalid request: {error}")
+
+    def _on_oversized(self, line: Oversized) -> None:
+        limit = self._options.max_message_size
+        text = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
+        sniffed = sniff_id(line.prefix)
+        if sniffed is None:
+            log.warning("%s; dropped", text)
+            return
+        id, is_request = sniffed
+        data = {"size": line.size, "limit": limit}
+        if is_request:
+            self._send_error(id, ErrorCode.INVALID_REQUEST, text, data)
+            return
+        future = self._pending.pop(id, None)
+        if future is not None and not future.done():
+            future.set_exception(ProtocolError(f"Response too large: {text}", data))
+        else:
+            log.warning("%s; dropped a response to an unknown request", text)
+
+    def _on_response(self, id: RequestId | None, result: Raw, error: Raw) -> None:
+        future = self._pending.pop(id, None) if id is not None else None
+        if future is None or future.done():
+            # Usually the answer to a call we cancelled meanwhile.
+            log.debug("response to no pending request (id %r)", id)
+            return
+        if error:
+            future.set_exception(_remote_error(error))
+        else:
+            future.set_result(result)
+
+    # ---------------------------------------------------------------- handling
+
+    def _lookup(
+        self, method: str, params: Raw, targeted: bool
+    ) -> tuple[_Served, MethodSpec, Any, str | None]:
+        """Find the object and member a call is for and decode its params, or raise RpcError."""
+        target = None
+        if targeted and params:
+            try:
+                target = decode_target(params)
+            except msgspec.ValidationError as error:
+                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)) from None
+        if target is None:
+            served = self._root
+            if served is None:
+                raise Unsupported(method, f"Method not found: {method}")
+        else:
+            served = self._objects.get(target)
+            if served is None:
+                raise RpcError(ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target})
+        spec = served.methods.get(method)
+        if spec is None:
+            raise Unsupported(method, f"Method not found: {method}")
+        try:
+            if spec.shape is InputShape.UNIT:
+                if params and not targeted:
+                    decode_target(params)  # only checks that params is an object (or null)
+                decoded = None
+            else:
+                decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
+        except msgspec.ValidationError as error:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)) from None
+        return served, spec, decoded, target
+
+    def _on_request(self, id: RequestId | None, method: str, params: Raw, targeted: bool) -> None:
+        if id in self._incoming:
+            self._send_error(id, ErrorCode.INVALID_REQUEST, f"Invalid request: id {id!r} is already in use")
+            return
+        try:
+            served, spec, decoded, target = self._lookup(method, params, targeted)
+        except RpcError as error:
+            self._write(self._encode_rpc_error(id, error))
+            return
+        task = self._loop.create_task(self._answer(id, served, spec, decoded, target))
+        self._incoming[id] = task
+        self._handlers.add(task)
+
+    def _on_notification(self, method: str, params: Raw, targeted: bool) -> None:
+        if method == CANCEL_METHOD:
+            self._on_cancel(params)
+            return
+        try:
+            served, spec, decoded, target = self._lookup(method, params, targeted)
+        except RpcError as error:
+            level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
+            log.log(level, "ignored notification %s: %s", method, error)
+            return
+        self._handlers.add(self._loop.create_task(self._consume(served, spec, decoded, target)))
+
+    def _on_cancel(self, params: Raw) -> None:
+        try:
+            request_id = decode_cancel(params if params else _EMPTY_OBJECT).request_id
+        except msgspec.ValidationError as error:
+            log.warning("ignored %s: %s", CANCEL_METHOD, error)
+            return
+        task = self._incoming.get(request_id)
+        if task is not None:
+            task.cancel()
+
+    def _invoke(
+        self, served: _Served, spec: MethodSpec, params: Any, target: str | None, notify: bool
+    ) -> Any:
+        implementation = served.implementation
+        if not self._interceptors:
+            return spec.invoke(implementation, params)
+        call = CallInfo(spec.wire, spec.member, target, spec.execution, notify, implementation, params)
+        proceed: Proceed = functools.partial(spec.invoke, implementation, params)
+        for interceptor in reversed(self._interceptors):
+            proceed = functools.partial(interceptor, call, proceed)
+        return proceed()
+
+    async def _answer(
+        self, id: RequestId | None, served: _Served, spec: MethodSpec, params: Any, target: str | None
+    ) -> None:
+        try:
+            try:
+                result = await self._invoke(served, spec, params, target, False)
+                message = encode_result(id, result)
+            except asyncio.CancelledError:
+                if self._closed:
+                    raise
+                # Cancelled by `$/cancel_request`: this task goes on to answer.
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                message = encode_error(id, ErrorCode.REQUEST_CANCELLED, "Request cancelled")
+            except RpcError as error:
+                message = self._encode_rpc_error(id, error)
+            except Exception as error:
+                message = self._internal_error(id, spec.wire, error)
+            # No await between leaving `_incoming` and writing: a late cancel cannot slip in
+            # and cause a second answer.
+            del self._incoming[id]
+            self._writer.write(message)
+            await self._writer.drain()
+        except ConnectionError as error:
+            log.debug("could not answer %s: %r", spec.wire, error)
+        finally:
+            self._incoming.pop(id, None)
+            self._handler_done()
+
+    async def _consume(self, served: _Served, spec: MethodSpec, params: Any, target: str | None) -> None:
+        try:
+            await self._invoke(served, spec, params, target, True)
+        except asyncio.CancelledError:
+            if self._closed:
+                raise
+        except RpcError as error:
+            log.debug("notification %s answered an error: %s", spec.wire, error)
+        except Exception:
+            log.exception("notification handler %s failed", spec.wire)
+        finally:
+            self._handler_done()
+
+    def _handler_done(self) -> None:
+        self._handlers.discard(asyncio.current_task())
+        waiter = self._slot_freed
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # ---------------------------------------------------------------- writing errors
+
+    def _write(self, message: bytes) -> None:
+        if not self._closed:
+            self._writer.write(message)
+
+    def _send_error(self, id: RequestId | None, code: int, message: str, data: object = None) -> None:
+        self._write(encode_error(id, code, message, data))
+
+    def _encode_rpc_error(self, id: RequestId | None, error: RpcError) -> bytes:
+        try:
+            return encode_error(id, error.code, error.message, error.data)
+        except (TypeError, msgspec.EncodeError):
+            log.error("the data of %r cannot be encoded; it is left out", error)
+            return encode_error(id, error.code, error.message)
+
+    def _internal_error(self, id: RequestId | None, method: str, error: Exception) -> bytes:
+        log.error("handler of %s failed", method, exc_info=error)
+        if not self._options.debug:
+            return encode_error(id, ErrorCode.INTERNAL_ERROR, "Internal error")
+        detail = "".join(traceback.format_exception(error))
+        return encode_error(
+            id,
+            ErrorCode.INTERNAL_ERROR,
+            f"Internal error: {type(error).__name__}: {error}",
+            {"traceback": detail},
+        )
+
+    # ---------------------------------------------------------------- closing
+
+    async def _shut_down(self) -> None:
+        self._closed = True
+        for id, future in self._pending.items():
+            if not future.done():
+                future.set_exception(ConnectionClosed(f"the connection closed before request {id} was answered"))
+        self._pending.clear()
+        handlers = list(self._handlers)
+        for task in handlers:
+            task.cancel()
+        if handlers:
+            _, stuck = await asyncio.wait(handlers, timeout=self._options.close_timeout)
+            for task in stuck:
+                log.warning("handler %r ignored its cancellation; left running", task)
+        self._writer.close()
+        try:
+            await self._writer.wait_closed()
+        except (ConnectionError, OSError) as error:
+            log.debug("closing the transport: %r", error)
+
+
+def _remote_error(raw: Raw) -> RpcError:
+    try:
+        error = decode_error(raw)
+    except msgspec.ValidationError as problem:
+        return ProtocolError(f"Malformed error response: {problem}", validation_data(problem))
+    return RpcError(error.code, error.message, error.data)
