@@ -67,7 +67,7 @@ def describe_found(terminal: str, text: str) -> str:
     if terminal == "$END":
         return "end of file"
     if terminal == "NAME":
-        return f"`{text}`"
+        return f"`{text}`" if len(text) <= 40 else f"`{text[:39]}…`"
     if terminal == "STRING":
         shown = text if len(text) <= 40 else text[:37] + '..."'
         return f"string {shown}"

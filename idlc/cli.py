@@ -1,0 +1,227 @@
+"""The `idlc` command. Thin: parse arguments, call the library, choose the exit code.
+
+Exit codes: 0 success (warnings allowed), 1 errors or `--check` findings, 2 usage errors
+(click's own), 3 an internal error of idlc itself.
+
+Heavy imports (Jinja2, black) happen only inside `generate`, so `idlc check` starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from idlc import __version__
+from idlc.diagnostics import Diagnostic, Diagnostics
+from idlc.source import SourceMap
+
+_FORMATS = click.Choice(["human", "json", "github"])
+
+
+def _use_color(stream: object) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _report(diagnostics: Sequence[Diagnostic], sources: SourceMap, error_format: str) -> None:
+    """Human diagnostics go to stderr; JSON and GitHub commands to stdout, for tools."""
+    from idlc.diagnostics import render
+
+    if not diagnostics:
+        return
+    if error_format == "json":
+        click.echo(render.render_json(diagnostics), nl=False)
+    elif error_format == "github":
+        click.echo(render.render_github(diagnostics), nl=False)
+    else:
+        text = render.render_human(diagnostics, sources, color=_use_color(sys.stderr))
+        click.echo(text, nl=False, err=True)
+
+
+def _finish(diagnostics: Diagnostics, failed: bool = False) -> NoReturn:
+    sys.exit(1 if failed or diagnostics.has_errors else 0)
+
+
+@contextmanager
+def _internal_errors() -> Iterator[None]:
+    """A bug in idlc is reported as one, not as a traceback users must read."""
+    try:
+        yield
+    except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException, click.exceptions.Exit):
+        raise
+    except Exception as error:  # noqa: BLE001 - the last line of defence
+        if os.environ.get("IDLC_DEBUG"):
+            raise
+        click.echo(
+            f"idlc: internal error: {type(error).__name__}: {error}\n"
+            "This is a bug in idlc. Run again with IDLC_DEBUG=1 for the traceback, and "
+            "please report it with the input that caused it.",
+            err=True,
+        )
+        sys.exit(3)
+
+
+def _configured(diagnostics: Diagnostics):  # type: ignore[no-untyped-def]
+    from idlc import config
+
+    return config.load(diagnostics)
+
+
+_files_argument = click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+_include_option = click.option(
+    "-I",
+    "--include",
+    "include",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Also look for imported interfaces in this folder (repeatable).",
+)
+_error_format_option = click.option(
+    "--error-format",
+    type=_FORMATS,
+    default="human",
+    show_default=True,
+    help="How to print diagnostics: for people, JSON lines, or GitHub workflow commands.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="idlc")
+def main() -> None:
+    """Compile interface definitions into typed Python."""
+
+
+@main.command()
+@_files_argument
+@_include_option
+@_error_format_option
+def check(files: tuple[Path, ...], include: tuple[Path, ...], error_format: str) -> None:
+    """Parse, resolve and lint FILES (or everything in [tool.idlc])."""
+    from idlc.pipeline import compile_files
+
+    with _internal_errors():
+        diagnostics = Diagnostics()
+        sources = SourceMap()
+        jobs: list[tuple[Sequence[Path], Sequence[Path]]] = []
+        if files:
+            jobs.append((files, include))
+        else:
+            configuration = _configured(diagnostics)
+            if configuration is not None:
+                jobs.extend((p.sources, (*p.include, *include)) for p in configuration.packages)
+        for paths, includes in jobs:
+            compilation = compile_files(paths, includes)
+            diagnostics.extend(compilation.diagnostics)
+            for source in compilation.sources:
+                sources.add(source)
+        _report(_unique(diagnostics), sources, error_format)
+        _finish(diagnostics)
+
+
+def _unique(diagnostics: Diagnostics) -> list[Diagnostic]:
+    """Each diagnostic once, even when configured packages share a file."""
+    return list(dict.fromkeys(diagnostics.items))
+
+
+@main.command()
+@_files_argument
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a file would change.")
+@click.option("--diff", is_flag=True, help="Print what would change as a unified diff; write nothing.")
+@_error_format_option
+def fmt(files: tuple[Path, ...], check_only: bool, diff: bool, error_format: str) -> None:
+    """Rewrite FILES (or every configured source) in the canonical layout."""
+    from idlc.reformat import format_paths
+
+    with _internal_errors():
+        diagnostics = Diagnostics()
+        paths: Sequence[Path] = files
+        if not files:
+            configuration = _configured(diagnostics)
+            paths = configuration.all_sources if configuration is not None else ()
+        result = format_paths(paths, write=not (check_only or diff), diff=diff)
+        diagnostics.extend(result.diagnostics)
+        _report(diagnostics.items, result.sources, error_format)
+        for text in result.diffs:
+            click.echo(text, nl=False)
+        if check_only or diff:
+            for path in result.changed:
+                click.echo(f"would reformat {path}", err=True)
+        else:
+            for path in result.changed:
+                click.echo(f"reformatted {path}", err=True)
+        _finish(diagnostics, failed=bool(result.changed) and (check_only or diff))
+
+
+@main.command()
+@_files_argument
+@_include_option
+@click.option("--json", "as_json", is_flag=True, help="Print the resolved model as JSON (the only format).")
+@_error_format_option
+def dump(files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, error_format: str) -> None:
+    """Print the resolved model of FILES, spans included, for tools."""
+    from idlc.pipeline import compile_files
+    from idlc.semantics.dump import model_to_json
+
+    if not as_json:
+        raise click.UsageError("`idlc dump` needs `--json` (JSON is its only format)")
+    if not files:
+        raise click.UsageError("`idlc dump` needs at least one file")
+    with _internal_errors():
+        compilation = compile_files(files, include)
+        _report(compilation.diagnostics.items, compilation.sources, error_format)
+        if compilation.model is None:
+            _finish(compilation.diagnostics, failed=True)
+        click.echo(json.dumps(model_to_json(compilation.model), indent=2, ensure_ascii=False))
+        _finish(compilation.diagnostics)
+
+
+@main.command()
+@_files_argument
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="The folder the package is written into.")
+@click.option("--package", help="The Python package name (default: the first file's name).")
+@_include_option
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file.")
+@_error_format_option
+def generate(
+    files: tuple[Path, ...],
+    out: Path | None,
+    package: str | None,
+    include: tuple[Path, ...],
+    check_only: bool,
+    error_format: str,
+) -> None:
+    """Generate a typed Python package from FILES (or every package in [tool.idlc])."""
+    from idlc.generation import GenerateJob, run_generate
+
+    with _internal_errors():
+        diagnostics = Diagnostics()
+        jobs: list[GenerateJob] = []
+        if files:
+            if out is None:
+                raise click.UsageError("`--out DIR` is required when files are named")
+            jobs.append(GenerateJob(files, include, out, package))
+        else:
+            if out is not None or package is not None:
+                raise click.UsageError("`--out` and `--package` go with named files")
+            configuration = _configured(diagnostics)
+            if configuration is not None:
+                jobs.extend(
+                    GenerateJob(p.sources, (*p.include, *include), p.out, p.name)
+                    for p in configuration.packages
+                )
+        outcome = run_generate(jobs, check=check_only, diagnostics=diagnostics)
+        _report(_unique(diagnostics), outcome.sources, error_format)
+        for line in outcome.messages:
+            click.echo(line, err=True)
+        for text in outcome.diffs:
+            click.echo(text, nl=False)
+        _finish(diagnostics, failed=outcome.failed)

@@ -1,0 +1,140 @@
+"""`[tool.idlc]` in `pyproject.toml`: what the commands act on when given no files.
+
+```toml
+[tool.idlc]
+include = ["idl"]                 # include paths for every package (optional)
+
+[[tool.idlc.packages]]
+name = "quixos_agent"             # the Python package to generate
+sources = ["idl/quixos"]          # files or folders (every *.idl below)
+include = []                      # more include paths (optional)
+out = "generated"                 # the folder the package is written into
+```
+Paths are relative to the folder holding `pyproject.toml`.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from idlc.diagnostics import Diagnostics, codes
+from idlc.source import display_path
+
+_PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+@dataclass(frozen=True, slots=True)
+class PackageConfig:
+    name: str
+    sources: tuple[Path, ...]
+    include: tuple[Path, ...]
+    out: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    path: Path  # the pyproject.toml it came from
+    packages: tuple[PackageConfig, ...]
+
+    @property
+    def all_sources(self) -> tuple[Path, ...]:
+        seen: dict[Path, None] = {}
+        for package in self.packages:
+            seen.update(dict.fromkeys(package.sources))
+        return tuple(seen)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
+    """The configuration found from `start` (the working folder) upwards.
+
+    None, with a diagnostic, when there is none or it is malformed.
+    """
+    pyproject = find_pyproject(start or Path.cwd())
+    if pyproject is None:
+        diagnostics.add(
+            codes.BAD_CONFIGURATION,
+            "no input files given and no pyproject.toml found",
+            None,
+            help="name IDL files on the command line, or configure `[tool.idlc]`",
+        )
+        return None
+    shown = display_path(pyproject)
+
+    def bad(message: str, help: str | None = None) -> None:
+        diagnostics.add(codes.BAD_CONFIGURATION, f"{shown}: {message}", None, help=help)
+
+    try:
+        document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        bad(f"cannot be read: {error}")
+        return None
+    table = document.get("tool", {}).get("idlc")
+    if table is None:
+        bad(
+            "has no `[tool.idlc]` table",
+            help="add `[[tool.idlc.packages]]` with `name`, `sources` and `out`, or name files",
+        )
+        return None
+    if not isinstance(table, dict):
+        bad("`tool.idlc` must be a table")
+        return None
+    root = pyproject.parent
+    known = {"include", "packages"}
+    for key in table:
+        if key not in known:
+            bad(f"unknown key `tool.idlc.{key}`", help="known keys: include, packages")
+    common = _paths(table.get("include", []), "tool.idlc.include", root, bad)
+    entries = table.get("packages")
+    if not isinstance(entries, list) or not entries:
+        bad("`tool.idlc.packages` must be a non-empty array of tables (`[[tool.idlc.packages]]`)")
+        return None
+    packages: list[PackageConfig] = []
+    names: set[str] = set()
+    for index, entry in enumerate(entries):
+        where = f"tool.idlc.packages[{index}]"
+        if not isinstance(entry, dict):
+            bad(f"`{where}` must be a table")
+            continue
+        for key in entry:
+            if key not in {"name", "sources", "include", "out"}:
+                bad(f"unknown key `{where}.{key}`", help="known keys: name, sources, include, out")
+        name = entry.get("name")
+        if not isinstance(name, str) or not _PACKAGE_NAME.match(name):
+            bad(f"`{where}.name` must be a Python package name, got {name!r}")
+            continue
+        if name in names:
+            bad(f"package `{name}` is configured twice")
+            continue
+        names.add(name)
+        sources = _paths(entry.get("sources"), f"{where}.sources", root, bad)
+        if not sources:
+            bad(f"`{where}.sources` must list at least one IDL file or folder")
+            continue
+        out = entry.get("out")
+        if not isinstance(out, str) or not out:
+            bad(f"`{where}.out` must be a folder path")
+            continue
+        include = _paths(entry.get("include", []), f"{where}.include", root, bad)
+        packages.append(PackageConfig(name, sources, (*common, *include), root / out))
+    if diagnostics.has_errors:
+        return None
+    return Config(pyproject, tuple(packages))
+
+
+def _paths(value: object, where: str, root: Path, bad: object) -> tuple[Path, ...]:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(root / item for item in value)
+    assert callable(bad)
+    bad(f"`{where}` must be an array of paths")
+    return ()

@@ -1,0 +1,75 @@
+"""`idlc generate`: compile every job, generate every package, then write (or check) them.
+
+All or nothing: if any job has an error, no file of any job is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from idlc.diagnostics import Diagnostics
+from idlc.naming import snake_case
+from idlc.source import SourceMap, display_path
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateJob:
+    sources: Sequence[Path]
+    include: Sequence[Path]
+    out: Path  # the folder that receives the package folder
+    package: str | None  # None: named after the first source file
+
+
+@dataclass(slots=True)
+class GenerateOutcome:
+    sources: SourceMap = field(default_factory=SourceMap)
+    messages: list[str] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    failed: bool = False
+
+
+def default_package_name(sources: Sequence[Path]) -> str:
+    """The package name when none is given: the first source file's name in snake_case."""
+    first = sources[0]
+    return snake_case(first.stem if first.suffix else first.name)
+
+
+def run_generate(
+    jobs: Sequence[GenerateJob], *, check: bool, diagnostics: Diagnostics
+) -> GenerateOutcome:
+    # Imported here: Jinja2 and the templates are only needed by this command.
+    from idlc.codegen import generate
+    from idlc.codegen.output import check_package, write_package
+    from idlc.pipeline import compile_files
+
+    outcome = GenerateOutcome()
+    planned = []
+    for job in jobs:
+        compilation = compile_files(job.sources, job.include)
+        diagnostics.extend(compilation.diagnostics)
+        for source in compilation.sources:
+            outcome.sources.add(source)
+        if compilation.model is None:
+            continue
+        package = job.package or default_package_name(job.sources)
+        generated = generate(compilation.model, package)
+        diagnostics.extend(generated.diagnostics)
+        planned.append((job, generated))
+    if diagnostics.has_errors:
+        outcome.failed = True
+        outcome.messages.append("nothing was written: fix the errors above first")
+        return outcome
+    for job, generated in planned:
+        if check:
+            findings = check_package(job.out, generated)
+            for finding in findings:
+                outcome.messages.append(f"{finding.kind}: {display_path(finding.path)}")
+                if finding.diff:
+                    outcome.diffs.append(finding.diff)
+            outcome.failed |= bool(findings)
+        else:
+            report = write_package(job.out, generated)
+            outcome.messages.extend(report.summary_lines())
+    return outcome

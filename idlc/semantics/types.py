@@ -1,0 +1,324 @@
+"""Type expressions: AST → model, resolving names and checking what one expression alone shows.
+
+Checks that need other declarations (a default against an aliased type, a variant case
+through a typedef) wait until every typedef is converted; see `checks.py`.
+"""
+
+from __future__ import annotations
+
+from idlc import naming
+from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.semantics import model
+from idlc.semantics.scope import Kind, Scope
+from idlc.semantics.suggest import did_you_mean
+from idlc.source import Span
+from idlc.syntax import ast
+
+PRIMITIVE_NAMES = tuple(kind.value for kind in ast.PrimitiveKind)
+_PRIMITIVES = {kind: model.PrimitiveKind(kind.value) for kind in ast.PrimitiveKind}
+
+
+def name_span(span: Span, name: str) -> Span:
+    """The span of a name that starts `span` (a field, say) and is one token long."""
+    return Span(
+        span.file,
+        span.start,
+        span.start + len(name),
+        span.line,
+        span.column,
+        span.line,
+        span.column + len(name),
+    )
+
+
+class TypeConverter:
+    def __init__(self, scope: Scope, diagnostics: Diagnostics) -> None:
+        self.scope = scope
+        self.diagnostics = diagnostics
+        #: Built while converting, for the checks that need every typedef (checks.py).
+        self.fields_with_defaults: list[model.Field] = []
+        self.variants: list[model.Variant] = []
+        self.unions: list[model.Union_] = []
+
+    # -- references ----------------------------------------------------------------------
+
+    def atom(self, name: ast.Name, usage: str) -> str:
+        entry = self.scope.get(name.value)
+        if entry is None:
+            self.diagnostics.add(
+                codes.UNKNOWN_ATOM,
+                f"unknown atom `{name.value}`",
+                name.span,
+                label="no atom of this name",
+                help=did_you_mean(name.value, self.scope.names(Kind.ATOM))
+                or f"declare it: `external atom {name.value} id \"…\";`",
+            )
+        elif entry.kind is not Kind.ATOM:
+            help = None
+            if entry.kind in (Kind.INTERFACE, Kind.OPAQUE):
+                help = (
+                    f"to refer to an object implementing interface `{name.value}`, write "
+                    + ("`interface-ref<" if usage == "atom-ref" else "`interface ")
+                    + name.value
+                    + (">`" if usage == "atom-ref" else "`")
+                )
+            self.diagnostics.add(
+                codes.WRONG_KIND,
+                f"`{name.value}` is {entry.kind.described()}, not an atom",
+                name.span,
+                label=f"`{usage}` needs an atom",
+                help=help,
+                related=[Related(f"`{name.value}` is declared here", entry.span)],
+            )
+        return name.value
+
+    def interface(self, name: ast.Name, usage: str) -> str:
+        entry = self.scope.get(name.value)
+        if entry is None:
+            self.diagnostics.add(
+                codes.UNKNOWN_INTERFACE,
+                f"unknown interface `{name.value}`",
+                name.span,
+                label="no interface of this name",
+                help=did_you_mean(name.value, self.scope.names(Kind.INTERFACE, Kind.OPAQUE))
+                or f"declare it, or import it: `import interface {name.value};`",
+            )
+        elif entry.kind not in (Kind.INTERFACE, Kind.OPAQUE):
+            help = None
+            if entry.kind is Kind.ATOM:
+                help = f"to refer to an atom, write " + (
+                    f"`atom-ref<{name.value}>`" if usage == "interface-ref" else f"`atom {name.value}`"
+                )
+            self.diagnostics.add(
+                codes.WRONG_KIND,
+                f"`{name.value}` is {entry.kind.described()}, not an interface",
+                name.span,
+                label=f"`{usage}` needs an interface",
+                help=help,
+                related=[Related(f"`{name.value}` is declared here", entry.span)],
+            )
+        return name.value
+
+    def named(self, name: ast.Name) -> model.TypeRef:
+        entry = self.scope.get(name.value)
+        if entry is None:
+            self.diagnostics.add(
+                codes.UNKNOWN_TYPE,
+                f"unknown type `{name.value}`",
+                name.span,
+                label="no type of this name",
+                help=did_you_mean(
+                    name.value, [*PRIMITIVE_NAMES, *self.scope.names(Kind.TYPEDEF)]
+                )
+                or f"declare it: `type {name.value} = …;`",
+            )
+        elif entry.kind is Kind.OPAQUE:
+            self.diagnostics.add(
+                codes.OPAQUE_INTERFACE_USE,
+                f"`{name.value}` is an imported interface defined in no file of the compilation; "
+                "it cannot be used as a type",
+                name.span,
+                label="used as a type",
+                help=f"to refer to an object implementing it, write `interface-ref<{name.value}>`",
+                related=[Related("imported here", entry.span)],
+            )
+        elif entry.kind is not Kind.TYPEDEF:
+            help = (
+                f"to refer to an object implementing it, write `interface-ref<{name.value}>`"
+                if entry.kind is Kind.INTERFACE
+                else f"to refer to an object of this atom, write `atom-ref<{name.value}>`"
+            )
+            self.diagnostics.add(
+                codes.WRONG_KIND,
+                f"`{name.value}` is {entry.kind.described()}, not a type",
+                name.span,
+                label="used as a type",
+                help=help,
+                related=[Related(f"`{name.value}` is declared here", entry.span)],
+            )
+        return model.TypeRef(name.value, name.span)
+
+    # -- type expressions ----------------------------------------------------------------
+
+    def convert(self, node: ast.TypeExpr) -> model.Type:
+        if isinstance(node, ast.PrimitiveType):
+            return model.Primitive(_PRIMITIVES[node.kind], node.span)
+        if isinstance(node, ast.NamedType):
+            return self.named(node.name)
+        if isinstance(node, ast.OptionalType):
+            return model.Optional(self.convert(node.inner), node.span)
+        if isinstance(node, ast.ListType):
+            return model.List(self.convert(node.inner), node.span)
+        if isinstance(node, ast.RecordType):
+            return self.record(node)
+        if isinstance(node, ast.AtomRefType):
+            return model.AtomRef(self.atom(node.atom, "atom-ref"), node.span)
+        if isinstance(node, ast.InterfaceRefType):
+            return model.InterfaceRef(self.interface(node.interface, "interface-ref"), node.span)
+        if isinstance(node, ast.MapType):
+            return model.Map(self.convert(node.value), node.span)
+        if isinstance(node, ast.EnumType):
+            return self.enum(node)
+        if isinstance(node, ast.VariantType):
+            return self.variant(node)
+        if isinstance(node, ast.UnionType):
+            union = model.Union_(tuple(self.convert(alt) for alt in node.alternatives), node.span)
+            self.unions.append(union)
+            return union
+        raise AssertionError(f"unknown type node {node!r}")
+
+    def record(self, node: ast.RecordType) -> model.Record:
+        fields: list[model.Field] = []
+        seen: dict[str, ast.Field] = {}
+        python: dict[str, ast.Field] = {}
+        for item in node.fields:
+            name = item.name
+            first = seen.get(name.value)
+            if first is not None:
+                self.diagnostics.add(
+                    codes.DUPLICATE_FIELD,
+                    f"field `{name.value}` is declared twice in this record",
+                    name.span,
+                    label="declared again here",
+                    help="rename or remove one of the two fields",
+                    related=[Related("first declared here", first.name.span)],
+                )
+            else:
+                seen[name.value] = item
+                python_name = naming.field_name(name.value)
+                other = python.get(python_name)
+                if other is not None:
+                    self.diagnostics.add(
+                        codes.PYTHON_NAME_COLLISION,
+                        f"fields `{other.name.value}` and `{name.value}` both become the Python "
+                        f"attribute `{python_name}`",
+                        name.span,
+                        label=f"becomes `{python_name}`",
+                        help="rename one of them",
+                        related=[Related(f"`{other.name.value}` is declared here", other.name.span)],
+                    )
+                else:
+                    python[python_name] = item
+            default = None
+            if item.default is not None:
+                literal = item.default
+                value: bool | int | float | str | tuple[()] = (
+                    () if literal.kind is ast.LiteralKind.EMPTY_LIST else literal.value  # type: ignore[assignment]
+                )
+                default = model.Literal(value, literal.raw, literal.span)
+            converted = model.Field(
+                name.value,
+                self.convert(item.type),
+                default,
+                item.doc.text if item.doc is not None else None,
+                item.span,
+            )
+            if default is not None:
+                self.fields_with_defaults.append(converted)
+            fields.append(converted)
+        return model.Record(tuple(fields), node.span)
+
+    def enum(self, node: ast.EnumType) -> model.Enum:
+        values: list[model.EnumValue] = []
+        seen: dict[str, ast.EnumValue] = {}
+        python: dict[str, ast.EnumValue] = {}
+        for item in node.values:
+            literal = item.value
+            first = seen.get(literal.value)
+            if first is not None:
+                self.diagnostics.add(
+                    codes.DUPLICATE_ENUM_VALUE,
+                    f"enum value {literal.raw} is listed twice",
+                    literal.span,
+                    label="listed again here",
+                    help="remove one of the two",
+                    related=[Related("first listed here", first.value.span)],
+                )
+            else:
+                seen[literal.value] = item
+                python_name = naming.enum_member_name(literal.value)
+                other = python.get(python_name)
+                if other is not None:
+                    self.diagnostics.add(
+                        codes.PYTHON_NAME_COLLISION,
+                        f"enum values {other.value.raw} and {literal.raw} both become the Python "
+                        f"enum member `{python_name}`",
+                        literal.span,
+                        label=f"becomes `{python_name}`",
+                        help="two values of one enum must differ in more than case and punctuation",
+                        related=[Related(f"{other.value.raw} is listed here", other.value.span)],
+                    )
+                else:
+                    python[python_name] = item
+            values.append(
+                model.EnumValue(
+                    literal.value, item.doc.text if item.doc is not None else None, item.span
+                )
+            )
+        return model.Enum(node.open, tuple(values), node.span)
+
+    def variant(self, node: ast.VariantType) -> model.Variant:
+        cases: list[model.Case] = []
+        seen: dict[str, ast.VariantCase] = {}
+        python: dict[str, ast.VariantCase] = {}
+        default: ast.VariantCase | None = None
+        for item in node.cases:
+            tag = item.tag
+            if tag is None:
+                if default is not None:
+                    self.diagnostics.add(
+                        codes.DUPLICATE_DEFAULT_CASE,
+                        "this variant has a second `default` case",
+                        _keyword_span(item.span, "default"),
+                        label="second `default` case",
+                        help="a variant has at most one `default` case: the one used when the "
+                        "tag field is absent",
+                        related=[Related("first `default` case", _keyword_span(default.span, "default"))],
+                    )
+                else:
+                    default = item
+            else:
+                first = seen.get(tag.value)
+                if first is not None:
+                    assert first.tag is not None
+                    self.diagnostics.add(
+                        codes.DUPLICATE_CASE,
+                        f"variant case {tag.raw} is listed twice",
+                        tag.span,
+                        label="listed again here",
+                        help="each case needs its own tag",
+                        related=[Related("first listed here", first.tag.span)],
+                    )
+                else:
+                    seen[tag.value] = item
+                    python_name = naming.pascal_case(tag.value)
+                    other = python.get(python_name)
+                    if other is not None:
+                        assert other.tag is not None
+                        self.diagnostics.add(
+                            codes.PYTHON_NAME_COLLISION,
+                            f"variant cases {other.tag.raw} and {tag.raw} both become the Python "
+                            f"class suffix `{python_name}`",
+                            tag.span,
+                            label=f"becomes `{python_name}`",
+                            help="two cases of one variant must differ in more than case and "
+                            "punctuation",
+                            related=[Related(f"{other.tag.raw} is listed here", other.tag.span)],
+                        )
+                    else:
+                        python[python_name] = item
+            cases.append(
+                model.Case(
+                    tag.value if tag is not None else None,
+                    self.convert(item.type),
+                    item.doc.text if item.doc is not None else None,
+                    item.span,
+                )
+            )
+        variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span)
+        self.variants.append(variant)
+        return variant
+
+
+def _keyword_span(span: Span, keyword: str) -> Span:
+    return name_span(span, keyword)
