@@ -52,6 +52,7 @@ class SampleService(Sample):
         self.started: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self.journal: list[str] = []
         self.cancelled: set[str] = set()
+        self._cancellations: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self.completed: list[int] = []
         self.events: list[str] = []
         self._events_changed = asyncio.Event()
@@ -81,9 +82,13 @@ class SampleService(Sample):
             await self.gates[key].wait()
         except asyncio.CancelledError:
             self.cancelled.add(key)
+            self._cancellations[key].set()
             raise
         self.journal.append(f"end {key}")
         return key
+
+    async def cancelled_event(self, key: str) -> None:
+        await self._cancellations[key].wait()
 
     async def delay(self, *, ticks: int) -> int:
         for _ in range(ticks):

@@ -1,0 +1,199 @@
+"""Bad input over a real socket: exactly one answer each, and the connection goes on.
+
+Every test ends with `assert_still_serving`, whose ping must be the very next answer: an
+extra answer to the bad message would arrive before it and fail the test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from idlc.runtime import PeerOptions
+
+from .support import NamedItem, SampleService, raw_connection, run_async
+
+PING = b'{"jsonrpc":"2.0","id":1,"method":"sample:ping:get"}'
+
+
+@run_async
+async def test_malformed_json_is_a_parse_error() -> None:
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
+        answer = await client.receive()
+        assert answer["id"] is None and answer["error"]["code"] == -32700
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_blank_lines_are_ignored() -> None:
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(b"\n  \r\n\n")
+        await client.assert_still_serving()
+
+
+@pytest.mark.parametrize(
+    ("message", "expected_id"),
+    [
+        (b"[1, 2]", None),
+        (b"42", None),
+        (b'"text"', None),
+        (b'{"jsonrpc": "2.0", "id": 5}', 5),
+        (b'{"jsonrpc": "2.0", "id": "abc", "params": {}}', "abc"),
+        (b'{"jsonrpc": "1.0", "id": 6, "method": "sample:ping:get"}', 6),
+        (b'{"id": 7, "method": "sample:ping:get"}', 7),
+        (b'{"jsonrpc": "2.0", "id": 8, "method": 12}', 8),
+        (b'{"jsonrpc": "2.0", "id": {"no": 1}, "method": "sample:ping:get"}', None),
+        (b'{"jsonrpc": "2.0", "method": "sample:ping:get", "jsonrpc": 2}', None),
+    ],
+)
+@run_async
+async def test_invalid_requests_are_refused(message: bytes, expected_id: object) -> None:
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(message + b"\n")
+        answer = await client.receive()
+        assert answer["jsonrpc"] == "2.0"
+        assert answer["id"] == expected_id
+        assert answer["error"]["code"] == -32600
+        await client.assert_still_serving()
+
+
+@pytest.mark.parametrize(
+    ("params", "path", "reason"),
+    [
+        ({"amount": "3"}, "$.amount", "Expected `int`, got `str`"),
+        ({"amount": 2**32}, "$.amount", "Expected `int` <= 4294967295"),
+        ({"amount": -1}, "$.amount", "Expected `int` >= 0"),
+        ({"noteText": "x"}, "$", "Object missing required field `amount`"),
+        ({"amount": 1, "noteText": 5}, "$.noteText", "Expected `str | null`, got `int`"),
+        ([1], "$", "Expected `object`, got `array`"),
+    ],
+)
+@run_async
+async def test_invalid_params_name_the_path_and_the_reason(
+    params: object, path: str, reason: str
+) -> None:
+    service = SampleService()
+    async with raw_connection(service) as (client, _):
+        answer = await client.call("sample:add:call", params, id=3)
+        assert answer["id"] == 3
+        assert answer["error"]["code"] == -32602
+        assert answer["error"]["data"] == {"path": path, "reason": reason}
+        assert service.total == 0
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_wrapped_input_paths_start_at_input() -> None:
+    async with raw_connection(SampleService()) as (client, _):
+        answer = await client.call("sample:echo:call", {"input": ["a", 1]})
+        assert answer["error"]["data"] == {"path": "$.input[1]", "reason": "Expected `str`, got `int`"}
+        answer = await client.call("sample:echo:call", {"input": ["a", "b"]})
+        assert answer["result"] == ["b", "a"]
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_unit_params_may_be_absent_empty_or_null_but_not_an_array() -> None:
+    async with raw_connection(SampleService()) as (client, _):
+        for params in (None, {}, {"extra": 1}):
+            answer = await client.call("sample:ping:get", params)
+            assert answer["result"] == "pong"
+        await client.send(b'{"jsonrpc":"2.0","id":4,"method":"sample:ping:get","params":null}\n')
+        assert (await client.receive())["result"] == "pong"
+        answer = await client.call("sample:ping:get", [1])
+        assert answer["error"]["code"] == -32602
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_target_is_not_part_of_the_record() -> None:
+    async with raw_connection(SampleService()) as (client, server):
+        server.register("it", NamedItem("x"))
+        answer = await client.call("item:rename:call", {"$target": "it", "name": "y"})
+        assert answer["result"] is None
+        answer = await client.call("item:name:get", {"$target": "it"})
+        assert answer["result"] == "y"
+        answer = await client.call("item:name:get", {"$target": 3})
+        assert answer["error"]["code"] == -32602
+        assert answer["error"]["data"]["path"] == "$.$target"
+        # A "$target" inside a string value is no target.
+        answer = await client.call("sample:add:call", {"amount": 1, "noteText": "$target"})
+        assert answer["result"] == 1
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_unknown_methods_and_targets() -> None:
+    async with raw_connection(SampleService()) as (client, _):
+        answer = await client.call("no:such:method", {}, id="m")
+        assert answer["id"] == "m" and answer["error"]["code"] == -32601
+        answer = await client.call("item:name:get", {"$target": "ghost"}, id=9)
+        assert answer["id"] == 9 and answer["error"]["code"] == -32002
+        # Unknown notifications are ignored without an answer.
+        await client.send(b'{"jsonrpc":"2.0","method":"no:such:notification","params":{}}\n')
+        await client.send(b'{"jsonrpc":"2.0","method":"sample:event:notify","params":{"x":1}}\n')
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_handler_exceptions_send_no_traceback() -> None:
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(b'{"jsonrpc":"2.0","id":1,"method":"sample:fail:call"}\n')
+        answer = await client.receive()
+        assert answer == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {"code": -32603, "message": "Internal error"},
+        }
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_oversized_messages_are_refused_and_skipped() -> None:
+    options = PeerOptions(max_message_size=4096)
+    async with raw_connection(SampleService(), options) as (client, _):
+        padding = "x" * 100_000
+        big = f'{{"jsonrpc":"2.0","id":77,"method":"sample:echo:call","params":{{"input":["{padding}"]}}}}'
+        await client.send(big.encode() + b"\n")
+        answer = await client.receive()
+        assert answer["id"] == 77 and answer["error"]["code"] == -32600
+        assert answer["error"]["data"] == {"size": len(big), "limit": 4096}
+        # An oversized notification only gets a log line.
+        notification = f'{{"jsonrpc":"2.0","method":"sample:event:notify","params":{{"text":"{padding}"}}}}'
+        await client.send(notification.encode() + b"\n")
+        # A line just under the limit is served, also when it arrives with the next ones.
+        fits = '{"jsonrpc":"2.0","id":78,"method":"sample:echo:call","params":{"input":["%s"]}}'
+        fits = fits % ("y" * (4096 - len(fits) + 2))
+        assert len(fits) == 4096
+        await client.send(fits.encode() + b"\n" + PING + b"\n")
+        assert (await client.receive())["id"] == 78
+        assert (await client.receive())["id"] == 1
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_a_truncated_last_line_gets_a_parse_error_before_closing() -> None:
+    async with raw_connection(SampleService()) as (client, server):
+        await client.send(PING + b"\n")
+        assert (await client.receive())["result"] == "pong"
+        await client.send(b'{"jsonrpc":"2.0","id":2,"meth')
+        client.writer.write_eof()
+        answer = await client.receive()
+        assert answer["id"] is None and answer["error"]["code"] == -32700
+        await server.wait_closed()
+        assert await client.reader.read() == b""
+
+
+@run_async
+async def test_a_reused_id_is_refused_while_the_first_is_running() -> None:
+    service = SampleService()
+    async with raw_connection(service) as (client, _):
+        hold = b'{"jsonrpc":"2.0","id":5,"method":"sample:hold-read:call","params":{"gateKey":"k"}}\n'
+        await client.send(hold)
+        await service.started["k"].wait()
+        await client.send(hold)
+        answer = await client.receive()
+        assert answer["id"] == 5 and answer["error"]["code"] == -32600
+        service.gates["k"].set()
+        assert await client.receive() == {"jsonrpc": "2.0", "id": 5, "result": "k"}
+        await client.assert_still_serving()
