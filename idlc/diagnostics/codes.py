@@ -65,6 +65,7 @@ INVALID_CASE_TYPE = _code("E0119", "variant case is not a record or `unit`")
 DUPLICATE_DEFAULT_CASE = _code("E0120", "variant has two `default` cases")
 TAG_FIELD_CONFLICT = _code("E0121", "variant case has a field named like the tag")
 INVALID_UNION = _code("E0122", "union alternative can never be chosen")
+INFINITE_RECORD = _code("E0123", "record contains itself with no optional, list or map between")
 
 # -- command line and configuration (E09xx) ---------------------------------------------
 FILE_NOT_FOUND = _code("E0901", "input file not found")

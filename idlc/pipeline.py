@@ -1,0 +1,258 @@
+"""The front end as one call: files on disk → diagnostics and, when all is well, a model.
+
+`compile_files` is what the command line (and anyone using idlc from Python) calls. It
+reads, decodes and parses every file given (folders give every `*.idl` below them, sorted),
+pulls in from the include folders the files that define interfaces imported but defined in
+no given file (lazily, transitively), and resolves the lot as one compilation.
+
+`parse_files` stops after parsing, for tools that need only syntax (`idlc fmt`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from idlc.diagnostics import Diagnostics, codes
+from idlc.semantics import model
+from idlc.semantics.resolver import resolve
+from idlc.source import SourceFile, SourceMap, display_path
+from idlc.syntax import ast, parser, reader
+
+__all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
+
+_IDL_SUFFIX = "*.idl"
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """One file read: its display path, its bytes' digest, its text and its syntax tree.
+
+    `source` is None when the file could not be read or is not UTF-8; `file` is None when
+    it has syntax errors as well.
+    """
+
+    path: Path
+    display: str
+    sha256: str | None
+    source: SourceFile | None
+    file: ast.File | None
+
+
+@dataclass(slots=True)
+class Parsed:
+    """What `parse_files` gives: every file, and the problems met on the way."""
+
+    files: list[ParsedFile]
+    diagnostics: Diagnostics
+    sources: SourceMap
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnostics.has_errors
+
+
+@dataclass(slots=True)
+class Compilation:
+    """The result of `compile_files`. `model` is None when there is any error."""
+
+    model: model.Model | None
+    diagnostics: Diagnostics
+    sources: SourceMap
+    #: The syntax trees, given files first (in order) and then those found on include paths.
+    files: list[ast.File] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.model is not None
+
+
+class _Loader:
+    """Reads and parses files once each (by resolved path), recording every problem."""
+
+    def __init__(self, diagnostics: Diagnostics, sources: SourceMap) -> None:
+        self.diagnostics = diagnostics
+        self.sources = sources
+        self.loaded: dict[Path, ParsedFile] = {}
+
+    def expand(self, paths: Iterable[Path]) -> list[Path]:
+        """Files named, and the `*.idl` files under folders named (sorted), each once."""
+        result: list[Path] = []
+        for path in paths:
+            if path.is_dir():
+                result.extend(sorted(p for p in path.rglob(_IDL_SUFFIX) if not p.is_dir()))
+            else:
+                result.append(path)
+        seen: set[Path] = set()
+        unique: list[Path] = []
+        for path in result:
+            key = _key(path)
+            if key not in seen:
+                seen.add(key)
+                unique.append(path)
+        return unique
+
+    def read(self, path: Path) -> bytes | None:
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            self.diagnostics.add(
+                codes.FILE_NOT_FOUND, f"{display_path(path)}: no such file", None
+            )
+        except IsADirectoryError:
+            self.diagnostics.add(
+                codes.UNREADABLE_FILE, f"{display_path(path)}: is a folder", None
+            )
+        except OSError as error:
+            reason = error.strerror or str(error)
+            self.diagnostics.add(
+                codes.UNREADABLE_FILE, f"{display_path(path)}: cannot be read: {reason}", None
+            )
+        return None
+
+    def parse_text(self, path: Path, data: bytes) -> ParsedFile:
+        display = display_path(path)
+        source = reader.decode(display, data, self.diagnostics)
+        file = None
+        if source is not None:
+            self.sources.add(source)
+            file = parser.parse(source, self.diagnostics)
+        parsed = ParsedFile(path, display, reader.digest(data), source, file)
+        self.loaded[_key(path)] = parsed
+        return parsed
+
+    def load(self, path: Path) -> ParsedFile:
+        key = _key(path)
+        existing = self.loaded.get(key)
+        if existing is not None:
+            return existing
+        data = self.read(path)
+        if data is None:
+            parsed = ParsedFile(path, display_path(path), None, None, None)
+            self.loaded[key] = parsed
+            return parsed
+        return self.parse_text(path, data)
+
+
+def _key(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop, say
+        return path.absolute()
+
+
+def parse_files(paths: Sequence[Path]) -> Parsed:
+    """Read and parse files (folders: every `*.idl` below, sorted) without resolving names."""
+    diagnostics = Diagnostics()
+    sources = SourceMap()
+    loader = _Loader(diagnostics, sources)
+    files = [loader.load(path) for path in loader.expand(paths)]
+    return Parsed(files, diagnostics, sources)
+
+
+class _IncludePath:
+    """The `*.idl` files under the include folders, read only when an import needs one.
+
+    A file is a candidate for `import interface X;` when its text has `interface X` in it;
+    only candidates are parsed, and only the first file (include folders in order, files
+    sorted) that really defines X is taken.
+    """
+
+    def __init__(self, include_dirs: Sequence[Path], loader: _Loader) -> None:
+        self.include_dirs = include_dirs
+        self.loader = loader
+        self._files: list[Path] | None = None
+        self._texts: dict[Path, bytes | None] = {}
+
+    def files(self) -> list[Path]:
+        if self._files is None:
+            found: list[Path] = []
+            for folder in self.include_dirs:
+                if folder.is_dir():
+                    found.extend(sorted(p for p in folder.rglob(_IDL_SUFFIX) if not p.is_dir()))
+            self._files = found
+        return self._files
+
+    def find(self, name: str) -> ParsedFile | None:
+        pattern = re.compile(rb"\binterface\s+" + re.escape(name.encode()) + rb"\b")
+        for path in self.files():
+            key = _key(path)
+            if key not in self._texts:
+                try:
+                    self._texts[key] = path.read_bytes()
+                except OSError:
+                    self._texts[key] = None
+            data = self._texts[key]
+            if data is None or not pattern.search(data):
+                continue
+            parsed = self.loader.loaded.get(key) or self.loader.parse_text(path, data)
+            if parsed.file is None:
+                # It looks like the definition but does not parse: its errors are
+                # reported, and it joins the compilation so they are not a mystery.
+                return parsed
+            if any(
+                isinstance(decl, ast.InterfaceDecl) and decl.name.value == name
+                for decl in parsed.file.decls
+            ):
+                return parsed
+        return None
+
+
+def compile_files(
+    paths: Sequence[Path], include_dirs: Sequence[Path] = ()
+) -> Compilation:
+    """Read, parse and resolve `paths` (files or folders) as one compilation.
+
+    Interfaces imported but defined in no given file are looked for in `include_dirs`
+    (`-I`): the file that defines one joins the compilation, with what it imports in turn.
+    An import defined nowhere stays opaque. Never raises for bad input: every problem is a
+    diagnostic. Syntax errors stop the compilation before name resolution.
+    """
+    diagnostics = Diagnostics()
+    sources = SourceMap()
+    loader = _Loader(diagnostics, sources)
+    units = [loader.load(path) for path in loader.expand(paths)]
+
+    if include_dirs:
+        include = _IncludePath(include_dirs, loader)
+        defined: set[str] = set()
+        pending: list[ParsedFile] = []
+        for unit in units:
+            _note_definitions(unit, defined)
+            pending.append(unit)
+        looked_for: set[str] = set()
+        index = 0
+        while index < len(pending):
+            unit = pending[index]
+            index += 1
+            if unit.file is None:
+                continue
+            for decl in unit.file.decls:
+                if not isinstance(decl, ast.ImportDecl):
+                    continue
+                name = decl.name.value
+                if name in defined or name in looked_for:
+                    continue
+                looked_for.add(name)
+                found = include.find(name)
+                if found is None or any(found is other for other in units):
+                    continue
+                units.append(found)
+                pending.append(found)
+                _note_definitions(found, defined)
+
+    files = [unit.file for unit in units if unit.file is not None]
+    if diagnostics.has_errors or len(files) != len(units):
+        return Compilation(None, diagnostics, sources, files)
+    infos = [model.SourceInfo(unit.display, unit.sha256 or "") for unit in units]
+    resolved = resolve(files, diagnostics, sources=infos, source_map=sources)
+    return Compilation(resolved, diagnostics, sources, files)
+
+
+def _note_definitions(unit: ParsedFile, defined: set[str]) -> None:
+    if unit.file is not None:
+        for decl in unit.file.decls:
+            if isinstance(decl, ast.InterfaceDecl):
+                defined.add(decl.name.value)

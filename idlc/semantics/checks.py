@@ -1,0 +1,264 @@
+"""Checks that look through typedefs: defaults, variant cases, unions and type cycles.
+
+They run once every typedef is converted, so `type A = …` may be used before it is written.
+Looking through a typedef is guarded against alias cycles, which are reported separately.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Hashable, Mapping
+
+from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.semantics import model
+from idlc.semantics.types import name_span
+
+
+def underlying(type: model.Type, typedefs: Mapping[str, model.Typedef]) -> model.Type | None:
+    """`type` with typedef names followed to what they stand for; None for a cycle or an
+    unknown name (both reported elsewhere)."""
+    seen: set[str] = set()
+    while isinstance(type, model.TypeRef):
+        if type.name in seen:
+            return None
+        seen.add(type.name)
+        typedef = typedefs.get(type.name)
+        if typedef is None:
+            return None
+        type = typedef.type
+    return type
+
+
+def describe(type: model.Type) -> str:
+    """How a type is named in messages."""
+    if isinstance(type, model.Primitive):
+        return f"`{type.kind.value}`"
+    if isinstance(type, model.TypeRef):
+        return f"`{type.name}`"
+    if isinstance(type, model.Optional):
+        return f"`optional<…>`"
+    if isinstance(type, model.List):
+        return "a list"
+    if isinstance(type, model.Map):
+        return "a map"
+    if isinstance(type, model.AtomRef):
+        return f"`atom-ref<{type.atom}>`"
+    if isinstance(type, model.InterfaceRef):
+        return f"`interface-ref<{type.interface}>`"
+    if isinstance(type, model.Record):
+        return "a record"
+    if isinstance(type, model.Enum):
+        return "an enum"
+    if isinstance(type, model.Variant):
+        return "a variant"
+    return "a union"
+
+
+# -- field defaults -------------------------------------------------------------------------
+
+
+def _literal_kind(literal: model.Literal) -> str:
+    value = literal.value
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "`[]`"
+
+
+def default_problem(
+    literal: model.Literal, type: model.Type, typedefs: Mapping[str, model.Typedef]
+) -> tuple[str, str | None] | None:
+    """Why `literal` cannot be the default of a field of `type` (message, help), or None."""
+    resolved = underlying(type, typedefs)
+    if resolved is None:
+        return None  # an alias cycle or an unknown name, reported elsewhere
+    value = literal.value
+    if isinstance(resolved, model.Optional):
+        return default_problem(literal, resolved.inner, typedefs)
+    if isinstance(resolved, model.Primitive):
+        kind = resolved.kind
+        bounds = kind.integer_range
+        if kind is model.PrimitiveKind.JSON:
+            return None
+        if kind is model.PrimitiveKind.BOOL:
+            if isinstance(value, bool):
+                return None
+            return f"{_literal_kind(literal)} is not a `bool`", "write `true` or `false`"
+        if bounds is not None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                if isinstance(value, float) and value.is_integer():
+                    return (
+                        f"`{literal.raw}` is not an integer literal",
+                        f"write `{int(value)}`",
+                    )
+                return f"{_literal_kind(literal)} is not a `{kind.value}`", "write an integer"
+            low, high = bounds
+            if not low <= value <= high:
+                return (
+                    f"`{literal.raw}` is out of the range of `{kind.value}`",
+                    f"a `{kind.value}` is between {low} and {high}",
+                )
+            return None
+        if kind is model.PrimitiveKind.FLOAT64:
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return None
+            return f"{_literal_kind(literal)} is not a `float64`", "write a number"
+        if kind is model.PrimitiveKind.STRING:
+            if isinstance(value, str):
+                return None
+            return f"{_literal_kind(literal)} is not a `string`", 'write a string: `"…"`'
+        if kind is model.PrimitiveKind.BYTES:
+            if isinstance(value, str):
+                try:
+                    base64.b64decode(value, validate=True)
+                except (binascii.Error, ValueError):
+                    return "this string is not valid base64", "`bytes` defaults are base64"
+                return None
+            return f"{_literal_kind(literal)} is not `bytes`", "write a base64 string"
+        return "a field of type `unit` cannot have a default", "remove the default"
+    if isinstance(resolved, model.Enum):
+        if not isinstance(value, str):
+            return f"{_literal_kind(literal)} is not a value of the enum", "write one of its values"
+        if resolved.open or any(item.value == value for item in resolved.values):
+            return None
+        listed = ", ".join(f'"{item.value}"' for item in resolved.values[:6])
+        more = ", …" if len(resolved.values) > 6 else ""
+        return f"{literal.raw} is not a value of the enum", f"its values are {listed}{more}"
+    if isinstance(resolved, (model.List, model.Map)):
+        if value == ():
+            return None
+        what = "list" if isinstance(resolved, model.List) else "map"
+        return f"{_literal_kind(literal)} is not a {what}", f"the only {what} default is `[]`"
+    if isinstance(resolved, model.Union_):
+        for alternative in resolved.alternatives:
+            if default_problem(literal, alternative, typedefs) is None:
+                return None
+        return f"{_literal_kind(literal)} fits no alternative of the union", None
+    return (
+        f"a field of type {describe(resolved)} cannot have a default",
+        "defaults are for booleans, numbers, strings, enums, lists and maps; remove it",
+    )
+
+
+def check_defaults(
+    fields: list[model.Field], typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
+) -> None:
+    for field in fields:
+        literal = field.default
+        assert literal is not None
+        problem = default_problem(literal, field.type, typedefs)
+        if problem is not None:
+            message, help = problem
+            diagnostics.add(
+                codes.INVALID_DEFAULT,
+                f"the default of `{field.name}` does not fit its type: {message}",
+                literal.span,
+                label=f"`{field.name}` is {describe(field.type)}",
+                help=help,
+            )
+
+
+# -- variants and unions ----------------------------------------------------------------------
+
+
+def check_variant(
+    variant: model.Variant, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
+) -> None:
+    for case in variant.cases:
+        resolved = underlying(case.type, typedefs)
+        if resolved is None:
+            continue
+        if isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT:
+            continue
+        if not isinstance(resolved, model.Record):
+            shown = f'"{case.tag}"' if case.tag is not None else "`default`"
+            diagnostics.add(
+                codes.INVALID_CASE_TYPE,
+                f"variant case {shown} is {describe(resolved)}, not a record or `unit`",
+                case.type.span,
+                label="not a record",
+                help="the case's fields sit beside the tag field in one JSON object; wrap the "
+                "value in a record: `record { value: … ; }`",
+            )
+            continue
+        for field in resolved.fields:
+            if field.name != variant.tag_field:
+                continue
+            inline = case.type is resolved
+            diagnostics.add(
+                codes.TAG_FIELD_CONFLICT,
+                f"field `{field.name}` has the name of the variant's tag field",
+                name_span(field.span, field.name) if inline else case.type.span,
+                label=None if inline else f"this record has a field `{field.name}`",
+                help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
+                related=() if inline else [Related("the field is declared here", name_span(field.span, field.name))],
+            )
+
+
+def type_key(type: model.Type) -> Hashable:
+    """What a type is, without where it was written: equal keys, equal types."""
+    if isinstance(type, model.Primitive):
+        return type.kind
+    if isinstance(type, model.TypeRef):
+        return ("ref", type.name)
+    if isinstance(type, model.Optional):
+        return ("optional", type_key(type.inner))
+    if isinstance(type, model.List):
+        return ("list", type_key(type.inner))
+    if isinstance(type, model.Map):
+        return ("map", type_key(type.value))
+    if isinstance(type, model.AtomRef):
+        return ("atom-ref", type.atom)
+    if isinstance(type, model.InterfaceRef):
+        return ("interface-ref", type.interface)
+    if isinstance(type, model.Record):
+        return ("record", tuple((f.name, type_key(f.type)) for f in type.fields))
+    if isinstance(type, model.Enum):
+        return ("enum", type.open, tuple(value.value for value in type.values))
+    if isinstance(type, model.Variant):
+        return (
+            "variant",
+            type.open,
+            type.tag_field,
+            tuple((case.tag, type_key(case.type)) for case in type.cases),
+        )
+    return ("union", tuple(type_key(alt) for alt in type.alternatives))
+
+
+def check_union(
+    union: model.Union_, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
+) -> None:
+    seen: dict[Hashable, model.Type] = {}
+    catch_all: model.Type | None = None
+    for alternative in union.alternatives:
+        resolved = underlying(alternative, typedefs)
+        if catch_all is not None:
+            diagnostics.add(
+                codes.INVALID_UNION,
+                "this union alternative can never be chosen",
+                alternative.span,
+                label="unreachable",
+                help="alternatives are tried in order and an earlier `json` accepts every value; "
+                "move `json` last",
+                related=[Related("`json` accepts everything", catch_all.span)],
+            )
+            continue
+        key = type_key(resolved if resolved is not None else alternative)
+        first = seen.get(key)
+        if first is not None:
+            diagnostics.add(
+                codes.INVALID_UNION,
+                "this union alternative can never be chosen",
+                alternative.span,
+                label="the same type as an earlier alternative",
+                help="remove it: the earlier alternative accepts everything this one would",
+                related=[Related("the same type first appears here", first.span)],
+            )
+            continue
+        seen[key] = alternative
+        if isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.JSON:
+            catch_all = alternative

@@ -1,0 +1,66 @@
+"""Conventions worth a warning (`idlc check`), never an error: SPEC §1.4 "Lint"."""
+
+from __future__ import annotations
+
+import re
+
+from idlc.diagnostics import Diagnostics, codes
+from idlc.source import SourceFile, Span
+from idlc.syntax import ast
+
+
+def check_revision(decl: ast.InterfaceDecl, diagnostics: Diagnostics) -> None:
+    expected = re.compile(re.escape(decl.id.value) + r"@(?:0|[1-9][0-9]*)")
+    if expected.fullmatch(decl.revision.value):
+        return
+    diagnostics.add(
+        codes.REVISION_FORMAT,
+        f"revision {decl.revision.raw} of interface `{decl.name.value}` is not "
+        "`<interface id>@<integer>`",
+        decl.revision.span,
+        label="unconventional revision",
+        help=f'write "{decl.id.value}@1", and raise the number on every incompatible change',
+    )
+
+
+def check_binding_id(member: ast.Member, diagnostics: Diagnostics) -> None:
+    binding = member.binding
+    expected = f"{member.id.value}:{binding.verb.value}"
+    if binding.id.value == expected:
+        return
+    diagnostics.add(
+        codes.BINDING_ID_FORMAT,
+        f"binding id {binding.id.raw} of `{member.name.value}` is not `<member id>:<verb>`",
+        binding.id.span,
+        label="unconventional binding id",
+        help=f'write "{expected}"',
+    )
+
+
+_EXECUTION_WORD = re.compile(r"\btransaction\b")
+
+
+def check_queryable_execution(
+    member: ast.ValueMember | ast.RelationMember,
+    source: SourceFile | None,
+    diagnostics: Diagnostics,
+) -> None:
+    binding = member.binding
+    if binding.execution is not ast.Execution.TRANSACTION:
+        return
+    diagnostics.add(
+        codes.QUERYABLE_NOT_SNAPSHOT,
+        f"queryable member `{member.name.value}` uses `execution transaction`",
+        _execution_span(binding, source),
+        label="queryable members read; they should not need a transaction",
+        help="write `execution snapshot`, or make the member an `operation`",
+    )
+
+
+def _execution_span(binding: ast.Binding, source: SourceFile | None) -> Span:
+    """The `transaction` keyword of a binding (the AST keeps only the whole binding)."""
+    if source is not None:
+        match = _EXECUTION_WORD.search(source.text, binding.id.span.end, binding.span.end)
+        if match is not None:
+            return source.span(match.start(), match.end())
+    return binding.span

@@ -1,0 +1,318 @@
+"""AST → resolved model: the one public entry point of the semantic stage is `resolve`.
+
+The work is linear in the size of the input: one pass builds the namespace (`scope.py`),
+one converts every declaration (`types.py` for type expressions), then the checks that
+look through typedefs (`checks.py`, `cycles.py`) and the lints (`lints.py`). Suggestions
+for unknown names are computed only when a name is unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from idlc import naming
+from idlc.diagnostics import Diagnostic, Diagnostics, Related, codes
+from idlc.semantics import checks, lints, model
+from idlc.semantics.cycles import check_cycles
+from idlc.semantics.scope import Entry, Kind, Scope, build_scope
+from idlc.semantics.types import TypeConverter
+from idlc.source import SourceMap, Span
+from idlc.syntax import ast
+
+__all__ = ["resolve"]
+
+_VERBS_FOR = {
+    ast.ValueMember: (ast.Verb.GET,),
+    ast.RelationMember: (ast.Verb.RESOLVE,),
+    ast.OperationMember: (ast.Verb.CALL, ast.Verb.NOTIFY),
+}
+_MEMBER_WORD = {
+    ast.ValueMember: "a queryable value",
+    ast.RelationMember: "a queryable relation",
+    ast.OperationMember: "an operation",
+}
+
+
+def resolve(
+    files: Sequence[ast.File],
+    diagnostics: Diagnostics,
+    *,
+    sources: Sequence[model.SourceInfo] = (),
+    source_map: SourceMap | None = None,
+) -> model.Model | None:
+    """Resolve the files of one compilation into a model.
+
+    Every problem found is added to `diagnostics`, errors and lint warnings sorted by file
+    (in the order of `files`) and position. Returns None when there is any error.
+    """
+    found = Diagnostics()
+    resolver = _Resolver(files, found, source_map)
+    result = resolver.run(sources)
+    order = {file.path: index for index, file in enumerate(files)}
+    diagnostics.extend(sorted(found, key=lambda item: _sort_key(item, order)))
+    return None if found.has_errors else result
+
+
+def _sort_key(diagnostic: Diagnostic, order: dict[str, int]) -> tuple[int, int, int]:
+    span = diagnostic.span
+    if span is None:
+        return (len(order), 0, 0)
+    return (order.get(span.file, len(order)), span.start, span.end)
+
+
+class _Resolver:
+    def __init__(
+        self, files: Sequence[ast.File], diagnostics: Diagnostics, source_map: SourceMap | None
+    ) -> None:
+        self.files = files
+        self.diagnostics = diagnostics
+        self.source_map = source_map
+        self.scope: Scope = build_scope(files, diagnostics)
+        self.types = TypeConverter(self.scope, diagnostics)
+        # ids seen so far, each kind in its own table: id → span of its first use
+        self.atom_ids: dict[str, tuple[str, Span]] = {}
+        self.interface_ids: dict[str, Span] = {}
+        self.member_ids: dict[str, Span] = {}
+        self.binding_ids: dict[str, Span] = {}
+        #: `notify` operations and their outputs, checked once typedefs are known
+        self.notifications: list[tuple[ast.OperationMember, model.Type]] = []
+
+    def run(self, sources: Sequence[model.SourceInfo]) -> model.Model:
+        atoms: dict[str, model.Atom] = {}
+        typedefs: dict[str, model.Typedef] = {}
+        interfaces: dict[str, model.Interface] = {}
+        opaque: dict[str, model.OpaqueInterface] = {}
+        for entry in self.scope.entries.values():
+            if entry.kind is Kind.ATOM:
+                atoms[entry.name] = self._atom(entry)
+            elif entry.kind is Kind.OPAQUE:
+                opaque[entry.name] = model.OpaqueInterface(
+                    entry.name, tuple(decl.name.span for decl in entry.decls)
+                )
+        # Declarations that lost to an earlier one of the same name (E0105) are still
+        # checked inside, so one run reports everything; only the winner enters the model.
+        for file in self.files:
+            for decl in file.decls:
+                if isinstance(decl, ast.TypeDecl):
+                    typedef = model.Typedef(
+                        decl.name.value,
+                        self.types.convert(decl.type),
+                        _doc(decl.doc),
+                        decl.span,
+                    )
+                    if self._wins(decl):
+                        typedefs[typedef.name] = typedef
+                elif isinstance(decl, ast.InterfaceDecl):
+                    interface = self._interface(decl)
+                    if self._wins(decl):
+                        interfaces[interface.name] = interface
+        check_cycles(
+            typedefs,
+            {name: self.scope.entries[name].span for name in typedefs},
+            self.diagnostics,
+        )
+        checks.check_defaults(self.types.fields_with_defaults, typedefs, self.diagnostics)
+        for variant in self.types.variants:
+            checks.check_variant(variant, typedefs, self.diagnostics)
+        for union in self.types.unions:
+            checks.check_union(union, typedefs, self.diagnostics)
+        self._check_notify(typedefs)
+        return model.Model(tuple(sources), atoms, typedefs, interfaces, opaque)
+
+    def _wins(self, decl: ast.TypeDecl | ast.InterfaceDecl) -> bool:
+        entry = self.scope.get(decl.name.value)
+        return entry is not None and entry.decls[0] is decl
+
+    # -- atoms --------------------------------------------------------------------------
+
+    def _atom(self, entry: Entry) -> model.Atom:
+        decls = [decl for decl in entry.decls if isinstance(decl, ast.AtomDecl)]
+        first = decls[0]
+        earlier = self.atom_ids.get(first.id.value)
+        if earlier is not None:
+            self.diagnostics.add(
+                codes.DUPLICATE_ID,
+                f"atoms `{earlier[0]}` and `{entry.name}` have the same id {first.id.raw}",
+                first.id.span,
+                label="id already used",
+                help="every atom needs its own id",
+                related=[Related(f"`{earlier[0]}` has this id", earlier[1])],
+            )
+        else:
+            self.atom_ids[first.id.value] = (entry.name, first.id.span)
+        doc = next((decl.doc.text for decl in decls if decl.doc is not None), None)
+        return model.Atom(entry.name, first.id.value, doc, tuple(decl.span for decl in decls))
+
+    # -- interfaces ---------------------------------------------------------------------
+
+    def _interface(self, decl: ast.InterfaceDecl) -> model.Interface:
+        self._unique_id(
+            self.interface_ids, decl.id, codes.DUPLICATE_ID, "interface id", "interface"
+        )
+        lints.check_revision(decl, self.diagnostics)
+        members: list[model.Member] = []
+        names: dict[str, ast.Member] = {}
+        python: dict[str, ast.Member] = {}
+        for member in decl.members:
+            name = member.name
+            first = names.get(name.value)
+            if first is not None:
+                self.diagnostics.add(
+                    codes.DUPLICATE_MEMBER,
+                    f"member `{name.value}` is declared twice in interface `{decl.name.value}`",
+                    name.span,
+                    label="declared again here",
+                    help="rename or remove one of the two members",
+                    related=[Related("first declared here", first.name.span)],
+                )
+            else:
+                names[name.value] = member
+                python_name = naming.member_name(name.value)
+                other = python.get(python_name)
+                if other is not None:
+                    self.diagnostics.add(
+                        codes.PYTHON_NAME_COLLISION,
+                        f"members `{other.name.value}` and `{name.value}` both become the "
+                        f"Python method `{python_name}`",
+                        name.span,
+                        label=f"becomes `{python_name}`",
+                        help="rename one of them",
+                        related=[Related(f"`{other.name.value}` is declared here", other.name.span)],
+                    )
+                else:
+                    python[python_name] = member
+            members.append(self._member(member))
+        return model.Interface(
+            decl.name.value,
+            decl.id.value,
+            decl.revision.value,
+            tuple(members),
+            _doc(decl.doc),
+            decl.span,
+        )
+
+    def _member(self, member: ast.Member) -> model.Member:
+        self._unique_id(self.member_ids, member.id, codes.DUPLICATE_ID, "member id", "member")
+        binding = self._binding(member)
+        lints.check_binding_id(member, self.diagnostics)
+        if isinstance(member, ast.ValueMember):
+            self._lint_queryable(member)
+            return model.Value(
+                member.name.value,
+                member.id.value,
+                member.required,
+                self.types.convert(member.type),
+                binding,
+                _doc(member.doc),
+                member.span,
+            )
+        if isinstance(member, ast.RelationMember):
+            self._lint_queryable(member)
+            target = member.target
+            resolved_target: model.AtomTarget | model.InterfaceTarget
+            if target.kind is ast.TargetKind.ATOM:
+                resolved_target = model.AtomTarget(
+                    self.types.atom(target.name, "target atom"), target.span
+                )
+            else:
+                resolved_target = model.InterfaceTarget(
+                    self.types.interface(target.name, "target interface"), target.span
+                )
+            return model.Relation(
+                member.name.value,
+                member.id.value,
+                member.required,
+                model.Cardinality(member.cardinality.value),
+                resolved_target,
+                binding,
+                _doc(member.doc),
+                member.span,
+            )
+        output = self.types.convert(member.output)
+        if binding.verb is model.Verb.NOTIFY:
+            self.notifications.append((member, output))
+        return model.Operation(
+            member.name.value,
+            member.id.value,
+            member.required,
+            self.types.convert(member.input),
+            output,
+            binding,
+            _doc(member.doc),
+            member.span,
+        )
+
+    def _lint_queryable(self, member: ast.ValueMember | ast.RelationMember) -> None:
+        source = self.source_map.get(member.span.file) if self.source_map is not None else None
+        lints.check_queryable_execution(member, source, self.diagnostics)
+
+    def _binding(self, member: ast.Member) -> model.Binding:
+        binding = member.binding
+        allowed = _VERBS_FOR[type(member)]
+        if binding.verb not in allowed:
+            words = " or ".join(f"`{verb.value}`" for verb in allowed)
+            self.diagnostics.add(
+                codes.BINDING_VERB_MISMATCH,
+                f"`{binding.verb.value}` cannot bind {_MEMBER_WORD[type(member)]}",
+                binding.verb_span,
+                label=f"expected {words}",
+                help=f"{_MEMBER_WORD[type(member)]} is bound with {words}",
+            )
+        self._unique_id(
+            self.binding_ids, binding.id, codes.DUPLICATE_BINDING_ID, "binding id", "binding"
+        )
+        return model.Binding(
+            model.Verb(binding.verb.value),
+            binding.id.value,
+            model.Execution(binding.execution.value) if binding.execution is not None else None,
+            binding.span,
+        )
+
+    def _unique_id(
+        self,
+        seen: dict[str, Span],
+        literal: ast.StringLiteral,
+        code: codes.Code,
+        what: str,
+        owner: str,
+    ) -> None:
+        first = seen.get(literal.value)
+        if first is None:
+            seen[literal.value] = literal.span
+            return
+        if code is codes.DUPLICATE_BINDING_ID:
+            help = (
+                "binding ids are JSON-RPC method names: everything compiled together is "
+                "served together, so each needs its own"
+            )
+        else:
+            help = f"every {owner} of a compilation needs its own id"
+        self.diagnostics.add(
+            code,
+            f"{what} {literal.raw} is used twice",
+            literal.span,
+            label="used again here",
+            help=help,
+            related=[Related("first used here", first)],
+        )
+
+    def _check_notify(self, typedefs: dict[str, model.Typedef]) -> None:
+        for member, output_type in self.notifications:
+            output = checks.underlying(output_type, typedefs)
+            if output is None or (
+                isinstance(output, model.Primitive) and output.kind is model.PrimitiveKind.UNIT
+            ):
+                continue
+            self.diagnostics.add(
+                codes.NOTIFY_WITH_OUTPUT,
+                f"`notify` cannot bind operation `{member.name.value}`: its output is "
+                f"{checks.describe(output)}, not `unit`",
+                member.binding.verb_span,
+                label="a notification gets no response",
+                help="make the output `unit`, or bind it with `call … execution transaction;`",
+                related=[Related("the output is declared here", member.output.span)],
+            )
+
+
+def _doc(doc: ast.Doc | None) -> str | None:
+    return doc.text if doc is not None else None
