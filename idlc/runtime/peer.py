@@ -76,6 +76,10 @@ class PeerOptions:
     interceptors: Sequence[Interceptor] = ()
     #: Send the exception and traceback of a failing handler in the -32603 error's data.
     debug: bool = False
+    #: When the other side stops sending, handlers already running get this many seconds
+    #: to finish and answer (it may still read: a half-closed socket, `server < file`)
+    #: before they are cancelled. Their calls to the other side fail at once.
+    finish_on_eof: float = 2.0
     #: How long closing waits for cancelled handlers that are slow to stop.
     close_timeout: float = 5.0
 
@@ -136,8 +140,12 @@ class Peer:
         self._handlers: set[asyncio.Task[None]] = set()
         self._slot_freed: asyncio.Future[None] | None = None
         self._next_id = 0
+        #: Set once nothing more will be read: calls to the other side cannot be answered.
+        self._input_ended = False
+        #: Set once closing has begun: handlers are being cancelled, nothing is written.
         self._closed = False
-        self._reading = False
+        #: While reading or letting handlers finish, `close()` interrupts the run task.
+        self._interruptible = False
         self._task: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------- lifecycle
@@ -153,7 +161,7 @@ class Peer:
             self._closed = True
             self._writer.close()
             return
-        if self._reading:
+        if self._interruptible:
             self._task.cancel()
         await asyncio.wait([self._task])
 
@@ -202,8 +210,8 @@ class Peer:
         for a result that does not decode, `ConnectionClosed` if the connection ends first.
         Cancelling the awaiting task sends `$/cancel_request`.
         """
-        if self._closed or self._task is None:
-            raise ConnectionClosed("the connection is closed" if self._closed else "not started")
+        if self._input_ended or self._task is None:
+            raise ConnectionClosed("the connection is closed" if self._task else "not started")
         self._next_id += 1
         id = self._next_id
         message = encode_request(id, method, params if target is None else with_target(params, target))
@@ -214,7 +222,7 @@ class Peer:
             await self._writer.drain()
             raw = await future
         except asyncio.CancelledError:
-            if self._pending.pop(id, None) is not None and not self._closed:
+            if self._pending.pop(id, None) is not None and not self._input_ended:
                 self._writer.write(encode_notification(CANCEL_METHOD, CancelParams(id)))
             raise
         except ConnectionClosed:
@@ -236,7 +244,7 @@ class Peer:
     async def notify(self, method: str, params: object | None, *, target: str | None = None) -> None:
         """Send a notification: no answer comes back, not even an error."""
         if self._closed or self._task is None:
-            raise ConnectionClosed("the connection is closed" if self._closed else "not started")
+            raise ConnectionClosed("the connection is closed" if self._task else "not started")
         self._writer.write(
             encode_notification(method, params if target is None else with_target(params, target))
         )
@@ -252,9 +260,12 @@ class Peer:
     async def _run(self) -> None:
         # Handler tasks are created from this task, so they all inherit this value.
         _current_peer.set(self)
-        self._reading = True
+        self._interruptible = True
         try:
             await self._read_loop()
+            self._end_input()
+            if self._handlers:
+                await asyncio.wait(list(self._handlers), timeout=self._options.finish_on_eof)
         except asyncio.CancelledError:
             pass
         except (ConnectionError, OSError) as error:
@@ -262,7 +273,7 @@ class Peer:
         except Exception:
             log.exception("the connection failed")
         finally:
-            self._reading = False
+            self._interruptible = False
             await self._shut_down()
 
     async def _read_loop(self) -> None:
@@ -528,12 +539,19 @@ class Peer:
 
     # ---------------------------------------------------------------- closing
 
-    async def _shut_down(self) -> None:
-        self._closed = True
+    def _end_input(self) -> None:
+        """Nothing more will be read: fail every call still waiting for an answer."""
+        self._input_ended = True
         for id, future in self._pending.items():
             if not future.done():
-                future.set_exception(ConnectionClosed(f"the connection closed before request {id} was answered"))
+                future.set_exception(
+                    ConnectionClosed(f"the connection closed before request {id} was answered")
+                )
         self._pending.clear()
+
+    async def _shut_down(self) -> None:
+        self._end_input()
+        self._closed = True
         handlers = list(self._handlers)
         for task in handlers:
             task.cancel()

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from idlc.runtime import ConnectionClosed, Peer, memory_pair
+from idlc.runtime import ConnectionClosed, Peer, PeerOptions, memory_pair
 
 from .sample_api import SampleProxy
 from .support import SampleService, raw_connection, run_async, within
@@ -91,9 +91,12 @@ async def test_a_socket_peer_that_vanishes_mid_request() -> None:
 
 
 @run_async
-async def test_closing_cancels_running_handlers_and_is_idempotent() -> None:
+async def test_closing_fails_calls_and_the_other_side_cancels_its_handlers() -> None:
     service = SampleService()
-    async with memory_pair(None, service) as (client, server):
+    # The server sees the end of its input: its handler gets `finish_on_eof` to finish,
+    # then it is cancelled.
+    options = PeerOptions(finish_on_eof=0.05)
+    async with memory_pair(None, service, options=options) as (client, server):
         call = asyncio.create_task(SampleProxy(client).hold_write(gate_key="w"))
         await within(service.started["w"].wait())
         await within(client.close())
