@@ -281,24 +281,31 @@ class Peer:
         on_line = self._on_line
         bound = self._options.max_concurrent_handlers
         handlers = self._handlers
+        lines: list[bytes | Oversized] = []
+        next_line = 0
         while True:
+            if next_line == len(lines):
+                # Error answers are written without waiting; respect the writer's limit
+                # before taking in more.
+                await self._writer.drain()
+                lines = await read_lines()
+                next_line = 0
+                if not lines:
+                    return
             if len(handlers) >= bound:
-                # Backpressure: leave the rest in the transport until a handler finishes.
+                # Backpressure: what is not read stays in the transport, which stops reading
+                # from the other side once its buffer is full.
                 self._slot_freed = self._loop.create_future()
                 await self._slot_freed
                 self._slot_freed = None
                 continue
-            lines = await read_lines()
-            if not lines:
-                return
-            for line in lines:
-                if type(line) is bytes:
-                    on_line(line)
-                else:
-                    assert isinstance(line, Oversized)
-                    self._on_oversized(line)
-            # Error answers above are written without waiting; respect the writer's limit.
-            await self._writer.drain()
+            line = lines[next_line]
+            next_line += 1
+            if type(line) is bytes:
+                on_line(line)
+            else:
+                assert isinstance(line, Oversized)
+                self._on_oversized(line)
 
     def _on_line(self, line: bytes) -> None:
         try:
