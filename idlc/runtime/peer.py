@@ -1,9 +1,9 @@
 """One JSON-RPC 2.0 connection: it serves objects and calls the other side, both at once.
 
 Reading happens in one task that decodes each line and either resolves a pending call or
-starts a task for an incoming one; every message out is written straight to the transport by
-whoever produced it. There is no queue between the wire and the handlers, so a round trip
-costs two task switches and nothing more.
+starts the handler of an incoming one; every message out is written straight to the
+transport by whoever produced it. There is no queue between the wire and the handlers, and
+a handler that finishes without waiting never even becomes a task (see `eager`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from msgspec import UNSET, Raw
 
 from idlc.runtime.codec import decoder_for
 from idlc.runtime.dispatch import InputShape, MethodSpec, spec_of
+from idlc.runtime.eager import start_eagerly
 from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc.runtime.framing import LineReader, Oversized
 from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed
@@ -136,8 +137,10 @@ class Peer:
         self._pending: dict[RequestId, asyncio.Future[Raw]] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
         self._incoming: dict[RequestId | None, asyncio.Task[None]] = {}
-        #: Every running handler task, notifications included.
-        self._handlers: set[asyncio.Task[None]] = set()
+        #: Every handler that had to wait and so became a task, notifications included,
+        #: by a token its coroutine uses to remove itself.
+        self._handlers: dict[int, asyncio.Task[None]] = {}
+        self._next_token = 0
         self._slot_freed: asyncio.Future[None] | None = None
         self._next_id = 0
         #: Set once nothing more will be read: calls to the other side cannot be answered.
@@ -265,7 +268,9 @@ class Peer:
             await self._read_loop()
             self._end_input()
             if self._handlers:
-                await asyncio.wait(list(self._handlers), timeout=self._options.finish_on_eof)
+                await asyncio.wait(
+                    list(self._handlers.values()), timeout=self._options.finish_on_eof
+                )
         except asyncio.CancelledError:
             pass
         except (ConnectionError, OSError) as error:
@@ -431,9 +436,12 @@ class Peer:
         except RpcError as error:
             self._write(self._encode_rpc_error(id, error))
             return
-        task = self._loop.create_task(self._answer(id, served, spec, decoded, target))
-        self._incoming[id] = task
-        self._handlers.add(task)
+        self._next_token += 1
+        token = self._next_token
+        task = start_eagerly(self._loop, self._answer(token, id, served, spec, decoded, target))
+        if task is not None:
+            self._incoming[id] = task
+            self._handlers[token] = task
 
     def _on_notification(self, method: str, params: Raw, targeted: bool) -> None:
         if method == CANCEL_METHOD:
@@ -445,7 +453,11 @@ class Peer:
             level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
             log.log(level, "ignored notification %s: %s", method, error)
             return
-        self._handlers.add(self._loop.create_task(self._consume(served, spec, decoded, target)))
+        self._next_token += 1
+        token = self._next_token
+        task = start_eagerly(self._loop, self._consume(token, served, spec, decoded, target))
+        if task is not None:
+            self._handlers[token] = task
 
     def _on_cancel(self, params: Raw) -> None:
         try:
@@ -470,7 +482,13 @@ class Peer:
         return proceed()
 
     async def _answer(
-        self, id: RequestId | None, served: _Served, spec: MethodSpec, params: Any, target: str | None
+        self,
+        token: int,
+        id: RequestId | None,
+        served: _Served,
+        spec: MethodSpec,
+        params: Any,
+        target: str | None,
     ) -> None:
         try:
             try:
@@ -480,7 +498,9 @@ class Peer:
                 if self._closed:
                     raise
                 # Cancelled by `$/cancel_request`: this task goes on to answer.
-                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    task.uncancel()
                 message = encode_error(id, ErrorCode.REQUEST_CANCELLED, "Request cancelled")
             except RpcError as error:
                 message = self._encode_rpc_error(id, error)
@@ -488,16 +508,16 @@ class Peer:
                 message = self._internal_error(id, spec.wire, error)
             # No await between leaving `_incoming` and writing: a late cancel cannot slip in
             # and cause a second answer.
-            del self._incoming[id]
+            self._incoming.pop(id, None)
             self._writer.write(message)
             await self._writer.drain()
         except ConnectionError as error:
             log.debug("could not answer %s: %r", spec.wire, error)
         finally:
             self._incoming.pop(id, None)
-            self._handler_done()
+            self._handler_done(token)
 
-    async def _consume(self, served: _Served, spec: MethodSpec, params: Any, target: str | None) -> None:
+    async def _consume(self, token: int, served: _Served, spec: MethodSpec, params: Any, target: str | None) -> None:
         try:
             await self._invoke(served, spec, params, target, True)
         except asyncio.CancelledError:
@@ -508,10 +528,10 @@ class Peer:
         except Exception:
             log.exception("notification handler %s failed", spec.wire)
         finally:
-            self._handler_done()
+            self._handler_done(token)
 
-    def _handler_done(self) -> None:
-        self._handlers.discard(asyncio.current_task())
+    def _handler_done(self, token: int) -> None:
+        self._handlers.pop(token, None)
         waiter = self._slot_freed
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -559,7 +579,7 @@ class Peer:
     async def _shut_down(self) -> None:
         self._end_input()
         self._closed = True
-        handlers = list(self._handlers)
+        handlers = list(self._handlers.values())
         for task in handlers:
             task.cancel()
         if handlers:

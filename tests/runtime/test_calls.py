@@ -150,3 +150,28 @@ async def test_a_thousand_concurrent_requests_are_each_answered_once() -> None:
 def test_current_peer_outside_a_handler_is_an_error() -> None:
     with pytest.raises(RuntimeError):
         current_peer()
+
+
+@run_async
+async def test_handlers_start_in_arrival_order_and_keep_context_changes_to_themselves() -> None:
+    import contextvars
+
+    marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="unset")
+    seen: list[str] = []
+
+    class Marking(SampleService):
+        async def event(self, *, text: str) -> None:
+            seen.append(marker.get())
+            marker.set(text)
+            if text.startswith("wait"):
+                await asyncio.sleep(0)
+                seen.append(f"{text} still {marker.get()}")
+            await super().event(text=text)
+
+    service = Marking()
+    async with memory_pair(None, service) as (client, _server):
+        for text in ("one", "wait-two", "three"):
+            await SampleProxy(client).event(text=text)
+        assert await service.wait_for_events(3) == ["one", "three", "wait-two"]
+    # Every handler started from a clean context, and a waiting one kept its own value.
+    assert seen == ["unset", "unset", "unset", "wait-two still wait-two"]
