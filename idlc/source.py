@@ -12,20 +12,76 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-@dataclass(frozen=True, slots=True)
 class Span:
-    """A range of characters in one file. Lines and columns are 1-based; `end_*` is exclusive."""
+    """A range of characters in one file. Lines and columns are 1-based; `end_*` is exclusive.
 
-    file: str
-    start: int
-    end: int
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    Spans made by `SourceFile.span` compute their lines and columns only when asked: the
+    parser makes one for every node, and most are never shown.
+    """
+
+    __slots__ = ("file", "start", "end", "_source", "_position")
+
+    def __init__(
+        self,
+        file: str,
+        start: int,
+        end: int,
+        line: int = 0,
+        column: int = 0,
+        end_line: int = 0,
+        end_column: int = 0,
+        *,
+        source: SourceFile | None = None,
+    ) -> None:
+        self.file = file
+        self.start = start
+        self.end = end
+        self._source = source
+        self._position: tuple[int, int, int, int] | None = (
+            None if source is not None else (line, column, end_line, end_column)
+        )
+
+    def _lines(self) -> tuple[int, int, int, int]:
+        if self._position is None:
+            assert self._source is not None
+            line, column = self._source.position(self.start)
+            end_line, end_column = self._source.position(self.end)
+            self._position = (line, column, end_line, end_column)
+        return self._position
+
+    @property
+    def line(self) -> int:
+        return self._lines()[0]
+
+    @property
+    def column(self) -> int:
+        return self._lines()[1]
+
+    @property
+    def end_line(self) -> int:
+        return self._lines()[2]
+
+    @property
+    def end_column(self) -> int:
+        return self._lines()[3]
+
+    def _key(self) -> tuple[str, int, int, int, int, int, int]:
+        return (self.file, self.start, self.end, *self._lines())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Span) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.start, self.end))
+
+    def __repr__(self) -> str:
+        line, column, end_line, end_column = self._lines()
+        return f"Span({self.file!r}, {self.start}..{self.end}, {line}:{column}-{end_line}:{end_column})"
 
     def to(self, other: Span) -> Span:
         """The span from the start of this one to the end of `other`."""
+        if self._source is not None and self._source is other._source:
+            return Span(self.file, self.start, other.end, source=self._source)
         return Span(
             self.file,
             self.start,
@@ -37,12 +93,13 @@ class Span:
         )
 
     def to_json(self) -> dict[str, object]:
+        line, column, end_line, end_column = self._lines()
         return {
             "file": self.file,
-            "line": self.line,
-            "column": self.column,
-            "endLine": self.end_line,
-            "endColumn": self.end_column,
+            "line": line,
+            "column": column,
+            "endLine": end_line,
+            "endColumn": end_column,
         }
 
 
@@ -79,9 +136,7 @@ class SourceFile:
         return index + 1, offset - self._line_starts[index] + 1
 
     def span(self, start: int, end: int) -> Span:
-        line, column = self.position(start)
-        end_line, end_column = self.position(end)
-        return Span(self.path, start, end, line, column, end_line, end_column)
+        return Span(self.path, start, end, source=self)
 
 
 class SourceMap:

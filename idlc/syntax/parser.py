@@ -1,8 +1,9 @@
 """Parse IDL text into an `ast.File`.
 
-The AST is built by a Transformer that Lark runs while it parses (no intermediate Lark
+The AST is built by a Transformer run as the LALR parser reduces (no intermediate Lark
 tree: at 4 MB that tree costs about twice the parse, and the garbage collector doubles it
-again). Comments reach us through lexer callbacks; doc comments are attached to the node
+again). Lark builds and checks the tables (`strict=True`, cached); `lalr.Parser` runs them.
+Comments are reported by the lexer as it skips them; doc comments are attached to the node
 that follows them as that node is built. Syntax errors go through `recovery.Recovery`,
 which reports them and lets the parser continue to find more.
 """
@@ -11,17 +12,18 @@ from __future__ import annotations
 
 import bisect
 import functools
+import gc
 from collections.abc import Sequence
 from typing import Any
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedInput
+from lark import Lark, Transformer
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.resources import data_dir
 from idlc.source import SourceFile, Span
-from idlc.syntax import ast, escapes
-from idlc.syntax.recovery import Recovery, TooManyErrors
+from idlc.syntax import ast, escapes, lalr
+from idlc.syntax.lalr import Tok
+from idlc.syntax.recovery import Recovery
 
 #: Deeper type nesting than this is refused: nothing real nests this deep, and every
 #: later stage walks types recursively.
@@ -43,7 +45,7 @@ class _ParseState:
         self.depths: dict[int, int] = {}  # id(type node) -> nesting depth
 
 
-class _Builder(Transformer[Token, Any]):
+class _Builder(Transformer[Tok, Any]):
     """Builds AST nodes bottom-up as the LALR parser reduces rules.
 
     Children arrive as Lark tokens, None for an absent `[optional]` part, or nodes built
@@ -55,20 +57,12 @@ class _Builder(Transformer[Token, Any]):
     # -- helpers ----------------------------------------------------------------------
 
     def _span(self, first: Any, last: Any) -> Span:
-        begin = first.span if not isinstance(first, Token) else self._token_span(first)
-        end = last.span if not isinstance(last, Token) else self._token_span(last)
-        return begin.to(end)
+        start = first.start if type(first) is Tok else first.span.start
+        end = last.end if type(last) is Tok else last.span.end
+        return self.state.source.span(start, end)
 
-    def _token_span(self, token: Token) -> Span:
-        return Span(
-            self.state.source.path,
-            token.start_pos or 0,
-            token.end_pos or 0,
-            token.line or 1,
-            token.column or 1,
-            token.end_line or 1,
-            token.end_column or 1,
-        )
+    def _token_span(self, token: Tok) -> Span:
+        return self.state.source.span(token.start, token.end)
 
     def _span_of(self, children: Sequence[Any]) -> Span:
         present = [child for child in children if child is not None]
@@ -116,25 +110,23 @@ class _Builder(Transformer[Token, Any]):
         depths[id(node)] = depth
         return node
 
-    # -- comments (lexer callback) ----------------------------------------------------
+    # -- comments (reported by the lexer) ---------------------------------------------
 
-    def comment(self, token: Token) -> Token:
+    def comment(self, text: str, start: int, end: int) -> None:
         state = self.state
-        span = self._token_span(token)
-        state.comments.append(ast.Comment(str(token), span))
-        state.comment_starts.append(span.start)
-        return token
+        state.comments.append(ast.Comment(text, state.source.span(start, end)))
+        state.comment_starts.append(start)
 
     # -- leaves -----------------------------------------------------------------------
 
-    def name(self, children: list[Token]) -> ast.Name:
+    def name(self, children: list[Tok]) -> ast.Name:
         token = children[0]
         return ast.Name(str(token), self._token_span(token))
 
-    def string(self, children: list[Token]) -> ast.StringLiteral:
+    def string(self, children: list[Tok]) -> ast.StringLiteral:
         return self._string_literal(children[0])
 
-    def _string_literal(self, token: Token) -> ast.StringLiteral:
+    def _string_literal(self, token: Tok) -> ast.StringLiteral:
         raw = str(token)
         span = self._token_span(token)
 
@@ -148,7 +140,7 @@ class _Builder(Transformer[Token, Any]):
 
         return ast.StringLiteral(escapes.decode(raw, report), raw, span)
 
-    def literal(self, children: list[Token]) -> ast.Literal:
+    def literal(self, children: list[Tok]) -> ast.Literal:
         token = children[0]
         span = self._span_of(children)
         kind = token.type
@@ -173,7 +165,7 @@ class _Builder(Transformer[Token, Any]):
 
     # -- types ------------------------------------------------------------------------
 
-    def primitive(self, children: list[Token]) -> Any:
+    def primitive(self, children: list[Tok]) -> Any:
         token = children[0]
         return self._depth(
             ast.PrimitiveType(_PRIMITIVES[str(token)], self._token_span(token))
@@ -247,7 +239,7 @@ class _Builder(Transformer[Token, Any]):
 
     # -- members ----------------------------------------------------------------------
 
-    def cardinality(self, children: list[Token]) -> tuple[ast.Cardinality, Span]:
+    def cardinality(self, children: list[Tok]) -> tuple[ast.Cardinality, Span]:
         token = children[0]
         return _CARDINALITIES[str(token)], self._token_span(token)
 
@@ -271,7 +263,7 @@ class _Builder(Transformer[Token, Any]):
             ast.Verb.NOTIFY, self._token_span(verb), children[2], None, self._span_of(children)
         )
 
-    def binding_block(self, children: list[Any]) -> tuple[ast.Binding, Token]:
+    def binding_block(self, children: list[Any]) -> tuple[ast.Binding, Tok]:
         return children[1], children[2]
 
     def _member_doc(self, children: list[Any]) -> ast.Doc | None:
@@ -364,19 +356,19 @@ _BUILDER = _Builder()
 
 
 @functools.cache
-def _lark() -> Lark:
+def _tables() -> lalr.Tables:
     grammar = (data_dir("grammar") / "idl.lark").read_text(encoding="utf-8")
-    return Lark(
+    lark = Lark(
         grammar,
         parser="lalr",
         lexer="contextual",
         strict=True,
         maybe_placeholders=True,
         transformer=_BUILDER,
-        lexer_callbacks={"LINE_COMMENT": _BUILDER.comment, "BLOCK_COMMENT": _BUILDER.comment},
-        # The LALR tables are built once per grammar and idlc version, then loaded.
+        # The LALR tables are built once per grammar and Lark version, then loaded.
         cache=True,
     )
+    return lalr.build_tables(lark)
 
 
 def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
@@ -386,14 +378,18 @@ def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
     _BUILDER.state = state
     recovery = Recovery(source, found, state.comments)
     decls: tuple[ast.Decl, ...] | None = None
+    parser = lalr.Parser(_tables(), source.text, _BUILDER.comment, recovery)
+    # Parsing allocates many small objects that all stay alive; the cyclic garbage
+    # collector would scan them again and again for nothing (it doubled the time at 4 MB).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        decls = _lark().parse(source.text, on_error=recovery)
-    except TooManyErrors:
-        pass
-    except UnexpectedInput:
-        # Recovery gave up (end of file, or nothing left to try); it has reported why.
-        pass
+        decls = parser.parse()
+    except lalr.SyntaxStop:
+        pass  # recovery gave up; it has reported why
     finally:
+        if collecting:
+            gc.enable()
         del _BUILDER.state
     recovery.finish()
     for comment in state.comments:

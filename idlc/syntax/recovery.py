@@ -1,13 +1,14 @@
 """Syntax error reporting and recovery, so one run reports several syntax errors.
 
-Lark calls a `Recovery` for every error the LALR parser meets. It reports the error (unless
-it is the echo of one just reported), then repairs the parse in the cheapest way that lets
-the parser go on:
+The parser calls a `Recovery` for every error it meets. It reports the error (unless it is
+the echo of one just reported), then repairs the parse in the cheapest way that lets the
+parser go on:
 
 1. pretend a missing `;`, `}` or `>` was there, when that lets the offending token fit;
-2. otherwise drop parser states (yacc-style) until the token fits, or drop the token.
+2. otherwise skip the rest of the broken item (through its `;` or its balanced `{ … }`),
+   then pop parser states (yacc-style) until the next token fits, or drop that token.
 
-Unexpected characters are skipped as one run. Errors are capped so no input, however
+Unexpected characters are skipped as one run. Errors are capped, so no input, however
 broken, can make the parser spin.
 """
 
@@ -17,17 +18,15 @@ import bisect
 import difflib
 import re
 
-from lark import Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-
 from idlc.diagnostics import Diagnostics, codes
 from idlc.source import SourceFile
 from idlc.syntax import ast
+from idlc.syntax.lalr import END, Parser, Tok
 from idlc.syntax.tokens import describe_found, expected_list, spelling
 
 #: Reported syntax errors per file before giving up on the file.
 MAX_REPORTED = 20
-#: Recovery attempts per file (reported or not) before giving up; bounds the work on junk.
+#: Recovery steps per file (reported or not) before giving up; bounds the work on junk.
 MAX_ATTEMPTS = 500
 
 # Tokens we may pretend were there, tried in this order.
@@ -41,10 +40,6 @@ _ITEM_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[{};]',
 _SIGNIFICANT = re.compile(r"(?:\s+|//[^\n]*|/\*.*?(?:\*/|\Z))*", re.DOTALL)
 
 
-class TooManyErrors(Exception):
-    pass
-
-
 class Recovery:
     def __init__(
         self, source: SourceFile, diagnostics: Diagnostics, comments: list[ast.Comment]
@@ -54,21 +49,16 @@ class Recovery:
         self.comments = comments
         self.reported = 0
         self.attempts = 0
-        # Errors starting before this offset are echoes of the last one and not reported.
+        # Errors at or before this offset are echoes of the last one and not reported.
         self.quiet_until = -1
         self.gave_up = False
 
-    # Lark's on_error: return True to go on parsing, False to stop.
-    def __call__(self, error: UnexpectedInput) -> bool:
+    def _budget(self) -> bool:
         self.attempts += 1
         if self.attempts > MAX_ATTEMPTS or self.reported >= MAX_REPORTED:
             self.gave_up = True
-            raise TooManyErrors
-        if isinstance(error, UnexpectedCharacters):
-            return self._characters(error)
-        if isinstance(error, UnexpectedToken):
-            return self._token(error)
-        return False
+            return False
+        return True
 
     def finish(self) -> None:
         if self.gave_up:
@@ -81,10 +71,11 @@ class Recovery:
 
     # -- unexpected characters --------------------------------------------------------
 
-    def _characters(self, error: UnexpectedCharacters) -> bool:
+    def characters(self, parser: Parser, position: int) -> int | None:
+        """Report what cannot start a token at `position`; where to go on lexing."""
+        if not self._budget():
+            return None
         text = self.source.text
-        position = error.pos_in_stream
-        line_counter = error.interactive_parser.lexer_thread.state.line_ctr  # type: ignore[union-attr]
         if text.startswith('"', position):
             end = _line_end(text, position)
             self._report(
@@ -94,8 +85,7 @@ class Recovery:
                 end,
                 help='close the string with `"` on the same line; write a line break as `\\n`',
             )
-            line_counter.feed(text[position:end])
-            return True
+            return end
         if text.startswith("/*", position):
             self._report(
                 codes.UNTERMINATED_COMMENT,
@@ -104,8 +94,7 @@ class Recovery:
                 position + 2,
                 help="close it with `*/`",
             )
-            line_counter.feed(text[position:])
-            return True
+            return len(text)
         junk = _JUNK_RUN.match(text, position)
         end = junk.end() if junk else position + 1
         shown = text[position:end]
@@ -119,105 +108,91 @@ class Recovery:
             what,
             position,
             end,
-            help=f"expected {expected_list(_expected_terminals(error.interactive_parser))}",
+            help=f"expected {expected_list(parser.expected())}",
         )
-        line_counter.feed(text[position:end])
-        return True
+        # What follows junk is often the rest of a broken word (`many-unique` where a
+        # type is expected); its errors are echoes.
+        self.quiet_until = _next_significant(text, end)
+        return end
 
     # -- unexpected tokens ------------------------------------------------------------
 
-    def _token(self, error: UnexpectedToken) -> bool:
-        token = error.token
-        parser = error.interactive_parser
-        expected = _expected_terminals(parser)
-        if token.type == "$END":
+    def token(self, parser: Parser, token: Tok) -> bool:
+        """Handle a token the parser cannot take. False stops the parse."""
+        if not self._budget():
+            return False
+        expected = parser.expected()
+        if token.type == END:
             self._report(
                 codes.UNEXPECTED_EOF,
                 f"unexpected end of file, expected {expected_list(expected)}",
-                len(self.source.text),
-                len(self.source.text),
+                token.start,
+                token.start,
                 help=_closing_help(expected),
             )
             return False
-
-        inserted = self._try_insert(parser, token, expected)
-        if inserted is not None:
-            previous_end = self._previous_token_end(token.start_pos or 0)
-            word = spelling(inserted)
+        quiet = token.start <= self.quiet_until
+        if not quiet:
+            if self._insert_missing(parser, token, expected):
+                return True
             self._report(
                 codes.UNEXPECTED_TOKEN,
-                f"expected `{word}`, found {describe_found(token.type, str(token))}",
-                previous_end,
-                previous_end,
-                label=f"expected `{word}` here",
-                help=f"add `{word}` here",
+                f"expected {expected_list(expected)}, "
+                f"found {describe_found(token.type, token.value)}",
+                token.start,
+                token.end,
+                help=_suggest_keyword(token.value, expected) if token.type == "NAME" else None,
             )
-            return True
-
-        start = token.start_pos or 0
-        if start <= self.quiet_until:
-            # At the boundary after a skipped item: find the state this token continues.
-            if not self._unwind(parser, token):
-                self._skip_item(error, start)
-            return True
-        end = token.end_pos or start
-        self._report(
-            codes.UNEXPECTED_TOKEN,
-            f"expected {expected_list(expected)}, found {describe_found(token.type, str(token))}",
-            start,
-            end,
-            help=_suggest_keyword(str(token), expected) if token.type == "NAME" else None,
-        )
-        self._skip_item(error, start)
+        self._resynchronize(parser, token)
         return True
 
-    def _skip_item(self, error: UnexpectedToken, start: int) -> None:
-        """Skip the rest of the broken item (through its `;` or its closing `}`).
-
-        The parser's states are then unwound when the next token arrives (see `_token`).
-        """
-        text = self.source.text
-        end = _item_end(text, start)
-        line_counter = error.interactive_parser.lexer_thread.state.line_ctr  # type: ignore[union-attr]
-        if end > line_counter.char_pos:
-            line_counter.feed(text[line_counter.char_pos : end])
-        self.quiet_until = _next_significant(text, end)
-
-    def _try_insert(self, parser: object, token: Token, expected: set[str]) -> str | None:
+    def _insert_missing(self, parser: Parser, token: Tok, expected: set[str]) -> bool:
+        """Pretend a missing `;`, `}` or `>` was there, if the token then fits."""
+        # A word was lexed for the state before the missing token; after it, the same
+        # word may be a keyword (`} type B` is `}` then the keyword `type`).
+        readings = [token.type]
+        keyword = parser.tables.keywords.get(token.value)
+        if keyword is not None and keyword != token.type:
+            readings.append(keyword)
         for candidate in _INSERTABLE:
-            if candidate not in expected or token.type == candidate:
+            if candidate not in expected:
                 continue
-            trial = parser.copy()  # type: ignore[attr-defined]
-            virtual = Token.new_borrow_pos(candidate, spelling(candidate) or "", token)
-            try:
-                trial.feed_token(virtual)
-                trial.feed_token(token)
-            except UnexpectedInput:
-                continue
-            except Exception:
-                continue
-            parser.feed_token(virtual)  # type: ignore[attr-defined]
-            parser.feed_token(token)  # type: ignore[attr-defined]
-            return candidate
-        return None
+            for reading in readings:
+                if not parser.accepts([candidate, reading]):
+                    continue
+                at = self._previous_token_end(token.start)
+                word = spelling(candidate) or candidate
+                self._report(
+                    codes.UNEXPECTED_TOKEN,
+                    f"expected `{word}`, found {describe_found(reading, token.value)}",
+                    at,
+                    at,
+                    label=f"expected `{word}` here",
+                    help=f"add `{word}` here",
+                )
+                parser.feed(Tok(candidate, word, at, at))
+                parser.feed(Tok(reading, token.value, token.start, token.end))
+                return True
+        return False
 
-    def _unwind(self, parser: object, token: Token) -> bool:
-        """Pop parser states until `token` fits and feed it; False if it fits nowhere."""
-        state = parser.parser_state  # type: ignore[attr-defined]
-        table = state.parse_conf.states
-        stack = state.state_stack
-        depth = len(stack) - 1
-        while depth > 0 and token.type not in table[stack[depth]]:
-            depth -= 1
-        if token.type not in table[stack[depth]]:
-            return False
-        del stack[depth + 1 :]
-        del state.value_stack[depth:]
-        try:
-            parser.feed_token(token)  # type: ignore[attr-defined]
-        except UnexpectedInput:
-            return False
-        return True
+    def _resynchronize(self, parser: Parser, token: Tok) -> None:
+        """Abandon the broken item: back to the list that holds it, past its text.
+
+        The item is a declaration, member, field, enum value, case or union alternative:
+        whatever the innermost block (or the file) lists. Its text is skipped from where
+        it began, so braces inside it balance; errors right after the skip are echoes and
+        stay quiet.
+        """
+        begun = parser.pop_to_list()
+        item_start = token.start if begun is None else min(begun, token.start)
+        end = _item_end(self.source.text, item_start)
+        if end > token.start:
+            parser.position = end
+        elif parser.accepts([token.type]):
+            parser.position = token.start  # the token closes the list: read it again
+        else:
+            parser.position = token.end  # nothing can take it: drop it
+        self.quiet_until = _next_significant(self.source.text, parser.position)
 
     # -- helpers ----------------------------------------------------------------------
 
@@ -287,16 +262,6 @@ def _printable(text: str) -> str:
     return "".join(
         char if char.isprintable() and char != "`" else f"\\u{{{ord(char):x}}}" for char in text
     )
-
-
-def _expected_terminals(parser: object) -> set[str]:
-    """The terminals the parser can take in its current state.
-
-    Taken from the parse table, not from the lexer's error: the contextual lexer folds
-    keywords into NAME, so its list would lack them.
-    """
-    choices = parser.choices()  # type: ignore[attr-defined]
-    return {name for name in choices if name.isupper()}
 
 
 def _closing_help(expected: set[str]) -> str | None:

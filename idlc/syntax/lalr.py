@@ -1,0 +1,318 @@
+"""The LALR(1) driver: Lark builds and checks the tables; this module runs them.
+
+Lark's own lexer and parse loop cost about 10 µs per token here (its rules hash and compare
+in Python on every reduction); the schemas idlc is used on reach megabytes, so idlc drives
+Lark's tables with a loop of its own: one master regular expression, built from the
+grammar's own terminal definitions, and a contextual keyword rule identical to Lark's
+contextual lexer — a word is a keyword only where the parser can take that keyword, and a
+name everywhere else. The callbacks are Lark's (they wrap `parser._Builder`), so the tree
+shapes are exactly what the grammar says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from lark import Lark
+from lark.lexer import PatternStr
+from lark.parsers.lalr_analysis import Shift
+
+
+class Tok:
+    """A token: its terminal name, its text and where it is (character offsets)."""
+
+    __slots__ = ("type", "value", "start", "end")
+
+    def __init__(self, type: str, value: str, start: int, end: int) -> None:
+        self.type = type
+        self.value = value
+        self.start = start
+        self.end = end
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Tok({self.type}, {self.value!r}, {self.start})"
+
+
+# An action: (True, next state) to shift, or (False, size, rule origin, callback) to reduce.
+Action = tuple[Any, ...]
+
+END = "$END"
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    actions: list[dict[str, Action]]
+    start: int
+    end: int
+    master: re.Pattern[str]
+    keywords: dict[str, str]  # spelling → terminal, for words (hyphenated ones included)
+    punctuation: dict[str, str]  # spelling → terminal
+    ignored: frozenset[str]  # terminals that are skipped
+    comments: frozenset[str]  # skipped terminals that are reported to `on_comment`
+
+    def terminals(self, state: int) -> set[str]:
+        return {name for name in self.actions[state] if name.isupper() or name == END}
+
+
+def build_tables(lark: Lark) -> Tables:
+    frontend: Any = lark.parser
+    parser = frontend.parser.parser
+    table = parser.parse_table
+    callbacks = parser.callbacks
+    actions: list[dict[str, Action]] = [{} for _ in range(len(table.states))]
+    for state, entries in table.states.items():
+        row = actions[state]
+        for symbol, (kind, argument) in entries.items():
+            if kind is Shift:
+                row[symbol] = (True, argument)
+            else:
+                row[symbol] = (
+                    False,
+                    len(argument.expansion),
+                    argument.origin.name,
+                    callbacks[argument],
+                )
+    keywords: dict[str, str] = {}
+    punctuation: dict[str, str] = {}
+    patterns: dict[str, str] = {}
+    for terminal in frontend.lexer_conf.terminals:
+        pattern = terminal.pattern
+        if isinstance(pattern, PatternStr):
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", pattern.value):
+                keywords[pattern.value] = terminal.name
+            else:
+                punctuation[pattern.value] = terminal.name
+        else:
+            patterns[terminal.name] = pattern.to_regexp()
+    ignored = frozenset(frontend.lexer_conf.ignore)
+    regex_terminals = [name for name in patterns if name != "NAME"]
+    words = r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z_][A-Za-z0-9_]*)?"
+    assert re.fullmatch(patterns["NAME"], "a_1") and not re.fullmatch(patterns["NAME"], "a-b")
+    alternatives = [
+        # Longest first, so `//` is a comment and `->` an arrow.
+        *(f"(?P<{name}>{patterns[name]})" for name in _by_priority(regex_terminals, patterns)),
+        "(?P<PUNCTUATION>"
+        + "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True))
+        + ")",
+        f"(?P<WORD>{words})",
+    ]
+    return Tables(
+        actions=actions,
+        start=table.start_states["start"],
+        end=table.end_states["start"],
+        master=re.compile("|".join(alternatives)),
+        keywords=keywords,
+        punctuation=punctuation,
+        ignored=ignored,
+        comments=frozenset(name for name in ignored if "COMMENT" in name),
+    )
+
+
+def _by_priority(names: list[str], patterns: dict[str, str]) -> list[str]:
+    # White space first (most frequent), comments before anything starting with `/`.
+    order = {"WS": 0, "BLOCK_COMMENT": 1, "LINE_COMMENT": 2}
+    return sorted(names, key=lambda name: (order.get(name, 3), name))
+
+
+def _start_of(value: Any) -> int | None:
+    if isinstance(value, Tok):
+        return value.start
+    span = getattr(value, "span", None)
+    if span is not None:
+        return int(span.start)
+    children = getattr(value, "children", None)  # a Lark tree of list items
+    if children:
+        return _start_of(children[0])
+    if isinstance(value, (list, tuple)) and value:
+        return _start_of(value[0])
+    return None
+
+
+class Recoverer(Protocol):
+    def characters(self, parser: Parser, position: int) -> int | None: ...
+
+    def token(self, parser: Parser, token: Tok) -> bool: ...
+
+
+class SyntaxStop(Exception):
+    """Recovery gave up; what it found is already reported."""
+
+
+class Parser:
+    """One parse of one text. `stack`/`values` are the LALR state and value stacks."""
+
+    def __init__(
+        self,
+        tables: Tables,
+        text: str,
+        on_comment: Callable[[str, int, int], None],
+        recovery: Recoverer,
+    ) -> None:
+        self.tables = tables
+        self.text = text
+        self.on_comment = on_comment
+        self.recovery = recovery
+        self.stack: list[int] = [tables.start]
+        self.values: list[Any] = []
+        self.position = 0
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def parse(self) -> Any:
+        tables = self.tables
+        text = self.text
+        length = len(text)
+        actions = tables.actions
+        keywords = tables.keywords
+        punctuation = tables.punctuation
+        ignored = tables.ignored
+        comments = tables.comments
+        match = tables.master.match
+        stack = self.stack
+        values = self.values
+        while True:
+            position = self.position
+            found = match(text, position)
+            if found is None:
+                if position >= length:
+                    token = Tok(END, "", length, length)
+                else:
+                    resumed = self.recovery.characters(self, position)
+                    if resumed is None:
+                        raise SyntaxStop
+                    self.position = resumed
+                    continue
+            else:
+                kind = found.lastgroup
+                end = found.end()
+                value = found.group()
+                if kind in ignored:
+                    if kind in comments:
+                        self.on_comment(value, position, end)
+                    self.position = end
+                    continue
+                if kind == "WORD":
+                    row = actions[stack[-1]]
+                    terminal = keywords.get(value)
+                    if terminal is None or terminal not in row:
+                        if "-" in value:
+                            # Not a hyphenated keyword here: only the word before `-`.
+                            value = value[: value.index("-")]
+                            end = position + len(value)
+                            terminal = keywords.get(value)
+                            if terminal is None or terminal not in row:
+                                terminal = "NAME"
+                        else:
+                            terminal = "NAME"
+                    kind = terminal
+                elif kind == "PUNCTUATION":
+                    kind = punctuation[value]
+                token = Tok(kind, value, position, end)
+            self.position = token.end
+            # Feed the token: reduce as the table says, then shift it (or accept).
+            while True:
+                action = actions[stack[-1]].get(token.type)
+                if action is None:
+                    if not self.recovery.token(self, token):
+                        raise SyntaxStop
+                    break
+                if action[0]:
+                    stack.append(action[1])
+                    values.append(token)
+                    break
+                _, size, origin, callback = action
+                if size:
+                    children = values[-size:]
+                    del stack[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                result = callback(children)
+                stack.append(actions[stack[-1]][origin][1])
+                values.append(result)
+                if stack[-1] == tables.end:
+                    return result
+
+    # -- what recovery uses -----------------------------------------------------------
+
+    def expected(self) -> set[str]:
+        """The terminals that can come next. A state's row also lists the lookaheads of
+        reductions that fail later, so each is checked by simulation."""
+        return {
+            terminal
+            for terminal in self.tables.terminals(self.stack[-1])
+            if self.accepts([terminal])
+        }
+
+    def pop_to_list(self) -> int | None:
+        """Pop to the innermost state that lists items (it takes `}` or end of file).
+
+        Returns where the first popped value began, None when nothing was popped.
+        """
+        actions = self.tables.actions
+        depth = len(self.stack) - 1
+        while depth > 0 and not ("RBRACE" in actions[self.stack[depth]] or END in actions[self.stack[depth]]):
+            depth -= 1
+        if depth == len(self.stack) - 1:
+            return None
+        first = self.values[depth]
+        start = _start_of(first)
+        del self.stack[depth + 1 :]
+        del self.values[depth:]
+        return start
+
+    def accepts(self, tokens: list[str]) -> bool:
+        """Whether the terminals `tokens` would be taken in turn from the current state
+        (simulated on a copy of the state stack; nothing is built)."""
+        actions = self.tables.actions
+        stack = list(self.stack)
+        for terminal in tokens:
+            while True:
+                action = actions[stack[-1]].get(terminal)
+                if action is None:
+                    return False
+                if action[0]:
+                    stack.append(action[1])
+                    break
+                size = action[1]
+                if size:
+                    del stack[-size:]
+                stack.append(actions[stack[-1]][action[2]][1])
+                if stack[-1] == self.tables.end:
+                    return True
+        return True
+
+    def feed(self, token: Tok) -> None:
+        """Feed one token for real (recovery uses it for tokens it knows fit)."""
+        actions = self.tables.actions
+        while True:
+            action = actions[self.stack[-1]][token.type]
+            if action[0]:
+                self.stack.append(action[1])
+                self.values.append(token)
+                return
+            _, size, origin, callback = action
+            children = self.values[-size:] if size else []
+            if size:
+                del self.stack[-size:]
+                del self.values[-size:]
+            self.values.append(callback(children))
+            self.stack.append(actions[self.stack[-1]][origin][1])
+
+    def unwind_to(self, terminal: str) -> bool:
+        """Pop states until one takes `terminal`; False (nothing popped) if none does."""
+        actions = self.tables.actions
+        depth = len(self.stack) - 1
+        while depth > 0 and terminal not in actions[self.stack[depth]]:
+            depth -= 1
+        if terminal not in actions[self.stack[depth]]:
+            return False
+        del self.stack[depth + 1 :]
+        del self.values[depth:]
+        return True
