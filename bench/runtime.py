@@ -85,7 +85,9 @@ async def _tick(implementation: Bench, params: BenchTickInput) -> None:
     return await implementation.tick(index=params.index)
 
 
-def _method(wire: str, member: str, params: type, result: Any, invoke: Any, notify: bool) -> MethodSpec:
+def _method(
+    wire: str, member: str, params: type, result: Any, invoke: Any, notify: bool
+) -> MethodSpec:
     return MethodSpec(
         wire=wire,
         member=member,
@@ -108,7 +110,9 @@ Bench.__idlc_interface__ = InterfaceSpec(
         "bench:chatty-add:call": _method(
             "bench:chatty-add:call", "chatty_add", BenchAddInput, int, _chatty_add, False
         ),
-        "bench:tick:notify": _method("bench:tick:notify", "tick", BenchTickInput, None, _tick, True),
+        "bench:tick:notify": _method(
+            "bench:tick:notify", "tick", BenchTickInput, None, _tick, True
+        ),
     },
     skeleton=Bench,
 )
@@ -121,9 +125,10 @@ async def ours(method: str, count: int) -> float:
     server_in, client_out = os.pipe()
     client_in, server_out = os.pipe()
     client_root = Bench()
-    async with connect_fds(server_in, server_out, Bench()), connect_fds(
-        client_in, client_out, client_root
-    ) as client:
+    async with (
+        connect_fds(server_in, server_out, Bench()),
+        connect_fds(client_in, client_out, client_root) as client,
+    ):
         params = BenchAddInput(left=1, right=2)
         await client.request(method, params, int)  # warm up the decoders
         started = time.perf_counter()
@@ -206,7 +211,9 @@ RAW_HANDLERS: dict[str, Callable[[RawPeer, Any], Awaitable[Any]]] = {
 async def _raw_end(read_fd: int, write_fd: int) -> RawPeer:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0))
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0)
+    )
     transport, protocol = await loop.connect_write_pipe(
         lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(write_fd, "wb", 0)
     )
@@ -260,8 +267,10 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=3000, help="round trips per run")
     args = parser.parse_args()
     results = asyncio.run(measure(args.runs, args.count))
-    print(f"Python {sys.version.split()[0]}, msgspec {msgspec.__version__}, "
-          f"{args.runs} runs x {args.count} round trips, median round trips/s")
+    print(
+        f"Python {sys.version.split()[0]}, msgspec {msgspec.__version__}, "
+        f"{args.runs} runs x {args.count} round trips, median round trips/s"
+    )
     print(f"{'scenario':36} {'idlc.runtime':>14} {'raw baseline':>14} {'ratio':>7}")
     for name, (mine, raw) in results.items():
         print(f"{name:36} {mine:14,.0f} {raw:14,.0f} {mine / raw:6.2f}x")

@@ -217,7 +217,9 @@ class Peer:
             raise ConnectionClosed("the connection is closed" if self._task else "not started")
         self._next_id += 1
         id = self._next_id
-        message = encode_request(id, method, params if target is None else with_target(params, target))
+        message = encode_request(
+            id, method, params if target is None else with_target(params, target)
+        )
         future: asyncio.Future[Raw] = self._loop.create_future()
         self._pending[id] = future
         try:
@@ -242,9 +244,13 @@ class Peer:
         try:
             return decoder_for(result_type).decode(raw)
         except msgspec.ValidationError as error:
-            raise ProtocolError(f"Invalid result for {method}: {error}", validation_data(error)) from None
+            raise ProtocolError(
+                f"Invalid result for {method}: {error}", validation_data(error)
+            ) from None
 
-    async def notify(self, method: str, params: object | None, *, target: str | None = None) -> None:
+    async def notify(
+        self, method: str, params: object | None, *, target: str | None = None
+    ) -> None:
         """Send a notification: no answer comes back, not even an error."""
         if self._closed or self._task is None:
             raise ConnectionClosed("the connection is closed" if self._task else "not started")
@@ -404,7 +410,9 @@ class Peer:
             try:
                 target = decode_target(params)
             except msgspec.ValidationError as error:
-                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)) from None
+                raise RpcError(
+                    ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
+                ) from None
         if target is None:
             served = self._root
             if served is None:
@@ -412,7 +420,9 @@ class Peer:
         else:
             served = self._objects.get(target)
             if served is None:
-                raise RpcError(ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target})
+                raise RpcError(
+                    ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target}
+                )
         spec = served.methods.get(method)
         if spec is None:
             raise Unsupported(method, f"Method not found: {method}")
@@ -424,12 +434,16 @@ class Peer:
             else:
                 decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
         except msgspec.ValidationError as error:
-            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)) from None
+            raise RpcError(
+                ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
+            ) from None
         return served, spec, decoded, target
 
     def _on_request(self, id: RequestId | None, method: str, params: Raw, targeted: bool) -> None:
         if id in self._incoming:
-            self._send_error(id, ErrorCode.INVALID_REQUEST, f"Invalid request: id {id!r} is already in use")
+            self._send_error(
+                id, ErrorCode.INVALID_REQUEST, f"Invalid request: id {id!r} is already in use"
+            )
             return
         try:
             served, spec, decoded, target = self._lookup(method, params, targeted)
@@ -475,7 +489,9 @@ class Peer:
         implementation = served.implementation
         if not self._interceptors:
             return spec.invoke(implementation, params)
-        call = CallInfo(spec.wire, spec.member, target, spec.execution, notify, implementation, params)
+        call = CallInfo(
+            spec.wire, spec.member, target, spec.execution, notify, implementation, params
+        )
         proceed: Proceed = functools.partial(spec.invoke, implementation, params)
         for interceptor in reversed(self._interceptors):
             proceed = functools.partial(interceptor, call, proceed)
@@ -517,7 +533,9 @@ class Peer:
             self._incoming.pop(id, None)
             self._handler_done(token)
 
-    async def _consume(self, token: int, served: _Served, spec: MethodSpec, params: Any, target: str | None) -> None:
+    async def _consume(
+        self, token: int, served: _Served, spec: MethodSpec, params: Any, target: str | None
+    ) -> None:
         try:
             await self._invoke(served, spec, params, target, True)
         except asyncio.CancelledError:
@@ -542,7 +560,9 @@ class Peer:
         if not self._closed:
             self._writer.write(message)
 
-    def _send_error(self, id: RequestId | None, code: int, message: str, data: object = None) -> None:
+    def _send_error(
+        self, id: RequestId | None, code: int, message: str, data: object = None
+    ) -> None:
         self._write(encode_error(id, code, message, data))
 
     def _encode_rpc_error(self, id: RequestId | None, error: RpcError) -> bytes:

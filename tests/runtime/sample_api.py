@@ -204,27 +204,87 @@ Sample.__idlc_interface__ = InterfaceSpec(
     revision="sample@1",
     methods=dict(
         [
-            _call("sample:add:call", "add", InputShape.RECORD, SampleAddInput, int,
-                  _sample_add, Execution.TRANSACTION, required=True),
-            _call("sample:echo:call", "echo", InputShape.WRAPPED, SampleEchoInput, list[str],
-                  _sample_echo),
+            _call(
+                "sample:add:call",
+                "add",
+                InputShape.RECORD,
+                SampleAddInput,
+                int,
+                _sample_add,
+                Execution.TRANSACTION,
+                required=True,
+            ),
+            _call(
+                "sample:echo:call",
+                "echo",
+                InputShape.WRAPPED,
+                SampleEchoInput,
+                list[str],
+                _sample_echo,
+            ),
             _call("sample:ping:get", "ping", InputShape.UNIT, None, str, _sample_ping),
-            _call("sample:hold-write:call", "hold_write", InputShape.RECORD, SampleHoldInput,
-                  str, _sample_hold_write, Execution.TRANSACTION),
-            _call("sample:hold-read:call", "hold_read", InputShape.RECORD, SampleHoldInput,
-                  str, _sample_hold_read, Execution.SNAPSHOT),
-            _call("sample:delay:call", "delay", InputShape.RECORD, SampleDelayInput, int,
-                  _sample_delay),
-            _call("sample:chatter:call", "chatter", InputShape.RECORD, SampleChatterInput, int,
-                  _sample_chatter),
+            _call(
+                "sample:hold-write:call",
+                "hold_write",
+                InputShape.RECORD,
+                SampleHoldInput,
+                str,
+                _sample_hold_write,
+                Execution.TRANSACTION,
+            ),
+            _call(
+                "sample:hold-read:call",
+                "hold_read",
+                InputShape.RECORD,
+                SampleHoldInput,
+                str,
+                _sample_hold_read,
+                Execution.SNAPSHOT,
+            ),
+            _call(
+                "sample:delay:call",
+                "delay",
+                InputShape.RECORD,
+                SampleDelayInput,
+                int,
+                _sample_delay,
+            ),
+            _call(
+                "sample:chatter:call",
+                "chatter",
+                InputShape.RECORD,
+                SampleChatterInput,
+                int,
+                _sample_chatter,
+            ),
             _call("sample:fail:call", "fail", InputShape.UNIT, None, None, _sample_fail),
             _call("sample:refuse:call", "refuse", InputShape.UNIT, None, None, _sample_refuse),
-            _call("sample:agents:resolve", "agents", InputShape.UNIT, None,
-                  frozenset[AgentObjectRef], _sample_agents),
-            _call("sample:find-agent:call", "find_agent", InputShape.RECORD,
-                  SampleFindAgentInput, typing.Optional[AgentObjectRef], _sample_find_agent),
-            _call("sample:event:notify", "event", InputShape.RECORD, SampleEventInput, None,
-                  _sample_event, None, notify=True),
+            _call(
+                "sample:agents:resolve",
+                "agents",
+                InputShape.UNIT,
+                None,
+                frozenset[AgentObjectRef],
+                _sample_agents,
+            ),
+            _call(
+                "sample:find-agent:call",
+                "find_agent",
+                InputShape.RECORD,
+                SampleFindAgentInput,
+                typing.Optional[AgentObjectRef],
+                _sample_find_agent,
+            ),
+            _call(
+                "sample:event:notify",
+                "event",
+                InputShape.RECORD,
+                SampleEventInput,
+                None,
+                _sample_event,
+                None,
+                notify=True,
+            ),
         ]
     ),
     skeleton=Sample,
@@ -236,10 +296,16 @@ Item.__idlc_interface__ = InterfaceSpec(
     revision="item@1",
     methods=dict(
         [
-            _call("item:name:get", "name", InputShape.UNIT, None, str, _item_name,
-                  required=True),
-            _call("item:rename:call", "rename", InputShape.RECORD, ItemRenameInput, None,
-                  _item_rename, Execution.TRANSACTION),
+            _call("item:name:get", "name", InputShape.UNIT, None, str, _item_name, required=True),
+            _call(
+                "item:rename:call",
+                "rename",
+                InputShape.RECORD,
+                ItemRenameInput,
+                None,
+                _item_rename,
+                Execution.TRANSACTION,
+            ),
         ]
     ),
     skeleton=Item,
@@ -253,7 +319,9 @@ class SampleProxy:
 
     async def add(self, *, amount: int, note_text: str | None = None) -> int:
         result: int = await self._peer.request(
-            "sample:add:call", SampleAddInput(amount=amount, note_text=note_text), int,
+            "sample:add:call",
+            SampleAddInput(amount=amount, note_text=note_text),
+            int,
             target=self._target,
         )
         return result
@@ -270,14 +338,18 @@ class SampleProxy:
 
     async def hold_write(self, *, gate_key: str) -> str:
         result: str = await self._peer.request(
-            "sample:hold-write:call", SampleHoldInput(gate_key=gate_key), str,
+            "sample:hold-write:call",
+            SampleHoldInput(gate_key=gate_key),
+            str,
             target=self._target,
         )
         return result
 
     async def hold_read(self, *, gate_key: str) -> str:
         result: str = await self._peer.request(
-            "sample:hold-read:call", SampleHoldInput(gate_key=gate_key), str,
+            "sample:hold-read:call",
+            SampleHoldInput(gate_key=gate_key),
+            str,
             target=self._target,
         )
         return result
@@ -308,8 +380,10 @@ class SampleProxy:
 
     async def find_agent(self, *, name: str) -> AgentObjectRef | None:
         result: AgentObjectRef | None = await self._peer.request(
-            "sample:find-agent:call", SampleFindAgentInput(name=name),
-            typing.Optional[AgentObjectRef], target=self._target,
+            "sample:find-agent:call",
+            SampleFindAgentInput(name=name),
+            typing.Optional[AgentObjectRef],
+            target=self._target,
         )
         return result
 

@@ -32,16 +32,27 @@ async def test_an_incoming_cancel_answers_once_with_request_cancelled() -> None:
     service = SampleService()
     async with raw_connection(service) as (client, _):
         await client.send_json(
-            {"jsonrpc": "2.0", "id": 9, "method": "sample:hold-read:call", "params": {"gateKey": "k"}}
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "sample:hold-read:call",
+                "params": {"gateKey": "k"},
+            }
         )
         await within(service.started["k"].wait())
-        await client.send_json({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 9}})
+        await client.send_json(
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 9}}
+        )
         answer = await client.receive()
         assert answer["id"] == 9 and answer["error"]["code"] == -32800
         assert "k" in service.cancelled
         # Cancelling again, or cancelling an unknown id, changes nothing and answers nothing.
-        await client.send_json({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 9}})
-        await client.send_json({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "x"}})
+        await client.send_json(
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 9}}
+        )
+        await client.send_json(
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "x"}}
+        )
         await client.send_json({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {}})
         await client.assert_still_serving()
 
@@ -51,7 +62,9 @@ async def test_a_cancel_after_the_answer_changes_nothing() -> None:
     async with raw_connection(SampleService()) as (client, _):
         answer = await client.call("sample:add:call", {"amount": 2}, id=1)
         assert answer["result"] == 2
-        await client.send_json({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}})
+        await client.send_json(
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}}
+        )
         await client.assert_still_serving()
 
 
@@ -59,7 +72,9 @@ async def test_a_cancel_after_the_answer_changes_nothing() -> None:
 async def test_pending_calls_fail_promptly_when_the_other_side_disconnects() -> None:
     service = SampleService()
     async with memory_pair(None, service) as (client, server):
-        calls = [asyncio.create_task(SampleProxy(client).hold_read(gate_key=f"g{i}")) for i in range(3)]
+        calls = [
+            asyncio.create_task(SampleProxy(client).hold_read(gate_key=f"g{i}")) for i in range(3)
+        ]
         for i in range(3):
             await within(service.started[f"g{i}"].wait())
         started = time.monotonic()

@@ -27,7 +27,9 @@ async def test_interceptors_see_method_member_target_execution_and_notify() -> N
     order: list[str] = []
 
     async def record(call: CallInfo, proceed: Proceed) -> Any:
-        seen.append((call.method, call.member, call.target, call.execution, call.notify, call.params))
+        seen.append(
+            (call.method, call.member, call.target, call.execution, call.notify, call.params)
+        )
         order.append("outer in")
         result = await proceed()
         order.append("outer out")

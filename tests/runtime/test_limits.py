@@ -20,7 +20,12 @@ async def test_reading_pauses_while_the_handler_bound_is_reached() -> None:
     async with raw_connection(service, options) as (client, _server):
         for key in ("a", "b", "c"):
             await client.send_json(
-                {"jsonrpc": "2.0", "id": key, "method": "sample:hold-read:call", "params": {"gateKey": key}}
+                {
+                    "jsonrpc": "2.0",
+                    "id": key,
+                    "method": "sample:hold-read:call",
+                    "params": {"gateKey": key},
+                }
             )
         await within(service.started["a"].wait())
         await within(service.started["b"].wait())

@@ -41,9 +41,10 @@ async def test_tcp_round_trips_with_callbacks_and_several_clients() -> None:
 
     async with serve_tcp(make_root, "127.0.0.1", 0) as server:
         callers = [SampleService(), SampleService()]
-        async with connect_tcp("127.0.0.1", server.port, root=callers[0]) as first, connect_tcp(
-            "127.0.0.1", server.port, root=callers[1]
-        ) as second:
+        async with (
+            connect_tcp("127.0.0.1", server.port, root=callers[0]) as first,
+            connect_tcp("127.0.0.1", server.port, root=callers[1]) as second,
+        ):
             assert await within(SampleProxy(first).add(amount=2)) == 2
             assert await within(SampleProxy(second).add(amount=5)) == 5
             assert await within(SampleProxy(first).chatter(count=3)) == 3
@@ -127,7 +128,17 @@ def test_stdio_serving_works_with_regular_files(tmp_path: Path) -> None:
     import subprocess
 
     requests = tmp_path / "in.jsonl"
-    requests.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "sample:echo:call", "params": {"input": ["a", "b"]}}) + "\n")
+    requests.write_text(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "sample:echo:call",
+                "params": {"input": ["a", "b"]},
+            }
+        )
+        + "\n"
+    )
     answers = tmp_path / "out.jsonl"
     with requests.open("rb") as stdin, answers.open("wb") as stdout:
         subprocess.run(

@@ -86,7 +86,10 @@ async def test_invalid_params_name_the_path_and_the_reason(
 async def test_wrapped_input_paths_start_at_input() -> None:
     async with raw_connection(SampleService()) as (client, _):
         answer = await client.call("sample:echo:call", {"input": ["a", 1]})
-        assert answer["error"]["data"] == {"path": "$.input[1]", "reason": "Expected `str`, got `int`"}
+        assert answer["error"]["data"] == {
+            "path": "$.input[1]",
+            "reason": "Expected `str`, got `int`",
+        }
         answer = await client.call("sample:echo:call", {"input": ["a", "b"]})
         assert answer["result"] == ["b", "a"]
         await client.assert_still_serving()
@@ -159,7 +162,9 @@ async def test_oversized_messages_are_refused_and_skipped() -> None:
         assert answer["id"] == 77 and answer["error"]["code"] == -32600
         assert answer["error"]["data"] == {"size": len(big), "limit": 4096}
         # An oversized notification only gets a log line.
-        notification = f'{{"jsonrpc":"2.0","method":"sample:event:notify","params":{{"text":"{padding}"}}}}'
+        notification = (
+            f'{{"jsonrpc":"2.0","method":"sample:event:notify","params":{{"text":"{padding}"}}}}'
+        )
         await client.send(notification.encode() + b"\n")
         # A line just under the limit is served, also when it arrives with the next ones.
         fits = '{"jsonrpc":"2.0","id":78,"method":"sample:echo:call","params":{"input":["%s"]}}'
@@ -188,7 +193,9 @@ async def test_a_truncated_last_line_gets_a_parse_error_before_closing() -> None
 async def test_a_reused_id_is_refused_while_the_first_is_running() -> None:
     service = SampleService()
     async with raw_connection(service) as (client, _):
-        hold = b'{"jsonrpc":"2.0","id":5,"method":"sample:hold-read:call","params":{"gateKey":"k"}}\n'
+        hold = (
+            b'{"jsonrpc":"2.0","id":5,"method":"sample:hold-read:call","params":{"gateKey":"k"}}\n'
+        )
         await client.send(hold)
         await service.started["k"].wait()
         await client.send(hold)
