@@ -17,8 +17,9 @@ from pathlib import Path
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.semantics import model
-from idlc.semantics.resolver import resolve
-from idlc.source import SourceFile, SourceMap, display_path
+from idlc.semantics.resolver import resolve, without_gc
+from idlc.source import SourceFile, SourceMap
+from idlc.source import display_path as _display_path
 from idlc.syntax import ast, parser, reader
 
 __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
@@ -136,6 +137,14 @@ class _Loader:
         return self.parse_text(path, data)
 
 
+def display_path(path: Path) -> str:
+    """`source.display_path`, for any path: a symlink loop is shown as given."""
+    try:
+        return _display_path(path)
+    except (OSError, RuntimeError):
+        return str(path)
+
+
 def _key(path: Path) -> Path:
     try:
         return path.resolve()
@@ -148,7 +157,8 @@ def parse_files(paths: Sequence[Path]) -> Parsed:
     diagnostics = Diagnostics()
     sources = SourceMap()
     loader = _Loader(diagnostics, sources)
-    files = [loader.load(path) for path in loader.expand(paths)]
+    with without_gc():
+        files = [loader.load(path) for path in loader.expand(paths)]
     return Parsed(files, diagnostics, sources)
 
 
@@ -210,6 +220,11 @@ def compile_files(
     An import defined nowhere stays opaque. Never raises for bad input: every problem is a
     diagnostic. Syntax errors stop the compilation before name resolution.
     """
+    with without_gc():
+        return _compile(paths, include_dirs)
+
+
+def _compile(paths: Sequence[Path], include_dirs: Sequence[Path]) -> Compilation:
     diagnostics = Diagnostics()
     sources = SourceMap()
     loader = _Loader(diagnostics, sources)

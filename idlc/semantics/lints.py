@@ -9,9 +9,13 @@ from idlc.source import SourceFile, Span
 from idlc.syntax import ast
 
 
+_INTEGER = re.compile(r"0|[1-9][0-9]*")
+
+
 def check_revision(decl: ast.InterfaceDecl, diagnostics: Diagnostics) -> None:
-    expected = re.compile(re.escape(decl.id.value) + r"@(?:0|[1-9][0-9]*)")
-    if expected.fullmatch(decl.revision.value):
+    revision = decl.revision.value
+    prefix = decl.id.value + "@"
+    if revision.startswith(prefix) and _INTEGER.fullmatch(revision, len(prefix)):
         return
     diagnostics.add(
         codes.REVISION_FORMAT,

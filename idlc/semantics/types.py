@@ -6,6 +6,8 @@ through a typedef) wait until every typedef is converted; see `checks.py`.
 
 from __future__ import annotations
 
+import functools
+
 from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model
@@ -13,6 +15,10 @@ from idlc.semantics.scope import Kind, Scope
 from idlc.semantics.suggest import did_you_mean
 from idlc.source import Span
 from idlc.syntax import ast
+
+# Names repeat (every record has its `createdAt`); convert each spelling once.
+python_field_name = functools.lru_cache(maxsize=4096)(naming.field_name)
+python_member_name = functools.lru_cache(maxsize=4096)(naming.member_name)
 
 PRIMITIVE_NAMES = tuple(kind.value for kind in ast.PrimitiveKind)
 _PRIMITIVES = {kind: model.PrimitiveKind(kind.value) for kind in ast.PrimitiveKind}
@@ -185,7 +191,7 @@ class TypeConverter:
                 )
             else:
                 seen[name.value] = item
-                python_name = naming.field_name(name.value)
+                python_name = python_field_name(name.value)
                 other = python.get(python_name)
                 if other is not None:
                     self.diagnostics.add(
@@ -217,6 +223,25 @@ class TypeConverter:
                 self.fields_with_defaults.append(converted)
             fields.append(converted)
         return model.Record(tuple(fields), node.span)
+
+    def _case_class(
+        self, item: ast.VariantCase, suffix: str, python: dict[str, ast.VariantCase]
+    ) -> None:
+        """Register the class suffix of a case (`McpServer` + `Http`), reporting a clash."""
+        other = python.get(suffix)
+        if other is None:
+            python[suffix] = item
+            return
+        first, second = (other, item) if other.span.start < item.span.start else (item, other)
+        self.diagnostics.add(
+            codes.PYTHON_NAME_COLLISION,
+            f"variant cases {_case_label(first)} and {_case_label(second)} both become the "
+            f"Python class suffix `{suffix}`",
+            _case_span(item),
+            label=f"becomes `…{suffix}`",
+            help="two cases of one variant must differ in more than case and punctuation",
+            related=[Related(f"{_case_label(other)} is listed here", _case_span(other))],
+        )
 
     def enum(self, node: ast.EnumType) -> model.Enum:
         values: list[model.EnumValue] = []
@@ -277,6 +302,7 @@ class TypeConverter:
                     )
                 else:
                     default = item
+                    self._case_class(item, "Default", python)
             else:
                 first = seen.get(tag.value)
                 if first is not None:
@@ -291,22 +317,18 @@ class TypeConverter:
                     )
                 else:
                     seen[tag.value] = item
-                    python_name = naming.pascal_case(tag.value)
-                    other = python.get(python_name)
-                    if other is not None:
-                        assert other.tag is not None
+                    suffix = naming.pascal_case(tag.value).rstrip("_") or "Case"
+                    if node.open and suffix == "Unknown":
                         self.diagnostics.add(
                             codes.PYTHON_NAME_COLLISION,
-                            f"variant cases {other.tag.raw} and {tag.raw} both become the Python "
-                            f"class suffix `{python_name}`",
+                            f"variant case {tag.raw} becomes the Python class suffix `Unknown`, "
+                            "which an open variant uses for tags it does not know",
                             tag.span,
-                            label=f"becomes `{python_name}`",
-                            help="two cases of one variant must differ in more than case and "
-                            "punctuation",
-                            related=[Related(f"{other.tag.raw} is listed here", other.tag.span)],
+                            label="becomes `…Unknown`",
+                            help="rename the case, or make the variant closed",
                         )
                     else:
-                        python[python_name] = item
+                        self._case_class(item, suffix, python)
             cases.append(
                 model.Case(
                     tag.value if tag is not None else None,
@@ -318,6 +340,14 @@ class TypeConverter:
         variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span)
         self.variants.append(variant)
         return variant
+
+
+def _case_label(case: ast.VariantCase) -> str:
+    return case.tag.raw if case.tag is not None else "`default`"
+
+
+def _case_span(case: ast.VariantCase) -> Span:
+    return case.tag.span if case.tag is not None else _keyword_span(case.span, "default")
 
 
 def _keyword_span(span: Span, keyword: str) -> Span:

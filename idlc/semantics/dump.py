@@ -1,0 +1,175 @@
+"""The resolved model as JSON (`idlc dump --json`): deterministic, readable, spans included.
+
+Declarations are objects keyed by name, in declaration order; members, fields, enum values
+and cases are lists, in source order. Types are rendered structurally:
+`{"kind": "optional", "inner": {"kind": "primitive", "name": "string"}}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from idlc.semantics import model
+
+JSON = dict[str, Any]
+
+#: Bumped when the shape of the dump changes incompatibly.
+FORMAT_VERSION = 1
+
+
+def model_to_json(resolved: model.Model, *, spans: bool = True) -> JSON:
+    """`resolved` as plain JSON values. `spans=False` leaves out every source position."""
+    return _Dumper(spans).whole(resolved)
+
+
+def type_to_json(type: model.Type, *, spans: bool = True) -> JSON:
+    return _Dumper(spans).type_(type)
+
+
+class _Dumper:
+    def __init__(self, spans: bool) -> None:
+        self.spans = spans
+
+    def _with_span(self, data: JSON, span: Any) -> JSON:
+        if self.spans:
+            data["span"] = span.to_json()
+        return data
+
+    def whole(self, resolved: model.Model) -> JSON:
+        return {
+            "formatVersion": FORMAT_VERSION,
+            "sources": [{"path": info.path, "sha256": info.sha256} for info in resolved.sources],
+            "atoms": {name: self.atom(atom) for name, atom in resolved.atoms.items()},
+            "typedefs": {name: self.typedef(typedef) for name, typedef in resolved.typedefs.items()},
+            "interfaces": {
+                name: self.interface(interface) for name, interface in resolved.interfaces.items()
+            },
+            "opaqueInterfaces": {
+                name: self.opaque(opaque) for name, opaque in resolved.opaque_interfaces.items()
+            },
+        }
+
+    def atom(self, atom: model.Atom) -> JSON:
+        data: JSON = {"name": atom.name, "id": atom.id, "doc": atom.doc}
+        if self.spans:
+            data["spans"] = [span.to_json() for span in atom.spans]
+        return data
+
+    def opaque(self, opaque: model.OpaqueInterface) -> JSON:
+        data: JSON = {"name": opaque.name}
+        if self.spans:
+            data["spans"] = [span.to_json() for span in opaque.spans]
+        return data
+
+    def typedef(self, typedef: model.Typedef) -> JSON:
+        return self._with_span(
+            {"name": typedef.name, "doc": typedef.doc, "type": self.type_(typedef.type)},
+            typedef.span,
+        )
+
+    def interface(self, interface: model.Interface) -> JSON:
+        return self._with_span(
+            {
+                "name": interface.name,
+                "id": interface.id,
+                "revision": interface.revision,
+                "doc": interface.doc,
+                "members": [self.member(member) for member in interface.members],
+            },
+            interface.span,
+        )
+
+    def member(self, member: model.Member) -> JSON:
+        data: JSON
+        if isinstance(member, model.Value):
+            data = {
+                "kind": "value",
+                "name": member.name,
+                "id": member.id,
+                "required": member.required,
+                "doc": member.doc,
+                "type": self.type_(member.type),
+            }
+        elif isinstance(member, model.Relation):
+            target = member.target
+            data = {
+                "kind": "relation",
+                "name": member.name,
+                "id": member.id,
+                "required": member.required,
+                "doc": member.doc,
+                "cardinality": member.cardinality.value,
+                "target": (
+                    {"kind": "atom", "name": target.atom}
+                    if isinstance(target, model.AtomTarget)
+                    else {"kind": "interface", "name": target.interface}
+                ),
+            }
+        else:
+            data = {
+                "kind": "operation",
+                "name": member.name,
+                "id": member.id,
+                "required": member.required,
+                "doc": member.doc,
+                "input": self.type_(member.input),
+                "output": self.type_(member.output),
+            }
+        binding = member.binding
+        data["binding"] = self._with_span(
+            {
+                "verb": binding.verb.value,
+                "id": binding.id,
+                "execution": binding.execution.value if binding.execution is not None else None,
+            },
+            binding.span,
+        )
+        return self._with_span(data, member.span)
+
+    def type_(self, type: model.Type) -> JSON:
+        if isinstance(type, model.Primitive):
+            return {"kind": "primitive", "name": type.kind.value}
+        if isinstance(type, model.TypeRef):
+            return {"kind": "typeRef", "name": type.name}
+        if isinstance(type, model.Optional):
+            return {"kind": "optional", "inner": self.type_(type.inner)}
+        if isinstance(type, model.List):
+            return {"kind": "list", "inner": self.type_(type.inner)}
+        if isinstance(type, model.Map):
+            return {"kind": "map", "key": "string", "value": self.type_(type.value)}
+        if isinstance(type, model.AtomRef):
+            return {"kind": "atomRef", "atom": type.atom}
+        if isinstance(type, model.InterfaceRef):
+            return {"kind": "interfaceRef", "interface": type.interface}
+        if isinstance(type, model.Record):
+            return {"kind": "record", "fields": [self.field(field) for field in type.fields]}
+        if isinstance(type, model.Enum):
+            return {
+                "kind": "enum",
+                "open": type.open,
+                "values": [
+                    self._with_span({"value": value.value, "doc": value.doc}, value.span)
+                    for value in type.values
+                ],
+            }
+        if isinstance(type, model.Variant):
+            return {
+                "kind": "variant",
+                "open": type.open,
+                "tagField": type.tag_field,
+                "cases": [
+                    self._with_span(
+                        {"tag": case.tag, "doc": case.doc, "type": self.type_(case.type)},
+                        case.span,
+                    )
+                    for case in type.cases
+                ],
+            }
+        return {"kind": "union", "alternatives": [self.type_(alt) for alt in type.alternatives]}
+
+    def field(self, field: model.Field) -> JSON:
+        data: JSON = {"name": field.name, "doc": field.doc, "type": self.type_(field.type)}
+        if field.default is not None:
+            value = field.default.value
+            data["default"] = {"value": [] if value == () else value, "raw": field.default.raw}
+        return self._with_span(data, field.span)
