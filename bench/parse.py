@@ -1,0 +1,71 @@
+"""Parse + resolve throughput, and the whole-process time of `idlc check`.
+
+    python bench/parse.py [--runs 5]
+
+Writes synthetic schemas in the seeds' style (bench/synthetic.py) with N = 10, 100, 1000
+interfaces, compiles each with `idlc.pipeline.compile_files` (read, parse, resolve, lint)
+and prints MB/s (median of the runs). Then times `idlc check` on one seed as a whole
+process (interpreter start-up included), median of the runs. Targets (issue 2): at least
+1 MB/s at every N, and at most 0.25 s for `idlc check` on one seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from synthetic import schema  # noqa: E402
+
+from idlc.pipeline import compile_files  # noqa: E402
+
+SEED = ROOT / "idl" / "quixos" / "agent_directory.idl"
+
+
+def throughput(n: int, runs: int, folder: Path) -> tuple[float, float]:
+    path = folder / f"synthetic_{n}.idl"
+    path.write_text(schema(n), encoding="utf-8")
+    size = path.stat().st_size / 1e6
+    compile_files([path])  # warm: grammar tables loaded, caches filled
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        compilation = compile_files([path])
+        times.append(time.perf_counter() - start)
+        assert compilation.model is not None, "the synthetic schema must compile cleanly"
+    return size, statistics.median(times)
+
+
+def check_process(runs: int) -> float:
+    command = [sys.executable, "-m", "idlc", "check", str(SEED)]
+    subprocess.run(command, check=True, capture_output=True)  # warm the grammar cache
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--runs", type=int, default=5)
+    arguments = options.parse_args()
+    print(f"{'N':>6} {'MB':>8} {'seconds':>9} {'MB/s':>7}")
+    with tempfile.TemporaryDirectory() as folder:
+        for n in (10, 100, 1000):
+            size, seconds = throughput(n, arguments.runs, Path(folder))
+            print(f"{n:>6} {size:>8.3f} {seconds:>9.3f} {size / seconds:>7.2f}")
+    print(f"idlc check {SEED.relative_to(ROOT)}: {check_process(arguments.runs):.3f} s (whole process, median)")
+
+
+if __name__ == "__main__":
+    main()
