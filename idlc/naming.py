@@ -53,3 +53,93 @@ def field_name(name: str) -> str:
 def enum_member_name(value: str) -> str:
     """The Python enum member for a string enum value: `end_turn` → `END_TURN`."""
     return _escape(snake_case(value).rstrip("_").upper() if value else "EMPTY")
+
+
+# -- generated classes and modules ----------------------------------------------------------
+#
+# Declared names (typedefs, interfaces, atoms) are kept as written: they are already
+# identifiers and usually PascalCase. Everything idlc has to invent is built from the names
+# around it, so a reader can find the IDL text a class came from.
+
+#: Names of builtins that generated annotations and class bodies use. A record attribute
+#: with one of these names would shadow it inside the class body (msgspec and mypy resolve
+#: later annotations there), so such attributes get a trailing `_` like keywords do.
+_SHADOWED_IN_CLASS_BODY = frozenset(
+    {"bool", "bytes", "dict", "float", "frozenset", "int", "list", "msgspec", "str", "typing"}
+)
+
+
+def declared_name(name: str) -> str:
+    """The Python class (or alias) for a typedef or an interface: the IDL name."""
+    return _escape(name)
+
+
+def attribute_name(name: str) -> str:
+    """The attribute of a generated record class for field `name` (also its keyword argument).
+
+    `field_name`, plus a trailing `_` where the name would shadow a builtin the class body
+    needs (`str` → `str_`).
+    """
+    result = field_name(name)
+    return result + "_" if result in _SHADOWED_IN_CLASS_BODY else result
+
+
+def nested_name(owner: str, part: str) -> str:
+    """An inline type named from where it stands: (`ItemData`, `control`) → `ItemDataControl`."""
+    return owner + pascal_case(part).rstrip("_")
+
+
+def input_class_name(interface: str, member: str) -> str:
+    """`AgentDirectory`, `createAgent` → `AgentDirectoryCreateAgentInput`."""
+    return nested_name(declared_name(interface), member) + "Input"
+
+
+def output_class_name(interface: str, member: str) -> str:
+    """`AgentRequest`, `claim` → `AgentRequestClaimOutput`."""
+    return nested_name(declared_name(interface), member) + "Output"
+
+
+def value_class_name(interface: str, member: str) -> str:
+    """The inline type of a queryable value: `AgentRequest`, `spawned` → `AgentRequestSpawnedValue`."""
+    return nested_name(declared_name(interface), member) + "Value"
+
+
+def params_class_name(interface: str, member: str) -> str:
+    """The `{"input": …}` wrapper of a non-record input: `AgentDirectoryNotificationSentParams`."""
+    return nested_name(declared_name(interface), member) + "Params"
+
+
+def ref_name(declaration: str) -> str:
+    """The reference class of an atom or interface: `AgentObject` → `AgentObjectRef`."""
+    return declared_name(declaration).rstrip("_") + "Ref"
+
+
+def proxy_name(interface: str) -> str:
+    """The caller-side class of an interface: `AgentDirectory` → `AgentDirectoryProxy`."""
+    return declared_name(interface).rstrip("_") + "Proxy"
+
+
+def case_class_name(variant: str, tag: str | None) -> str:
+    """The class of a variant case: (`McpServer`, `http`) → `McpServerHttp`.
+
+    The `default:` case (tag None) is `<Variant>Default`.
+    """
+    if tag is None:
+        return variant + "Default"
+    suffix = pascal_case(tag).rstrip("_")
+    return variant + (suffix if suffix else "Case")
+
+
+def unknown_case_class_name(variant: str) -> str:
+    """The class keeping an unknown tag of an `open variant`: `McpServerUnknown`."""
+    return variant + "Unknown"
+
+
+def union_alternative_name(union: str, index: int) -> str:
+    """An inline record inside a union: (`Resource`, 0) → `ResourceOption1`."""
+    return f"{union}Option{index + 1}"
+
+
+def interface_module_name(interface: str) -> str:
+    """The module of the generated package holding an interface: `agent_directory`."""
+    return snake_case(interface)

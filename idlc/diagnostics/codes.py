@@ -67,6 +67,12 @@ TAG_FIELD_CONFLICT = _code("E0121", "variant case has a field named like the tag
 INVALID_UNION = _code("E0122", "union alternative can never be chosen")
 INFINITE_RECORD = _code("E0123", "record contains itself with no optional, list or map between")
 
+# -- code generation (E02xx) -----------------------------------------------------------
+GENERATED_NAME_COLLISION = _code("E0201", "two things would get the same generated Python name")
+RESERVED_GENERATED_NAME = _code("E0202", "generated name is one the generated code needs")
+UNREPRESENTABLE_UNION = _code("E0203", "union alternatives cannot be told apart when decoding")
+RECURSIVE_ALIAS = _code("E0204", "type alias refers to itself without a record between")
+
 # -- command line and configuration (E09xx) ---------------------------------------------
 FILE_NOT_FOUND = _code("E0901", "input file not found")
 BAD_CONFIGURATION = _code("E0902", "bad `[tool.idlc]` configuration")

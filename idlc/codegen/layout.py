@@ -1,0 +1,152 @@
+"""Emit Python text that black leaves alone, without running black.
+
+black costs about a millisecond and a half per output line, which would make generation
+of a large schema slower than protoc. So the generator writes black's own layout directly:
+
+- a bracketed list (call arguments, parameters, class bases, imports, `__all__`) stays on
+  one line when the whole line fits in 88 columns and no item spans several lines;
+  otherwise it is exploded one item per line with a trailing comma. That trailing comma is
+  black's "magic trailing comma": black keeps such a list exploded, so the output is stable
+  even where black would have chosen a more compact split;
+- string literals use black's preferred quotes (`python_string`);
+- docstrings are written in the shape black's docstring normalisation produces, with long
+  lines wrapped so they fit (`docstring`).
+
+What this cannot guarantee (a single token longer than a line, such as a very long string or
+name) is caught afterwards: `needs_black` spots a code line over the limit and the renderer
+runs black in-process on that one file only. Tests run black over every generated file.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Sequence
+
+LINE_LENGTH = 88
+INDENT = "    "
+
+
+def bracket(
+    head: str, items: Sequence[str], tail: str, indent: int, column: int | None = None
+) -> str:
+    """`head` + items joined by commas + `tail`, laid out as black would keep it.
+
+    `head` ends with the opening bracket, `tail` starts with the closing one; `indent` is
+    the indentation of the line `head` is on, `column` where `head` starts (default: at
+    the indentation). Items that themselves span several lines must have been laid out for
+    indentation `indent + 4`.
+    """
+    flat = head + ", ".join(items) + tail
+    start = indent if column is None else column
+    if not items or ("\n" not in flat and start + len(flat) <= LINE_LENGTH):
+        return flat
+    inner = " " * (indent + 4)
+    body = "".join(f"{inner}{item},\n" for item in items)
+    return f"{head}\n{body}{' ' * indent}{tail}"
+
+
+# -- string literals ------------------------------------------------------------------------
+
+_DOC_ESCAPES = {
+    "\\": "\\\\",
+    "\t": "\\t",
+    "\r": "\\r",
+}
+
+
+def python_string(value: str) -> str:
+    """A Python literal for `value` in the quotes black prefers.
+
+    `repr` chooses single quotes when the text holds `'`-free `"`; black then keeps single
+    quotes only where double quotes would need more escapes.
+    """
+    literal = repr(value)
+    if literal[0] == '"':
+        return literal
+    # black's normalize_string_quotes, for a plain single-quoted literal.
+    body = literal[1:-1]
+    new_body = _sub_twice(_ESCAPED_SINGLE, r"\1\2'", body)
+    new_body = _sub_twice(_UNESCAPED_DOUBLE, r'\1\\"', new_body)
+    if new_body.count("\\") > body.count("\\"):
+        return literal
+    return f'"{new_body}"'
+
+
+_ESCAPED_SINGLE = re.compile(r"([^\\]|^)\\((?:\\\\)*)'")
+_UNESCAPED_DOUBLE = re.compile(r'(([^\\]|^)(\\\\)*)"')
+
+
+def _sub_twice(pattern: re.Pattern[str], replacement: str, text: str) -> str:
+    # Matches may overlap by one character; a second pass catches the ones skipped.
+    return pattern.sub(replacement, pattern.sub(replacement, text))
+
+
+# Characters that str.splitlines() treats as line breaks, and other control characters:
+# escaped in docstrings so the text black sees has exactly the lines we wrote.
+_DOC_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _escape_doc_line(line: str) -> str:
+    line = "".join(_DOC_ESCAPES.get(char, char) for char in line)
+    line = _DOC_CONTROL.sub(lambda match: _char_escape(match.group()), line)
+    return line.replace('"""', '\\"\\"\\"')
+
+
+def _char_escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def docstring(text: str | None, indent: int) -> str | None:
+    """The docstring statement (without leading indentation) for doc comment `text`.
+
+    The result is what black's docstring normalisation would produce: first line stripped,
+    common indentation of the others removed, trailing spaces dropped, quotes and
+    backslashes escaped, and lines longer than the limit wrapped at spaces.
+    """
+    if text is None:
+        return None
+    raw_lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = [_escape_doc_line(line).rstrip() for line in raw_lines]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        return None
+    lines[0] = lines[0].strip()
+    rest = textwrap.dedent("\n".join(lines[1:])).split("\n") if len(lines) > 1 else []
+    width = LINE_LENGTH - indent
+    wrapped: list[str] = []
+    for number, line in enumerate([lines[0], *rest]):
+        room = width - (3 if number == 0 else 0) - 3
+        if len(line) <= room or not line.strip():
+            wrapped.append(line)
+            continue
+        leading = line[: len(line) - len(line.lstrip())]
+        pieces = textwrap.wrap(
+            line.strip(),
+            width=max(room - len(leading), 20),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        wrapped.extend(leading + piece for piece in pieces)
+    pad = " " * indent
+    if wrapped[0].startswith('"'):
+        wrapped[0] = " " + wrapped[0]
+    if len(wrapped) == 1:
+        single = wrapped[0]
+        if single.endswith('"'):
+            single += " "
+        return f'"""{single}"""'
+    body = wrapped[0] + "\n" + "\n".join(pad + line if line else "" for line in wrapped[1:])
+    return f'"""{body}\n{pad}"""'
+
+
+def needs_black(text: str) -> bool:
+    """Whether a rendered module has a code line over the limit (black must decide it)."""
+    for line in text.split("\n"):
+        if len(line) > LINE_LENGTH and not line.lstrip().startswith("#"):
+            return True
+    return False

@@ -1,0 +1,73 @@
+"""Rendering view models with the Jinja2 templates of `templates/`.
+
+Each module's body is rendered before its header, so the header's imports are the ones
+the body actually used (collected while the view model was built).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jinja2
+
+import idlc
+from idlc.codegen.layout import needs_black
+from idlc.codegen.views import ModuleView, PackageView, REFS_MODULE
+from idlc.resources import data_dir
+from idlc.semantics.model import Model
+
+MANIFEST = ".idlc-manifest"
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _format(text: str) -> str:
+    """Normalise blank lines at the end; black only where a line is still too long."""
+    text = text.rstrip("\n") + "\n"
+    if needs_black(text):
+        import black  # only for the rare module the layout rules could not settle
+
+        text = black.format_str(text, mode=black.Mode())
+    return text
+
+
+def render_module(model: Model, package: PackageView, module: ModuleView) -> str:
+    env = environment()
+    template = "refs.py.j2" if module.name == REFS_MODULE else "module.py.j2"
+    body = env.get_template(template).render(module=module)
+    header = env.get_template("header.py.j2").render(
+        version=idlc.__version__,
+        sources=model.sources,
+        doc=module.doc,
+        module=module,
+        imports=module.import_lines(frozenset()),
+    )
+    return _format(header + body)
+
+
+def render_package(model: Model, package: PackageView) -> dict[str, str]:
+    env = environment()
+    files: dict[str, str] = {}
+    for module in package.modules:
+        files[f"{module.name}.py"] = render_module(model, package, module)
+    body = env.get_template("init.py.j2").render(package=package)
+    header = env.get_template("header.py.j2").render(
+        version=idlc.__version__,
+        sources=model.sources,
+        doc="The generated package: every public name of its modules.",
+        module=ModuleView("__init__", ""),
+        imports=[],
+    )
+    files["__init__.py"] = _format(header + body)
+    files["py.typed"] = ""
+    return files

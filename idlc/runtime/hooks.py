@@ -1,0 +1,248 @@
+"""Decoding what plain msgspec types cannot say, for generated code.
+
+msgspec decodes tagged unions of Structs natively, but three IDL shapes need a decision it
+cannot make on its own:
+
+- a variant with a `default:` case (tag absent → that case) or an `open variant` (unknown
+  tag → an "unknown" case that keeps the raw JSON object);
+- an untagged `union` of several records (the first alternative that validates wins);
+- a `many-unique` relation result, where a duplicate entry is an error, not something to
+  fold away silently.
+
+For these the generated code annotates fields with a class msgspec does not know (a
+`VariantBase`/`UnionBase` subclass, or `UniqueSet[T]`), so msgspec hands the already
+parsed JSON to `dec_hook`, which picks the concrete type and converts into it. Every case
+class derives from its variant's base, which is how the hook's result satisfies msgspec's
+type check. `enc_hook` only has to deal with the unknown case (its JSON goes out as kept).
+
+Pass both hooks to every decoder and encoder that may meet generated types:
+`msgspec.json.Decoder(T, dec_hook=dec_hook)`, `msgspec.json.Encoder(enc_hook=enc_hook)`.
+
+This module imports msgspec and the standard library only: generated packages and the
+runtime use it, the compiler never is imported by it.
+"""
+
+from __future__ import annotations
+
+import enum
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+import msgspec
+
+__all__ = [
+    "JsonValue",
+    "OpenEnum",
+    "UnionBase",
+    "UnionInfo",
+    "UniqueSet",
+    "UnknownCase",
+    "VariantBase",
+    "VariantInfo",
+    "dec_hook",
+    "enc_hook",
+]
+
+#: The type of an IDL `json` value: whatever msgspec decodes JSON into.
+JsonValue: typing.TypeAlias = Any
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class VariantInfo:
+    """How to decode one variant: set by generated code on its `VariantBase` subclass."""
+
+    tag_field: str
+    #: Tag string → the case's class.
+    cases: Mapping[str, type]
+    #: The case used when the tag field is absent, if the variant has `default:`.
+    default: type | None
+    #: The class that keeps an unknown tag's object, if the variant is `open`.
+    unknown: type | None
+
+
+@dataclass(frozen=True, slots=True)
+class UnionInfo:
+    """The alternatives of an untagged union, tried in order."""
+
+    alternatives: tuple[type, ...]
+
+
+class VariantBase:
+    """The runtime base of every case class of a variant that needs `dec_hook`."""
+
+    __slots__ = ()
+    __idlc_variant__: ClassVar[VariantInfo]
+
+
+class UnionBase:
+    """The runtime base of every alternative of an untagged union."""
+
+    __slots__ = ()
+    __idlc_union__: ClassVar[UnionInfo]
+
+
+class UnknownCase:
+    """A case of an `open variant` whose tag this side does not know: the JSON object, kept.
+
+    Encoding it sends the same object back, so a value passes through unchanged.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    @property
+    def tag(self) -> object:
+        """The value of the tag field (absent → None)."""
+        info = getattr(type(self), "__idlc_variant__", None)
+        return self.data.get(info.tag_field) if info is not None else None
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return bool(self.data == other.data)
+
+    def __hash__(self) -> int:
+        return hash((type(self), msgspec.json.encode(self.data, order="sorted")))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.data!r})"
+
+
+class OpenEnum(enum.Enum):
+    """The base of an `open enum`: a value not listed becomes a member of its own.
+
+    `Color("mauve")` is a `Color` whose `.value` is `"mauve"` and whose `.known` is False;
+    it encodes back to `"mauve"`. Equal unknown values give the same member.
+    """
+
+    @classmethod
+    def _missing_(cls, value: object) -> OpenEnum | None:
+        if not isinstance(value, str):
+            return None
+        unknown: dict[str, OpenEnum] = cls.__dict__.get("_idlc_unknown_", None) or {}
+        member = unknown.get(value)
+        if member is None:
+            member = object.__new__(cls)
+            member._name_ = value
+            member._value_ = value
+            if len(unknown) < _UNKNOWN_ENUM_CACHE:
+                unknown[value] = member
+                type.__setattr__(cls, "_idlc_unknown_", unknown)
+        return member
+
+    @property
+    def known(self) -> bool:
+        """Whether the value is one the IDL lists."""
+        return self._name_ in type(self).__members__
+
+
+# Unknown open-enum values are interned so equal values compare equal; the cap keeps a
+# hostile peer from growing the table without bound (beyond it, values still decode).
+_UNKNOWN_ENUM_CACHE = 1024
+
+
+class UniqueSet(frozenset[T]):
+    """A `many-unique` result: decoding rejects a duplicate entry instead of folding it."""
+
+    __slots__ = ()
+
+
+def _relative(error: msgspec.ValidationError) -> str:
+    """msgspec's message for a nested conversion, its path made relative to the hook's."""
+    reason, marker, path = str(error).rpartition(" - at `")
+    if not marker:
+        return str(error)
+    path = path.rstrip("`")
+    if path == "$":
+        return reason
+    return f"{reason} (at `{path[1:]}` within)"
+
+
+def _convert(obj: object, type_: Any) -> Any:
+    try:
+        return msgspec.convert(obj, type_, dec_hook=dec_hook)
+    except msgspec.ValidationError as error:
+        raise ValueError(_relative(error)) from None
+
+
+def _decode_variant(cls: type[VariantBase], obj: object) -> object:
+    info = cls.__idlc_variant__
+    if not isinstance(obj, dict):
+        raise ValueError(f"Expected `object`, got `{_json_kind(obj)}`")
+    if info.tag_field not in obj:
+        if info.default is None:
+            raise ValueError(f"Object missing required field `{info.tag_field}`")
+        return _convert(obj, info.default)
+    tag = obj[info.tag_field]
+    case = info.cases.get(tag) if isinstance(tag, str) else None
+    if case is not None:
+        return _convert(obj, case)
+    if info.unknown is not None and isinstance(tag, str):
+        return info.unknown(obj)
+    raise ValueError(f"Invalid value {tag!r} for tag field `{info.tag_field}`")
+
+
+def _decode_union(cls: type[UnionBase], obj: object) -> object:
+    reasons = []
+    for alternative in cls.__idlc_union__.alternatives:
+        try:
+            return msgspec.convert(obj, alternative, dec_hook=dec_hook)
+        except msgspec.ValidationError as error:
+            reasons.append(f"{alternative.__name__}: {_relative(error)}")
+    raise ValueError("No alternative matches (" + "; ".join(reasons) + ")")
+
+
+def _decode_unique(type_: Any, obj: object) -> UniqueSet[Any]:
+    (item_type,) = typing.get_args(type_) or (Any,)
+    items: list[Any] = _convert(obj, list[item_type])  # type: ignore[valid-type]
+    unique = UniqueSet(items)
+    if len(unique) != len(items):
+        seen: set[Any] = set()
+        for index, item in enumerate(items):
+            if item in seen:
+                raise ValueError(f"Duplicate entry {item!r} at index {index}")
+            seen.add(item)
+    return unique
+
+
+def _json_kind(obj: object) -> str:
+    if obj is None:
+        return "null"
+    if isinstance(obj, bool):
+        return "bool"
+    if isinstance(obj, (int, float)):
+        return "number"
+    if isinstance(obj, str):
+        return "str"
+    if isinstance(obj, list):
+        return "array"
+    return "object"
+
+
+def dec_hook(type_: Any, obj: Any) -> Any:
+    """msgspec's `dec_hook` for generated types; raises NotImplementedError for others."""
+    origin = typing.get_origin(type_) or type_
+    if isinstance(origin, type):
+        if issubclass(origin, VariantBase) and "__idlc_variant__" in origin.__dict__:
+            return _decode_variant(origin, obj)
+        if issubclass(origin, UnionBase) and "__idlc_union__" in origin.__dict__:
+            return _decode_union(origin, obj)
+        if issubclass(origin, UniqueSet):
+            return _decode_unique(type_, obj)
+    raise NotImplementedError(f"Objects of type {type_!r} are not supported")
+
+
+def enc_hook(obj: Any) -> Any:
+    """msgspec's `enc_hook` for generated types; raises NotImplementedError for others."""
+    if isinstance(obj, UnknownCase):
+        return obj.data
+    if isinstance(obj, frozenset):
+        return list(obj)
+    raise NotImplementedError(f"Objects of type {type(obj).__name__} are not supported")
+
