@@ -348,7 +348,8 @@ def _member_types(member: ast.Member) -> tuple[ast.TypeExpr, ...]:
 
 
 def _doc_line(text: str) -> str:
-    body = text[3:]
+    # A line comment runs to `\n`, so in a CRLF file its text ends with `\r`.
+    body = text[3:].rstrip("\r")
     return body[1:] if body.startswith(" ") else body
 
 
