@@ -109,7 +109,7 @@ def build_tables(lark: Lark) -> Tables:
         actions=actions,
         start=table.start_states["start"],
         end=table.end_states["start"],
-        master=re.compile(f"(?:{space})?(?:" + "|".join(alternatives) + ")"),
+        master=re.compile(f"(?:{space})?(?:" + "|".join(alternatives) + ")?"),
         keywords=keywords,
         punctuation=punctuation,
         ignored=ignored,
@@ -181,11 +181,10 @@ class Parser:
         values = self.values
         while True:
             position = self.position
-            found = match(text, position)
-            if found is None or found.lastgroup is None:
-                # Nothing but (maybe) white space before the end or an unexpected character.
-                if found is not None:
-                    position = self.position = found.end()
+            found: Any = match(text, position)  # always matches, maybe only white space
+            if found.lastgroup is None:
+                # White space up to the end of the text or to an unexpected character.
+                position = self.position = found.end()
                 if position >= length:
                     token = Tok(END, "", length, length)
                 else:

@@ -85,7 +85,9 @@ class Recovery:
                 end,
                 help='close the string with `"` on the same line; write a line break as `\\n`',
             )
-            return end
+            # The string was some item's part: abandon that item, as for a bad token.
+            self._resynchronize(parser, Tok("STRING", text[position:end], position, end))
+            return parser.position
         if text.startswith("/*", position):
             self._report(
                 codes.UNTERMINATED_COMMENT,
@@ -94,6 +96,7 @@ class Recovery:
                 position + 2,
                 help="close it with `*/`",
             )
+            self.quiet_until = len(text)  # the end of file that follows is no news
             return len(text)
         junk = _JUNK_RUN.match(text, position)
         end = junk.end() if junk else position + 1

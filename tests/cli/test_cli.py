@@ -1,0 +1,245 @@
+"""The `idlc` command as users run it: a real process, its output and its exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SEEDS = [REPO / "idl" / "quixos" / "agent_directory.idl", REPO / "idl" / "quixos" / "agent_request.idl"]
+
+
+def idlc(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, **(env or {})}
+    environment.pop("NO_COLOR", None) if env is None or "NO_COLOR" not in env else None
+    return subprocess.run(
+        [sys.executable, "-m", "idlc", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd or REPO,
+        env=environment,
+        timeout=60,
+    )
+
+
+def test_version() -> None:
+    result = idlc("--version")
+    assert result.returncode == 0
+    assert result.stdout.startswith("idlc, version ")
+
+
+def test_check_seeds_alone_and_together() -> None:
+    for files in ([SEEDS[0]], [SEEDS[1]], SEEDS):
+        result = idlc("check", *files)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == ""
+
+
+def test_check_reports_located_error_with_suggestion(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.idl"
+    broken.write_text("type Job = record { submission: AgentSubmision; };\n")
+    result = idlc("check", broken, SEEDS[0], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0] == "error[E0101]: unknown type `AgentSubmision`"
+    assert lines[1] == " --> broken.idl:1:33"
+    assert "1 | type Job = record { submission: AgentSubmision; };" in result.stderr
+    assert "  |                                 ^^^^^^^^^^^^^^" in result.stderr
+    assert "help: did you mean `AgentSubmission`?" in result.stderr
+    assert "\x1b[" not in result.stderr  # not a terminal: no colour
+
+
+def test_several_syntax_errors_in_one_run(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.idl"
+    broken.write_text(
+        "type A = record { a: string b: uint32; };\n"
+        "type B = list<string;\n"
+        'type C = "unterminated\n'
+    )
+    result = idlc("check", broken, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.count("error[") == 3, result.stderr
+    assert "error[E0003]: expected `;`, found `b`" in result.stderr
+    assert "error[E0003]: expected `>`, found `;`" in result.stderr
+    assert "error[E0005]: unterminated string" in result.stderr
+
+
+def test_json_error_format(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.idl"
+    broken.write_text("type A = Missing;\n")
+    result = idlc("check", "--error-format", "json", broken, cwd=tmp_path)
+    assert result.returncode == 1
+    [line] = result.stdout.splitlines()
+    diagnostic = json.loads(line)
+    assert diagnostic["code"] == "E0101"
+    assert diagnostic["severity"] == "error"
+    assert diagnostic["span"] == {"file": "broken.idl", "line": 1, "column": 10, "endLine": 1, "endColumn": 17}
+
+
+def test_github_error_format(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.idl"
+    broken.write_text("type A = Missing;\n")
+    result = idlc("check", "--error-format", "github", broken, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith(
+        "::error file=broken.idl,line=1,col=10,endLine=1,endColumn=17,title=E0101 unknown type::"
+    )
+
+
+def test_warnings_do_not_fail(tmp_path: Path) -> None:
+    linted = tmp_path / "linted.idl"
+    linted.write_text(
+        'interface I id "i" revision "1" {\n'
+        '  queryable value v id "i:v" : string {get id "i:v:get" execution snapshot;}\n'
+        "}\n"
+    )
+    result = idlc("check", linted, cwd=tmp_path)
+    assert result.returncode == 0
+    assert "warning[W0001]" in result.stderr
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.idl"
+    broken.write_text("type A = Missing;\n")
+    script = (
+        "import pty, os, sys\n"
+        "pid, fd = pty.fork()\n"
+        "if pid == 0:\n"
+        f"    os.execv(sys.executable, [sys.executable, '-m', 'idlc', 'check', {str(broken)!r}])\n"
+        "out = b''\n"
+        "while True:\n"
+        "    try:\n"
+        "        chunk = os.read(fd, 4096)\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if not chunk:\n"
+        "        break\n"
+        "    out += chunk\n"
+        "os.waitpid(pid, 0)\n"
+        "sys.stdout.write(repr(out))\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    env["PYTHONPATH"] = str(REPO)
+    on_tty = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert "\\x1b[" in on_tty.stdout
+    env["NO_COLOR"] = "1"
+    no_color = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert "error[E0101]" in no_color.stdout
+    assert "\\x1b[" not in no_color.stdout
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert idlc("check", "--no-such-option").returncode == 2
+    assert idlc("dump", SEEDS[0]).returncode == 2  # --json is required
+    assert idlc("generate", SEEDS[0]).returncode == 2  # --out is required with files
+
+
+def test_missing_file_is_a_diagnostic(tmp_path: Path) -> None:
+    result = idlc("check", tmp_path / "nope.idl", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error[E0901]" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe\x00binary\x00junk\x80",
+        b"type A = " + b"list<" * 5000 + b"string" + b">" * 5000 + b";",
+        b"x" * 10_000_000,
+        b"interface " * 2000,
+    ],
+    ids=["binary", "deep-nesting", "10MB-line", "keyword-soup"],
+)
+def test_hostile_input_gives_diagnostics_not_tracebacks(tmp_path: Path, content: bytes) -> None:
+    hostile = tmp_path / "hostile.idl"
+    hostile.write_bytes(content)
+    result = idlc("check", hostile, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error[E" in result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+
+
+def test_dump_json_is_the_resolved_model() -> None:
+    result = idlc("dump", "--json", *SEEDS)
+    assert result.returncode == 0, result.stderr
+    model = json.loads(result.stdout)
+    assert isinstance(model, dict)
+    text = result.stdout
+    for name in ("AgentDirectory", "AgentRequest", "AgentSubmission", "AgentObject"):
+        assert name in text
+
+
+def test_fmt_check_diff_and_write(tmp_path: Path) -> None:
+    messy = tmp_path / "messy.idl"
+    messy.write_text("type   A =record{a:string;};\n")
+    before = messy.read_bytes()
+
+    checked = idlc("fmt", "--check", messy, cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "would reformat messy.idl" in checked.stderr
+    assert messy.read_bytes() == before
+
+    diffed = idlc("fmt", "--diff", messy, cwd=tmp_path)
+    assert diffed.returncode == 1
+    assert diffed.stdout.startswith("--- a/messy.idl\n+++ b/messy.idl\n")
+    assert messy.read_bytes() == before
+
+    written = idlc("fmt", messy, cwd=tmp_path)
+    assert written.returncode == 0
+    assert "reformatted messy.idl" in written.stderr
+    assert messy.read_bytes() != before
+    assert idlc("fmt", "--check", messy, cwd=tmp_path).returncode == 0
+    assert idlc("check", messy, cwd=tmp_path).returncode == 0
+
+
+def test_fmt_leaves_files_with_syntax_errors_alone(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.idl"
+    broken.write_text("type A = record { a: string b: uint32; };\n")
+    before = broken.read_bytes()
+    result = idlc("fmt", broken, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error[E0003]" in result.stderr
+    assert broken.read_bytes() == before
+
+
+def test_configuration_drives_commands_without_files(tmp_path: Path) -> None:
+    (tmp_path / "idl").mkdir()
+    for seed in SEEDS:
+        (tmp_path / "idl" / seed.name).write_bytes(seed.read_bytes())
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n'
+        "[[tool.idlc.packages]]\n"
+        'name = "demo_api"\nsources = ["idl"]\nout = "src"\n'
+    )
+    assert idlc("check", cwd=tmp_path).returncode == 0
+    (tmp_path / "idl" / "extra.idl").write_text("type Broken = Nope;\n")
+    result = idlc("check", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "idl/extra.idl:1:15" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ("", "has no `[tool.idlc]` table"),
+        ("[tool.idlc]\npackages = 3\n", "must be a non-empty array of tables"),
+        ('[[tool.idlc.packages]]\nname = "bad name"\nsources = ["x"]\nout = "o"\n', "must be a Python package name"),
+        ('[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\n', "`tool.idlc.packages[0].out` must be a folder path"),
+        ('[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\nout = "o"\ncolour = 1\n', "unknown key `tool.idlc.packages[0].colour`"),
+        ("[tool.idlc\n", "cannot be read"),
+    ],
+)
+def test_bad_configuration_is_a_diagnostic(tmp_path: Path, table: str, message: str) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n' + table)
+    result = idlc("check", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error[E0902]" in result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,8 @@
+"""Shared test helpers: where the repository, its IDL inputs and shared/ are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SEEDS = (REPO / "idl" / "quixos" / "agent_directory.idl", REPO / "idl" / "quixos" / "agent_request.idl")
