@@ -16,9 +16,6 @@ from idlc.codegen.views import ModuleView, PackageView, REFS_MODULE
 from idlc.resources import data_dir
 from idlc.semantics.model import Model
 
-MANIFEST = ".idlc-manifest"
-
-
 @functools.cache
 def environment() -> jinja2.Environment:
     return jinja2.Environment(
