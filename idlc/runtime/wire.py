@@ -13,6 +13,8 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
 
+from idlc.runtime.hooks import enc_hook
+
 JSONRPC: Final = "2.0"
 NEWLINE: Final = b"\n"
 ABSENT: Final = Raw()
@@ -79,7 +81,7 @@ class ErrorOut(Struct):
     error: ErrorObject
 
 
-_encoder: Final = msgspec.json.Encoder()
+_encoder: Final = msgspec.json.Encoder(enc_hook=enc_hook)
 _envelope_decoder: Final = msgspec.json.Decoder(Envelope)
 _target_decoder: Final = msgspec.json.Decoder(TargetOnly | None)
 _error_decoder: Final = msgspec.json.Decoder(ErrorObject)
