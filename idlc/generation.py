@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from idlc.diagnostics import Diagnostics
+from idlc.diagnostics import Diagnostics, codes
 from idlc.naming import snake_case
 from idlc.source import SourceMap, display_path
 
@@ -41,7 +41,7 @@ def run_generate(
 ) -> GenerateOutcome:
     # Imported here: Jinja2 and the templates are only needed by this command.
     from idlc.codegen import generate
-    from idlc.codegen.output import check_package, write_package
+    from idlc.codegen.output import OutputConflict, check_package, write_package
     from idlc.pipeline import compile_files
 
     outcome = GenerateOutcome()
@@ -70,6 +70,17 @@ def run_generate(
                     outcome.diffs.append(finding.diff)
             outcome.failed |= bool(findings)
         else:
-            report = write_package(job.out, generated)
+            try:
+                report = write_package(job.out, generated)
+            except OutputConflict as conflict:
+                for path in conflict.paths:
+                    diagnostics.add(
+                        codes.FOREIGN_OUTPUT_FILE,
+                        f"{display_path(path)} exists and was not written by idlc",
+                        None,
+                        help="move it away, or generate into another folder",
+                    )
+                outcome.failed = True
+                continue
             outcome.messages.extend(report.summary_lines())
     return outcome

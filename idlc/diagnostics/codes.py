@@ -76,6 +76,7 @@ RECURSIVE_ALIAS = _code("E0204", "type alias refers to itself without a record b
 # -- command line and configuration (E09xx) ---------------------------------------------
 FILE_NOT_FOUND = _code("E0901", "input file not found")
 BAD_CONFIGURATION = _code("E0902", "bad `[tool.idlc]` configuration")
+FOREIGN_OUTPUT_FILE = _code("E0903", "generation would overwrite a file idlc did not write")
 
 # -- lints (Wxxxx) ------------------------------------------------------------------------
 REVISION_FORMAT = _code("W0001", "revision is not `<interface id>@<integer>`")
