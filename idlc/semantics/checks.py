@@ -89,12 +89,11 @@ def default_problem(
                 return None
             return f"{_literal_kind(literal)} is not a `bool`", "write `true` or `false`"
         if bounds is not None:
+            if isinstance(value, float):
+                if value.is_integer():
+                    return f"`{literal.raw}` is not an integer literal", f"write `{int(value)}`"
+                return f"`{literal.raw}` is not an integer", "write an integer"
             if isinstance(value, bool) or not isinstance(value, int):
-                if isinstance(value, float) and value.is_integer():
-                    return (
-                        f"`{literal.raw}` is not an integer literal",
-                        f"write `{int(value)}`",
-                    )
                 return f"{_literal_kind(literal)} is not a `{kind.value}`", "write an integer"
             low, high = bounds
             if not low <= value <= high:
@@ -139,7 +138,7 @@ def default_problem(
                 return None
         return f"{_literal_kind(literal)} fits no alternative of the union", None
     return (
-        f"a field of type {describe(resolved)} cannot have a default",
+        f"a field holding {describe(resolved)} cannot have a default",
         "defaults are for booleans, numbers, strings, enums, lists and maps; remove it",
     )
 
@@ -178,7 +177,8 @@ def check_variant(
             shown = f'"{case.tag}"' if case.tag is not None else "`default`"
             diagnostics.add(
                 codes.INVALID_CASE_TYPE,
-                f"variant case {shown} is {describe(resolved)}, not a record or `unit`",
+                f"variant case {shown} is {_described_through(case.type, resolved)}, "
+                "not a record or `unit`",
                 case.type.span,
                 label="not a record",
                 help="the case's fields sit beside the tag field in one JSON object; wrap the "
@@ -197,6 +197,12 @@ def check_variant(
                 help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
                 related=() if inline else [Related("the field is declared here", name_span(field.span, field.name))],
             )
+
+
+def _described_through(written: model.Type, resolved: model.Type) -> str:
+    if written is resolved:
+        return describe(resolved)
+    return f"{describe(written)} ({describe(resolved)})"
 
 
 def type_key(type: model.Type) -> Hashable:

@@ -56,7 +56,7 @@ def check_queryable_execution(
         codes.QUERYABLE_NOT_SNAPSHOT,
         f"queryable member `{member.name.value}` uses `execution transaction`",
         _execution_span(binding, source),
-        label="queryable members read; they should not need a transaction",
+        label="a queryable member only reads",
         help="write `execution snapshot`, or make the member an `operation`",
     )
 

@@ -68,6 +68,7 @@ class TypeConverter:
                     + name.value
                     + (">`" if usage == "atom-ref" else "`")
                 )
+            help = help or did_you_mean(name.value, self.scope.names(Kind.ATOM))
             self.diagnostics.add(
                 codes.WRONG_KIND,
                 f"`{name.value}` is {entry.kind.described()}, not an atom",
@@ -95,6 +96,9 @@ class TypeConverter:
                 help = f"to refer to an atom, write " + (
                     f"`atom-ref<{name.value}>`" if usage == "interface-ref" else f"`atom {name.value}`"
                 )
+            help = help or did_you_mean(
+                name.value, self.scope.names(Kind.INTERFACE, Kind.OPAQUE)
+            )
             self.diagnostics.add(
                 codes.WRONG_KIND,
                 f"`{name.value}` is {entry.kind.described()}, not an interface",
