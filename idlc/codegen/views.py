@@ -474,6 +474,10 @@ def _json_kinds(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset(
 def _hooked(model: m.Model, type_: m.Type) -> bool:
     """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union)."""
     resolved = resolve_alias(model, type_)
+    if isinstance(resolved, m.Primitive):
+        return resolved.kind is m.PrimitiveKind.UINT64
+    if isinstance(resolved, m.Optional):
+        return _hooked(model, resolved.inner)
     if isinstance(resolved, m.Variant):
         return resolved.open or any(case.tag is None for case in resolved.cases)
     if isinstance(resolved, m.Union_):
@@ -516,10 +520,23 @@ class _ModuleContext:
             alias = _INTEGER_ALIASES.get(type_.kind)
             if alias is not None:
                 low, high = type_.kind.integer_range or (0, 0)
-                self.module.integer_aliases[alias] = (
-                    f"typing.Annotated[int, msgspec.Meta(ge={low}, le={high})]"
-                )
-                self.module.uses_typing = self.module.uses_msgspec = True
+                self.module.uses_typing = True
+                if type_.kind is m.PrimitiveKind.UINT64:
+                    # msgspec cannot bound integers beyond int64: the hooks check uint64.
+                    self.module.uses_hooks = True
+                    self.module.integer_aliases[alias] = (
+                        f"if typing.TYPE_CHECKING:\n    {alias} = int\n"
+                        f"else:\n    {alias} = _hooks.UInt64"
+                    )
+                else:
+                    self.module.uses_msgspec = True
+                    self.module.integer_aliases[alias] = alias + " = " + bracket(
+                        "typing.Annotated[",
+                        ["int", f"msgspec.Meta(ge={low}, le={high})"],
+                        "]",
+                        0,
+                        len(alias) + 3,
+                    )
                 return alias
             if type_.kind is m.PrimitiveKind.JSON:
                 self.module.uses_hooks = True

@@ -35,6 +35,7 @@ import msgspec
 __all__ = [
     "JsonValue",
     "OpenEnum",
+    "UInt64",
     "UnionBase",
     "UnionInfo",
     "UniqueSet",
@@ -147,6 +148,18 @@ class OpenEnum(enum.Enum):
 _UNKNOWN_ENUM_CACHE = 1024
 
 
+class UInt64(int):
+    """A `uint64` as decoded: msgspec cannot bound integers beyond int64, so this type does.
+
+    Generated code shows mypy a plain `int`; only the decoder sees this class.
+    """
+
+    __slots__ = ()
+
+
+_UINT64_MAX = 2**64 - 1
+
+
 class UniqueSet(frozenset[T]):
     """A `many-unique` result: decoding rejects a duplicate entry instead of folding it."""
 
@@ -235,6 +248,14 @@ def dec_hook(type_: Any, obj: Any) -> Any:
             return _decode_union(origin, obj)
         if issubclass(origin, UniqueSet):
             return _decode_unique(type_, obj)
+        if issubclass(origin, UInt64):
+            if type(obj) is not int:
+                raise ValueError(f"Expected `int`, got `{_json_kind(obj)}`")
+            if obj < 0:
+                raise ValueError("Expected `int` >= 0")
+            if obj > _UINT64_MAX:
+                raise ValueError(f"Expected `int` <= {_UINT64_MAX}")
+            return origin(obj)
     raise NotImplementedError(f"Objects of type {type_!r} are not supported")
 
 
@@ -244,5 +265,7 @@ def enc_hook(obj: Any) -> Any:
         return obj.data
     if isinstance(obj, frozenset):
         return list(obj)
+    if isinstance(obj, int):
+        return int(obj)
     raise NotImplementedError(f"Objects of type {type(obj).__name__} are not supported")
 
