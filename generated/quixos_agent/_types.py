@@ -12,10 +12,15 @@ import typing
 
 import msgspec
 
+from idlc.runtime import hooks as _hooks
+
 from ._refs import AgentContextSubjectRef, AgentRequestObjectRef, AgentThreadObjectRef
 
 _UInt32 = typing.Annotated[int, msgspec.Meta(ge=0, le=4294967295)]
-_UInt64 = typing.Annotated[int, msgspec.Meta(ge=0, le=18446744073709551615)]
+if typing.TYPE_CHECKING:
+    _UInt64 = int
+else:
+    _UInt64 = _hooks.UInt64
 
 
 class AgentSubmission(msgspec.Struct, kw_only=True, omit_defaults=True):
