@@ -17,7 +17,7 @@ from idlc.source import Span
 from idlc.syntax import ast
 
 # Names repeat (every record has its `createdAt`); convert each spelling once.
-python_field_name = functools.lru_cache(maxsize=4096)(naming.field_name)
+python_field_name = functools.lru_cache(maxsize=4096)(naming.attribute_name)
 python_member_name = functools.lru_cache(maxsize=4096)(naming.member_name)
 
 PRIMITIVE_NAMES = tuple(kind.value for kind in ast.PrimitiveKind)
