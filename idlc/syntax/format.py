@@ -26,18 +26,22 @@ Layout rules:
 - Single spaces around `:`, `->` and `=`; `map<string, T>`; no space inside `<>`; no space
   before `;`.
 - `///` doc comments stand on their own lines directly above their node, at its
-  indentation. Other comments stay where they were: a comment that followed a token on the
-  same line stays at the end of that line (or inline, for `/* */` followed by more code),
-  one on its own line stays on its own line. A line comment ends its line; when that
-  happens in the middle of an item (inside a type, say), the item continues on the next
-  line indented by 4 more than the item. One blank line before a comment on its own line is
-  kept. Trailing whitespace of `//` comments is dropped; block comments are kept verbatim.
+  indentation. Other comments stay where they were, between the same two tokens: one that
+  ended a source line stays at the end of its line; a `/* */` with code after it on the
+  same source line stays inline, just before that code; one on its own line stays on its
+  own line. A line comment ends its line; when that happens in the middle of an item
+  (inside a type expression, say), the item continues on the next line indented by 4 more
+  than the item. So comments inside type expressions are never hoisted out of them — which
+  also keeps a `///` that documents nothing from becoming the next item's documentation.
+  One blank line before a comment on its own line is kept. Trailing whitespace of `//`
+  comments is dropped; block comments are kept verbatim.
 - The file's line ending (`File.newline`) is used throughout; the output ends with exactly
   one line ending (an empty file stays empty). Whitespace outside tokens, comments and
   strings — tabs, a byte-order mark — is not kept.
 
 Since every decision depends only on the AST and on where comments stand between tokens,
-formatting formatted text changes nothing.
+formatting formatted text changes nothing. `FormatError` means the AST was not parsed from
+the source given (a bug in the caller), never a problem of the file.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from typing import TypeVar
 from idlc.source import SourceFile
 from idlc.syntax import ast
 
-__all__ = ["format_file"]
+__all__ = ["FormatError", "format_file"]
 
 _INDENT = 2
 _CONTINUATION = 4
