@@ -63,9 +63,11 @@ def enum_member_name(value: str) -> str:
 
 #: Names of builtins that generated annotations and class bodies use. A record attribute
 #: with one of these names would shadow it inside the class body (msgspec and mypy resolve
-#: later annotations there), so such attributes get a trailing `_` like keywords do.
+#: later annotations there; `self` would clash with the method parameter), so such
+#: attributes get a trailing `_` like keywords do.
 _SHADOWED_IN_CLASS_BODY = frozenset(
-    {"bool", "bytes", "dict", "float", "frozenset", "int", "list", "msgspec", "str", "typing"}
+    {"bool", "bytes", "dict", "float", "frozenset", "int", "list", "msgspec", "self", "str"}
+    | {"typing"}
 )
 
 
@@ -143,3 +145,17 @@ def union_alternative_name(union: str, index: int) -> str:
 def interface_module_name(interface: str) -> str:
     """The module of the generated package holding an interface: `agent_directory`."""
     return snake_case(interface)
+
+
+def enum_attribute_name(value: str) -> str:
+    """The member of a generated enum: `enum_member_name`, made a usable `enum.Enum` member.
+
+    Leading underscores are dropped (`_x_`-style names are reserved by `enum`), and a value
+    with no ASCII letter or digit left becomes `VALUE`; collisions are reported.
+    """
+    name = enum_member_name(value).lstrip("_")
+    if not name or not name.strip("_"):
+        return "VALUE"
+    if name[0].isdigit():
+        name = "V" + name
+    return name if not keyword.iskeyword(name) else name + "_"

@@ -622,7 +622,7 @@ class _Builder:
             enum_class = ctx.expr(_strip_optional(self.model, type_))
             for enum_value in resolved.values:
                 if enum_value.value == value:
-                    return f"{enum_class}.{naming.enum_member_name(value)}", False
+                    return f"{enum_class}.{naming.enum_attribute_name(value)}", False
             return f"{enum_class}({python_string(value)})", False
         if isinstance(value, bool):
             return ("True" if value else "False"), False
@@ -708,9 +708,9 @@ class _Builder:
             body = []
             members: dict[str, m.EnumValue] = {}
             for value in type_.values:
-                member = naming.enum_member_name(value.value)
+                member = naming.enum_attribute_name(value.value)
                 first = members.get(member)
-                if first is not None or member.startswith("_"):
+                if first is not None:
                     self.diagnostics.add(
                         codes.GENERATED_NAME_COLLISION
                         if first is not None
