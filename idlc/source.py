@@ -159,6 +159,6 @@ class SourceMap:
 def display_path(path: Path) -> str:
     """A path as users should see it: relative to the working folder when inside it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.absolute().relative_to(Path.cwd().absolute()))
     except ValueError:
         return str(path)
