@@ -1,0 +1,151 @@
+// An ACP agent written with the official TypeScript SDK (@agentclientprotocol/sdk), serving
+// on stdio and behaving like examples/acp_echo_agent.py:
+// - initialize: protocol version 1, no session/load, text-only prompts;
+// - session/prompt: every text block comes back as an agent_message_chunk, ~100 ms apart; then
+//   a tool call reading README.md in the session's cwd, a permission request and, if allowed
+//   and the client offered fs.readTextFile, fs/read_text_file and a tool_call_update carrying
+//   the file's first line; the turn ends with end_turn, or cancelled after session/cancel.
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+const CHUNK_INTERVAL_MS = 100;
+
+let clientCapabilities = {};
+const sessions = new Map(); // sessionId -> { cwd, turn: AbortController | null }
+
+// Waits `ms`, or less if the turn is cancelled; says whether it was.
+function pause(ms, signal) {
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(false);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+// Resolves with the promise's value, or with `undefined` as soon as the turn is cancelled.
+function unlessCancelled(promise, signal) {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+async function runTurn(client, sessionId, session, prompt, signal) {
+  const update = (u) => client.notify(acp.methods.client.session.update, { sessionId, update: u });
+  let first = true;
+  for (const block of prompt) {
+    if (block.type !== "text") continue;
+    if (!first && (await pause(CHUNK_INTERVAL_MS, signal))) return "cancelled";
+    first = false;
+    if (signal.aborted) return "cancelled";
+    await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: block.text } });
+  }
+  if (signal.aborted) return "cancelled";
+
+  const readme = path.join(session.cwd, "README.md");
+  const toolCallId = `read-${randomUUID()}`;
+  await update({
+    sessionUpdate: "tool_call",
+    toolCallId,
+    title: "Read README.md",
+    kind: "read",
+    status: "pending",
+    locations: [{ path: readme }],
+  });
+  const answer = await unlessCancelled(
+    client.request(acp.methods.client.session.requestPermission, {
+      sessionId,
+      toolCall: { toolCallId, title: "Read README.md", kind: "read", status: "pending" },
+      options: [
+        { optionId: "allow", name: "Allow", kind: "allow_once" },
+        { optionId: "reject", name: "Reject", kind: "reject_once" },
+      ],
+    }),
+    signal,
+  );
+  if (answer === undefined || signal.aborted || answer.outcome.outcome === "cancelled") {
+    await update({ sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
+    return "cancelled";
+  }
+  const allowed = answer.outcome.outcome === "selected" && answer.outcome.optionId === "allow";
+  if (!allowed || !clientCapabilities.fs?.readTextFile) {
+    await update({ sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
+    return "end_turn";
+  }
+  await update({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+  const file = await unlessCancelled(
+    client.request(acp.methods.client.fs.readTextFile, { sessionId, path: readme }),
+    signal,
+  );
+  if (file === undefined) {
+    await update({ sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
+    return "cancelled";
+  }
+  const firstLine = file.content.split("\n", 1)[0];
+  await update({
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status: "completed",
+    content: [{ type: "content", content: { type: "text", text: firstLine } }],
+  });
+  return signal.aborted ? "cancelled" : "end_turn";
+}
+
+const app = acp
+  .agent({ name: "idlc-interop-ts-agent" })
+  .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    clientCapabilities = params.clientCapabilities ?? {};
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: false,
+        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+      },
+      agentInfo: { name: "idlc-interop-ts-agent", version: "0.0.0" },
+      authMethods: [],
+    };
+  })
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    const sessionId = `ts-${randomUUID()}`;
+    sessions.set(sessionId, { cwd: params.cwd, turn: null });
+    return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const session = sessions.get(params.sessionId);
+    if (!session) throw acp.RequestError.invalidParams(undefined, `unknown session ${params.sessionId}`);
+    session.turn?.abort();
+    const turn = new AbortController();
+    session.turn = turn;
+    try {
+      const stopReason = await runTurn(client, params.sessionId, session, params.prompt, turn.signal);
+      return { stopReason };
+    } finally {
+      if (session.turn === turn) session.turn = null;
+    }
+  })
+  .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    sessions.get(params.sessionId)?.turn?.abort();
+  });
+
+const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+await connection.closed;

@@ -1,0 +1,181 @@
+"""An ACP agent written with the official Python SDK (PyPI `agent-client-protocol`, module `acp`).
+
+Run as `python tests/interop/py_official_agent.py`; it serves on stdio and behaves like
+examples/acp_echo_agent.py (and like js/agent.mjs):
+- initialize: protocol version 1, no session/load, text-only prompts;
+- session/prompt: every text block comes back as an agent_message_chunk, ~100 ms apart; then a
+  tool call reading README.md in the session's cwd, a permission request and, if allowed and the
+  client offered fs.readTextFile, fs/read_text_file and a tool_call_update carrying the file's
+  first line; the turn ends with end_turn, or cancelled after session/cancel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import acp
+from acp.schema import (
+    AgentCapabilities,
+    AllowedOutcome,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    PromptResponse,
+    TextContentBlock,
+    ToolCallUpdate,
+)
+
+CHUNK_INTERVAL = 0.1
+
+
+@dataclass
+class Session:
+    cwd: str
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def _unless_cancelled(awaitable: Any, cancelled: asyncio.Event) -> Any | None:
+    """The awaitable's result, or None as soon as the turn is cancelled."""
+    work = asyncio.ensure_future(awaitable)
+    stop = asyncio.ensure_future(cancelled.wait())
+    try:
+        await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    if work.done():
+        return work.result()
+    work.cancel()
+    return None
+
+
+class EchoAgent:
+    def __init__(self) -> None:
+        self._client: Any = None
+        self._capabilities = ClientCapabilities()
+        self._sessions: dict[str, Session] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self._client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self._capabilities = client_capabilities or ClientCapabilities()
+        return InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=False,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=False
+                ),
+            ),
+            agent_info=Implementation(name="idlc-interop-py-agent", version="0.0.0"),
+            auth_methods=[],
+        )
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        session_id = f"py-{uuid.uuid4()}"
+        self._sessions[session_id] = Session(cwd=cwd)
+        return NewSessionResponse(session_id=session_id)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.cancelled.set()
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise acp.RequestError.invalid_params({"sessionId": session_id})
+        session.cancelled = asyncio.Event()
+        stop_reason = await self._turn(session_id, session, prompt)
+        return PromptResponse(stop_reason=stop_reason)
+
+    async def _turn(self, session_id: str, session: Session, prompt: list[Any]) -> str:
+        cancelled = session.cancelled
+        client = self._client
+        first = True
+        for block in prompt:
+            if not isinstance(block, TextContentBlock):
+                continue
+            if not first:
+                try:
+                    await asyncio.wait_for(cancelled.wait(), CHUNK_INTERVAL)
+                except asyncio.TimeoutError:
+                    pass
+            first = False
+            if cancelled.is_set():
+                return "cancelled"
+            await client.session_update(session_id, acp.update_agent_message_text(block.text))
+        if cancelled.is_set():
+            return "cancelled"
+
+        readme = os.path.join(session.cwd, "README.md")
+        tool_call_id = f"read-{uuid.uuid4()}"
+        await client.session_update(
+            session_id,
+            acp.start_read_tool_call(tool_call_id, "Read README.md", readme),
+        )
+        answer = await _unless_cancelled(
+            client.request_permission(
+                session_id,
+                ToolCallUpdate(
+                    tool_call_id=tool_call_id, title="Read README.md", kind="read", status="pending"
+                ),
+                [
+                    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+                ],
+            ),
+            cancelled,
+        )
+        if answer is None or cancelled.is_set() or answer.outcome.outcome == "cancelled":
+            await client.session_update(
+                session_id, acp.update_tool_call(tool_call_id, status="failed")
+            )
+            return "cancelled"
+        allowed = isinstance(answer.outcome, AllowedOutcome) and answer.outcome.option_id == "allow"
+        fs = self._capabilities.fs
+        if not allowed or fs is None or not fs.read_text_file:
+            await client.session_update(
+                session_id, acp.update_tool_call(tool_call_id, status="failed")
+            )
+            return "end_turn"
+        await client.session_update(
+            session_id, acp.update_tool_call(tool_call_id, status="in_progress")
+        )
+        file = await _unless_cancelled(client.read_text_file(session_id, readme), cancelled)
+        if file is None:
+            await client.session_update(
+                session_id, acp.update_tool_call(tool_call_id, status="failed")
+            )
+            return "cancelled"
+        first_line = file.content.split("\n", 1)[0]
+        await client.session_update(
+            session_id,
+            acp.update_tool_call(
+                tool_call_id,
+                status="completed",
+                content=[acp.tool_content(acp.text_block(first_line))],
+            ),
+        )
+        return "cancelled" if cancelled.is_set() else "end_turn"
+
+
+def main() -> None:
+    asyncio.run(acp.run_agent(EchoAgent()))
+
+
+if __name__ == "__main__":
+    main()
