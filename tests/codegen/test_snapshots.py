@@ -1,0 +1,52 @@
+"""Golden output: every generated file of every corpus package (`--snapshot-update`)."""
+
+from __future__ import annotations
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+
+from idlc.codegen import GeneratedPackage
+
+from .conftest import PACKAGES, build
+
+
+@pytest.mark.parametrize("name", sorted(PACKAGES))
+def test_generated_files(
+    name: str, generated_packages: dict[str, GeneratedPackage], snapshot: SnapshotAssertion
+) -> None:
+    files = generated_packages[name].files
+    assert sorted(files) == sorted(set(files))
+    for path in sorted(files):
+        assert files[path] == snapshot(name=path)
+
+
+def test_generation_is_deterministic() -> None:
+    first = build("gen_features", PACKAGES["gen_features"])
+    second = build("gen_features", PACKAGES["gen_features"])
+    assert first.files == second.files
+
+
+def test_every_file_is_black_stable(generated_packages: dict[str, GeneratedPackage]) -> None:
+    import black
+
+    mode = black.Mode()
+    for generated in generated_packages.values():
+        for path, text in generated.files.items():
+            if path.endswith(".py"):
+                assert black.format_str(text, mode=mode) == text, f"{generated.package}/{path}"
+
+
+def test_header_names_sources_digest_and_version(
+    generated_packages: dict[str, GeneratedPackage],
+) -> None:
+    import idlc
+
+    for path, text in generated_packages["gen_seeds"].files.items():
+        if not path.endswith(".py"):
+            continue
+        head = text[:600]
+        assert f"idlc {idlc.__version__}" in head and "Do not edit" in head
+        assert "idl/quixos/agent_directory.idl" in head
+        assert "idl/quixos/agent_request.idl" in head
+        assert "sha256 " in head
+    assert generated_packages["gen_seeds"].files["py.typed"] == ""
