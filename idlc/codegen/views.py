@@ -432,8 +432,13 @@ def _is_record(model: m.Model, type_: m.Type) -> bool:
     return isinstance(resolve_alias(model, type_), m.Record)
 
 
+def _is_object_shaped(model: m.Model, type_: m.Type) -> bool:
+    """A record or a variant: its JSON is always an object, so it can be `params` itself."""
+    return isinstance(resolve_alias(model, type_), (m.Record, m.Variant))
+
+
 def _needs_params_wrapper(model: m.Model, type_: m.Type) -> bool:
-    return not _is_unit(model, type_) and not _is_record(model, type_)
+    return not _is_unit(model, type_) and not _is_object_shaped(model, type_)
 
 
 # -- JSON kinds, for deciding whether msgspec can tell union alternatives apart -------------
@@ -1051,7 +1056,8 @@ def _interface_method(
                 call_arguments.append(f"{view.attribute}=params.{view.attribute}")
                 keywords.append(f"{view.attribute}={view.attribute}")
             proxy_params = bracket(f"{input_class}(", keywords, ")", 16 if has_result else 12)
-        elif _is_record(model, input_type):
+        elif _is_object_shaped(model, input_type):
+            # A named record or a variant is the params object itself (SPEC §3).
             annotation = ctx.expr(input_type)
             shape = "_rt.InputShape.RECORD"
             params_type = annotation
