@@ -156,8 +156,11 @@ class Parser:
         text: str,
         on_comment: Callable[[str, int, int], None],
         recovery: Recoverer,
+        on_shift: dict[str, Callable[[Tok], Any]] | None = None,
     ) -> None:
         self.tables = tables
+        #: Turns tokens of these terminals into values as they are shifted.
+        self.on_shift = on_shift or {}
         self.text = text
         self.on_comment = on_comment
         self.recovery = recovery
@@ -179,6 +182,7 @@ class Parser:
         match = tables.master.match
         stack = self.stack
         values = self.values
+        on_shift = self.on_shift
         while True:
             position = self.position
             found: Any = match(text, position)  # always matches, maybe only white space
@@ -195,9 +199,8 @@ class Parser:
                     continue
             else:
                 kind = found.lastgroup
-                end = found.end()
-                position = found.start(kind)
-                value = found.group(kind)
+                position, end = found.span(kind)
+                value = text[position:end]
                 if kind in ignored:
                     if kind in comments:
                         self.on_comment(value, position, end)
@@ -230,7 +233,8 @@ class Parser:
                     break
                 if action[0]:
                     stack.append(action[1])
-                    values.append(token)
+                    convert = on_shift.get(token.type)
+                    values.append(token if convert is None else convert(token))
                     break
                 _, size, origin, callback = action
                 if size:
@@ -301,7 +305,8 @@ class Parser:
             action = actions[self.stack[-1]][token.type]
             if action[0]:
                 self.stack.append(action[1])
-                self.values.append(token)
+                convert = self.on_shift.get(token.type)
+                self.values.append(token if convert is None else convert(token))
                 return
             _, size, origin, callback = action
             children = self.values[-size:] if size else []

@@ -94,7 +94,11 @@ class _Builder(Transformer[Tok, Any]):
 
     def _depth(self, node: Any, *children: Any) -> Any:
         depths = self.state.depths
-        depth = 1 + max((depths.pop(id(child), 1) for child in children), default=0)
+        depth = 1
+        for child in children:
+            inner = depths.pop(id(child), 1)
+            if inner >= depth:
+                depth = inner + 1
         if depth > MAX_TYPE_DEPTH:
             if depth == MAX_TYPE_DEPTH + 1:
                 self.state.diagnostics.add(
@@ -119,12 +123,13 @@ class _Builder(Transformer[Tok, Any]):
 
     # -- leaves -----------------------------------------------------------------------
 
-    def name(self, children: list[Tok]) -> ast.Name:
-        token = children[0]
-        return ast.Name(str(token), self._token_span(token))
+    # NAME and STRING tokens are turned into nodes as they are shifted (no rule to reduce).
 
-    def string(self, children: list[Tok]) -> ast.StringLiteral:
-        return self._string_literal(children[0])
+    def NAME(self, token: Tok) -> ast.Name:
+        return ast.Name(token.value, self.state.source.span(token.start, token.end))
+
+    def STRING(self, token: Tok) -> ast.StringLiteral:
+        return self._string_literal(token)
 
     def _string_literal(self, token: Tok) -> ast.StringLiteral:
         raw = str(token)
@@ -140,17 +145,16 @@ class _Builder(Transformer[Tok, Any]):
 
         return ast.StringLiteral(escapes.decode(raw, report), raw, span)
 
-    def literal(self, children: list[Tok]) -> ast.Literal:
+    def literal(self, children: list[Any]) -> ast.Literal:
         token = children[0]
         span = self._span_of(children)
-        kind = token.type
+        kind = getattr(token, "type", "STRING")
         if kind == "TRUE" or kind == "FALSE":
             return ast.Literal(ast.LiteralKind.BOOL, kind == "TRUE", str(token), span)
         if kind == "LSQB":
             return ast.Literal(ast.LiteralKind.EMPTY_LIST, None, "[]", span)
-        if kind == "STRING":
-            string = self._string_literal(token)
-            return ast.Literal(ast.LiteralKind.STRING, string.value, string.raw, span)
+        if isinstance(token, ast.StringLiteral):
+            return ast.Literal(ast.LiteralKind.STRING, token.value, token.raw, span)
         text = str(token)
         number: int | float
         if any(mark in text for mark in ".eE"):
@@ -165,11 +169,11 @@ class _Builder(Transformer[Tok, Any]):
 
     # -- types ------------------------------------------------------------------------
 
+    # Leaves (primitives, references, named types) have depth 1 and are not recorded.
+
     def primitive(self, children: list[Tok]) -> Any:
         token = children[0]
-        return self._depth(
-            ast.PrimitiveType(_PRIMITIVES[str(token)], self._token_span(token))
-        )
+        return ast.PrimitiveType(_PRIMITIVES[token.value], self._token_span(token))
 
     def optional_type(self, children: list[Any]) -> Any:
         return self._depth(
@@ -183,14 +187,14 @@ class _Builder(Transformer[Tok, Any]):
         return self._depth(ast.MapType(children[4], self._span_of(children)), children[4])
 
     def atom_ref(self, children: list[Any]) -> Any:
-        return self._depth(ast.AtomRefType(children[2], self._span_of(children)))
+        return ast.AtomRefType(children[2], self._span(children[0], children[3]))
 
     def interface_ref(self, children: list[Any]) -> Any:
-        return self._depth(ast.InterfaceRefType(children[2], self._span_of(children)))
+        return ast.InterfaceRefType(children[2], self._span(children[0], children[3]))
 
     def named_type(self, children: list[Any]) -> Any:
         name: ast.Name = children[0]
-        return self._depth(ast.NamedType(name, name.span))
+        return ast.NamedType(name, name.span)
 
     def record_type(self, children: list[Any]) -> Any:
         fields = tuple(children[2:-1])
@@ -379,7 +383,13 @@ def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
     _BUILDER.state = state
     recovery = Recovery(source, found, state.comments)
     decls: tuple[ast.Decl, ...] | None = None
-    parser = lalr.Parser(_tables(), source.text, _BUILDER.comment, recovery)
+    parser = lalr.Parser(
+        _tables(),
+        source.text,
+        _BUILDER.comment,
+        recovery,
+        {"NAME": _BUILDER.NAME, "STRING": _BUILDER.STRING},
+    )
     # Parsing allocates many small objects that all stay alive; the cyclic garbage
     # collector would scan them again and again for nothing (it doubled the time at 4 MB).
     collecting = gc.isenabled()
