@@ -644,7 +644,9 @@ class Directory(AgentDirectory):
         if settled.thread_ref != thread:
             raise RpcError(CONFLICT, f"{request} is on {settled.thread_ref}, not on {thread}")
         if not settled.finished:
-            raise RpcError(CONFLICT, f"{request} has not finished", {"status": settled.state.status})
+            raise RpcError(
+                CONFLICT, f"{request} has not finished", {"status": settled.state.status}
+            )
         settled.flags.settled = True
         settled.state.notification_pending = notify
 
