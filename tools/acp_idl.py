@@ -1,0 +1,404 @@
+"""Write a first draft of `idl/acp.idl` from the ACP JSON Schema (protocol version 1).
+
+    python tools/acp_idl.py [../shared/acp/v1] > idl/acp.idl
+
+The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
+translation so that a schema update can be diffed against it. It knows the member names of
+the `Agent` and `Client` interfaces (from the MoonBit SDK's traits) and the handful of
+schema shapes the language cannot say directly (`docs/acp-gaps.md`, G1–G9).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+Json = Any
+
+#: wire method → (interface, member name, required, notify). Names follow the seed traits.
+MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
+    "initialize": ("Agent", "initialize", True, False),
+    "authenticate": ("Agent", "authenticate", False, False),
+    "logout": ("Agent", "logout", False, False),
+    "session/new": ("Agent", "newSession", True, False),
+    "session/load": ("Agent", "loadSession", False, False),
+    "session/resume": ("Agent", "resumeSession", False, False),
+    "session/list": ("Agent", "listSessions", False, False),
+    "session/delete": ("Agent", "deleteSession", False, False),
+    "session/close": ("Agent", "closeSession", False, False),
+    "session/set_mode": ("Agent", "setMode", False, False),
+    "session/set_config_option": ("Agent", "setConfigOption", False, False),
+    "session/prompt": ("Agent", "prompt", True, False),
+    "session/cancel": ("Agent", "cancel", False, True),
+    "session/update": ("Client", "update", True, True),
+    "session/request_permission": ("Client", "requestPermission", True, False),
+    "fs/read_text_file": ("Client", "readTextFile", False, False),
+    "fs/write_text_file": ("Client", "writeTextFile", False, False),
+    "terminal/create": ("Client", "createTerminal", False, False),
+    "terminal/output": ("Client", "terminalOutput", False, False),
+    "terminal/wait_for_exit": ("Client", "waitForTerminalExit", False, False),
+    "terminal/kill": ("Client", "killTerminal", False, False),
+    "terminal/release": ("Client", "releaseTerminal", False, False),
+    "elicitation/create": ("Client", "elicit", False, False),
+    "elicitation/complete": ("Client", "completeElicitation", False, True),
+    "$/cancel_request": ("Protocol", "cancelRequest", False, True),
+}
+
+#: Methods that only read; everything else runs as a transaction.
+SNAPSHOT = {"session/list", "fs/read_text_file", "terminal/output", "terminal/wait_for_exit"}
+
+INTERFACE_DOCS = {
+    "Agent": (
+        "The agent side of ACP. Implement what the agent can do and leave the rest:\n"
+        "`initialize`, `newSession` and `prompt` are the three every agent has; every other\n"
+        "member answers -32601 until it is implemented, so `initialize` can declare exactly\n"
+        "what the agent answers."
+    ),
+    "Client": (
+        "The client side of ACP. `update` and `requestPermission` are required; the rest\n"
+        "exist so the agent can ask for them, and a client that leaves one out answers\n"
+        "-32601 when the agent asks."
+    ),
+    "Protocol": (
+        "Messages either side may send. The runtime handles `$/cancel_request` itself in\n"
+        "both directions (it cancels the handler of that request, which answers -32800);\n"
+        "it is declared here so its params type is generated and documented."
+    ),
+}
+
+META_DOC = (
+    "Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about\n"
+    "values at these keys.\n\n"
+    "See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)"
+)
+META_TYPE = "optional<map<string, json>>"
+
+INTEGER_FORMATS = {"int32", "int64", "uint16", "uint32", "uint64", "int8", "int16", "uint8"}
+
+#: Case records written inline because their schema name is the case class name (G7).
+INLINE_CASES = {"McpServerHttp", "McpServerSse", "AuthMethodTerminal"}
+
+#: Variants whose every case also carries the outer object's own fields (G2).
+SHARED_FIELDS = {
+    "SessionConfigOption",
+    "SetSessionConfigOptionRequest",
+    "CreateElicitationRequest",
+    "CreateElicitationResponse",
+}
+
+#: Records that also hold an untagged union of scopes, flattened into optional fields (G3).
+SCOPED = {"ElicitationFormMode", "ElicitationUrlMode"}
+
+#: Schema definitions that are JSON-RPC envelopes or raw extension payloads, not ACP types.
+SKIPPED = {
+    "AgentRequest", "AgentResponse", "AgentNotification", "ClientRequest", "ClientResponse",
+    "ClientNotification", "ExtRequest", "ExtResponse", "ExtNotification", "Error", "ErrorCode",
+}
+
+
+def ref_name(node: Json) -> str | None:
+    if "$ref" in node:
+        return str(node["$ref"]).rsplit("/", 1)[1]
+    all_of = node.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and "$ref" in all_of[0]:
+        return ref_name(all_of[0])
+    return None
+
+
+def doc_lines(text: str | None, indent: str) -> list[str]:
+    if not text:
+        return []
+    out = []
+    for line in text.strip().splitlines():
+        line = line.rstrip()
+        out.append(f"{indent}///" + (f" {line}" if line else ""))
+    return out
+
+
+class Converter:
+    def __init__(self, schema: Json, meta: Json) -> None:
+        self.defs: dict[str, Json] = schema["$defs"]
+        self.meta = meta
+        self.order: list[str] = []
+        self.seen: set[str] = set()
+        #: Case records of the SHARED_FIELDS variants → their variant (G2).
+        self.shared_owner: dict[str, str] = {}
+        for owner in SHARED_FIELDS:
+            node = self.defs[owner]
+            for alternative in node.get("oneOf") or node.get("anyOf"):
+                ref = ref_name(alternative)
+                if ref is not None:
+                    self.shared_owner[ref] = owner
+
+    # -- reachability, in the order a reader meets the types --
+
+    def reach(self, name: str) -> None:
+        if name in self.seen or name in SKIPPED:
+            return
+        self.seen.add(name)
+        self.order.append(name)
+        for ref in self.refs(self.defs[name]):
+            self.reach(ref)
+
+    def refs(self, node: Json) -> Iterator[str]:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                yield str(node["$ref"]).rsplit("/", 1)[1]
+            for key, value in node.items():
+                if key != "not":
+                    yield from self.refs(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from self.refs(item)
+
+    def method_types(self) -> dict[str, tuple[str, str | None]]:
+        """wire method → (params def, result def or None for notifications)."""
+        found: dict[str, dict[str, str]] = {}
+        for name, node in self.defs.items():
+            method = node.get("x-method")
+            if method is None:
+                continue
+            kind = "result" if name.endswith("Response") else "params"
+            found.setdefault(method, {})[kind] = name
+        return {m: (v["params"], v.get("result")) for m, v in found.items()}
+
+    # -- types --
+
+    def type_of(self, node: Json) -> str:
+        ref = ref_name(node)
+        if ref is not None:
+            return ref
+        if "anyOf" in node:
+            alternatives = [a for a in node["anyOf"] if a.get("type") != "null"]
+            if len(alternatives) == 1 and len(node["anyOf"]) == 2:
+                return f"optional<{self.type_of(alternatives[0])}>"
+        kind = node.get("type")
+        if isinstance(kind, list):
+            rest = [k for k in kind if k != "null"]
+            inner = self.type_of({**node, "type": rest[0]})
+            return f"optional<{inner}>" if "null" in kind else inner
+        if kind == "string":
+            return "string"
+        if kind == "boolean":
+            return "bool"
+        if kind == "number":
+            return "float64"
+        if kind == "integer":
+            fmt = node.get("format", "int64")
+            assert fmt in INTEGER_FORMATS, fmt
+            return fmt
+        if kind == "array":
+            return f"list<{self.type_of(node['items'])}>"
+        if kind == "object":
+            extra = node.get("additionalProperties")
+            if extra is True or extra is None:
+                return "map<string, json>"
+            return f"map<string, {self.type_of(extra)}>"
+        if not kind:
+            return "json"
+        raise ValueError(f"cannot convert {node}")
+
+    def fields(self, node: Json, indent: str, skip: tuple[str, ...] = ()) -> list[str]:
+        required = set(node.get("required", []))
+        lines: list[str] = []
+        for name, prop in node.get("properties", {}).items():
+            if name in skip:
+                continue
+            if name == "_meta":
+                lines += doc_lines(META_DOC, indent)
+                lines.append(f"{indent}_meta: {META_TYPE};")
+                continue
+            lines += doc_lines(prop.get("description"), indent)
+            type_ = self.type_of(prop)
+            default = ""
+            if "default" in prop:
+                value = prop["default"]
+                if value is False or value is True:
+                    default = f" = {json.dumps(value)}"
+                elif value == []:
+                    default = " = []"
+                elif isinstance(value, str):
+                    default = f" = {json.dumps(value)}"
+                elif not type_.startswith("optional<"):
+                    type_ = f"optional<{type_}>"  # G4: no `{}` default yet
+            elif name not in required and not type_.startswith("optional<"):
+                type_ = f"optional<{type_}>"
+            lines.append(f"{indent}{name}: {type_}{default};")
+        return lines
+
+    def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:
+        body = self.fields(node, indent + "    ") + (extra or [])
+        if not body:
+            return "record {}"
+        return "record {\n" + "\n".join(body) + f"\n{indent}}}"
+
+    def shared(self, name: str, indent: str) -> list[str]:
+        if name not in SHARED_FIELDS:
+            return []
+        return self.fields(self.defs[name], indent)
+
+    def scoped(self, name: str, indent: str) -> list[str]:
+        if name not in SCOPED:
+            return []
+        session = self.defs["ElicitationSessionScope"]["properties"]
+        request = self.defs["ElicitationRequestScope"]["properties"]
+        out = [f"{indent}// G3: either `sessionId` (and maybe `toolCallId`) or `requestId`."]
+        out += doc_lines(session["sessionId"].get("description"), indent)
+        out.append(f"{indent}sessionId: optional<SessionId>;")
+        out += doc_lines(session["toolCallId"].get("description"), indent)
+        out.append(f"{indent}toolCallId: optional<ToolCallId>;")
+        out += doc_lines(request["requestId"].get("description"), indent)
+        out.append(f"{indent}requestId: optional<RequestId>;")
+        return out
+
+    def enum(self, alternatives: list[Json], indent: str) -> str:
+        values = []
+        open_ = False
+        for alternative in alternatives:
+            if "const" not in alternative:
+                open_ = True
+                continue
+            values += doc_lines(alternative.get("description"), indent + "    ")
+            values.append(f'{indent}    {json.dumps(alternative["const"])};')
+        return ("open " if open_ else "") + "enum {\n" + "\n".join(values) + f"\n{indent}}}"
+
+    def variant(self, name: str, node: Json, alternatives: list[Json], tag: str) -> str:
+        open_ = False
+        lines: list[str] = []
+        inner = "        "
+        for alternative in alternatives:
+            props = alternative.get("properties", {})
+            const = props.get(tag, {}).get("const")
+            if tag in props and const is None:
+                open_ = True  # the "other" alternative: unknown tags are kept
+                continue
+            lines += doc_lines(alternative.get("description"), "    ")
+            label = "default" if const is None else json.dumps(const)
+            ref = ref_name(alternative)
+            own = {k: v for k, v in props.items() if k != tag}
+            extra = self.shared(name, inner)
+            if extra:
+                extra.insert(0, f"{inner}// G2: the fields every case of `{name}` carries.")
+            if ref is not None and ref in INLINE_CASES:
+                case = self.record(self.defs[ref], "    ", extra)
+            elif ref is not None:
+                case = ref
+            elif own or extra:
+                case = self.record({**alternative, "properties": own}, "    ", extra)
+            else:
+                case = "unit"
+            lines.append(f"    {label}: {case};")
+        head = ("open " if open_ else "") + f'variant tag "{tag}"'
+        return head + " {\n" + "\n".join(lines) + "\n}"
+
+    def definition(self, name: str) -> str:
+        node = self.defs[name]
+        alternatives = node.get("oneOf") or node.get("anyOf")
+        if name == "SessionConfigSelectOptions":  # G8
+            return "list<SessionConfigSelectEntry>"
+        if name == "RequestId":  # null is the `optional<RequestId>` of its uses (G9)
+            return "union { int64; string; }"
+        if name in SCOPED or name in self.shared_owner:
+            extra = self.shared(self.shared_owner.get(name, ""), "    ")
+            if extra:
+                extra.insert(0, f"    // G2: the fields every case of `{self.shared_owner[name]}` carries.")
+            return self.record(node, "", extra + self.scoped(name, "    "))
+        if name == "AvailableCommandInput":  # a union with one alternative
+            return ref_name(alternatives[0]) or "json"
+        if alternatives and all("const" in a or a.get("type") == "string" for a in alternatives):
+            return self.enum(alternatives, "")
+        if alternatives:
+            tag = self.tag_of(alternatives)
+            if tag is not None:
+                return self.variant(name, node, alternatives, tag)
+            parts = [self.type_of(a) for a in alternatives]
+            return "union { " + " ".join(f"{p};" for p in parts) + " }"
+        if node.get("type") == "object":
+            return self.record(node, "", self.scoped(name, "    "))
+        return self.type_of(node)
+
+    @staticmethod
+    def tag_of(alternatives: list[Json]) -> str | None:
+        for alternative in alternatives:
+            for key, prop in alternative.get("properties", {}).items():
+                if "const" in prop and key in alternative.get("required", []):
+                    return str(key)
+        return None
+
+    # -- the file --
+
+    def run(self) -> str:
+        methods = self.method_types()
+        wire_order = [
+            *self.meta["agentMethods"].values(),
+            *self.meta["clientMethods"].values(),
+            *self.meta["protocolMethods"].values(),
+        ]
+        by_interface: dict[str, list[str]] = {"Agent": [], "Client": [], "Protocol": []}
+        for wire in MEMBERS:
+            assert wire in wire_order, wire
+            by_interface[MEMBERS[wire][0]].append(wire)
+        out = [
+            "// The Agent Client Protocol (ACP), protocol version 1, as of schema-v1.21.0.",
+            "//",
+            "// Source: ../shared/acp/v1/schema.json and meta.json (agentclientprotocol/",
+            "// agent-client-protocol, Apache-2.0); see ../shared/acp/SOURCE.md. Member names and",
+            "// the required set follow the MoonBit SDK's `Agent` and `Client` traits. Doc comments",
+            "// are the schema's descriptions. Member ids are the wire method names (docs/acp-gaps.md",
+            "// G6); `// Gn` comments mark the other places where the language cannot say ACP exactly.",
+            "",
+        ]
+        for interface, wires in by_interface.items():
+            ident = f"acp:{interface.lower()}"
+            out += doc_lines(INTERFACE_DOCS[interface], "")
+            out.append(f'interface {interface} id "{ident}" revision "{ident}@1" {{')
+            for wire in wires:
+                _, member, required, notify = MEMBERS[wire]
+                params, result = methods[wire]
+                self.reach(params)
+                if result is not None:
+                    self.reach(result)
+                out += doc_lines(self.defs[params].get("description"), "    ")
+                output = "unit" if notify else result
+                binding = (
+                    f'notify id "{wire}";'
+                    if notify
+                    else f'call id "{wire}" execution '
+                    f'{"snapshot" if wire in SNAPSHOT else "transaction"};'
+                )
+                out.append(
+                    f'    {"required " if required else ""}operation {member} id "{wire}"'
+                    f" : {params} -> {output} {{ {binding} }}"
+                )
+            out.append("}")
+            out.append("")
+        for name in self.order:
+            if name in INLINE_CASES:
+                continue
+            out += doc_lines(self.defs[name].get("description"), "")
+            out.append(f"type {name} = {self.definition(name)};")
+            out.append("")
+            if name == "SessionConfigSelectOptions":
+                out += [
+                    "/// One entry of `SessionConfigSelectOptions`: an option, or a group of options.",
+                    "/// G8: the schema's union of two lists is a list of this union; do not mix the",
+                    "/// two kinds in one list.",
+                    "type SessionConfigSelectEntry = union { SessionConfigSelectOption; SessionConfigSelectGroup; };",
+                    "",
+                ]
+        return "\n".join(out).rstrip("\n") + "\n"
+
+
+def main() -> None:
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared/acp/v1"
+    schema = json.loads((folder / "schema.json").read_text())
+    meta = json.loads((folder / "meta.json").read_text())
+    sys.stdout.write(Converter(schema, meta).run())
+
+
+if __name__ == "__main__":
+    main()
