@@ -11,7 +11,7 @@ from idlc.runtime.dispatch import (
 )
 from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed, SerializeTransactions
-from idlc.runtime.peer import ByteWriter, Peer, PeerOptions, current_peer
+from idlc.runtime.peer import ByteWriter, MethodFallback, Peer, PeerOptions, current_peer
 from idlc.runtime.transports import (
     RootFactory,
     RpcServer,
@@ -35,6 +35,7 @@ __all__ = [
     "InputShape",
     "Interceptor",
     "InterfaceSpec",
+    "MethodFallback",
     "MethodSpec",
     "Peer",
     "PeerOptions",

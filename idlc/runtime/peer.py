@@ -13,7 +13,7 @@ import contextvars
 import functools
 import logging
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Protocol
@@ -52,6 +52,12 @@ DEFAULT_MAX_MESSAGE_SIZE: Final = 50 * 1024 * 1024
 DEFAULT_MAX_CONCURRENT_HANDLERS: Final = 1024
 _EMPTY_OBJECT: Final = b"{}"
 
+#: Answers a method the served object does not declare: `(method, params, notify)`, where
+#: `params` is the plain JSON value (None when absent). Its result is sent back as is (for a
+#: request); raising `Unsupported` keeps the usual -32601. Protocols with open-ended method
+#: names use it, e.g. ACP's `_`-prefixed extension methods.
+MethodFallback = Callable[[str, Any, bool], Awaitable[Any]]
+
 
 class ByteWriter(Protocol):
     """The writing half of a transport; `asyncio.StreamWriter` is one."""
@@ -83,6 +89,9 @@ class PeerOptions:
     finish_on_eof: float = 2.0
     #: How long closing waits for cancelled handlers that are slow to stop.
     close_timeout: float = 5.0
+    #: Called for methods the served object does not declare (see `MethodFallback`);
+    #: None answers them -32601 and ignores such notifications.
+    fallback: MethodFallback | None = None
 
 
 _current_peer: contextvars.ContextVar[Peer] = contextvars.ContextVar("idlc_current_peer")
@@ -402,7 +411,7 @@ class Peer:
     # ---------------------------------------------------------------- handling
 
     def _lookup(
-        self, method: str, params: Raw, targeted: bool
+        self, method: str, params: Raw, targeted: bool, notify: bool = False
     ) -> tuple[_Served, MethodSpec, Any, str | None]:
         """Find the object and member a call is for and decode its params, or raise RpcError."""
         target = None
@@ -425,7 +434,14 @@ class Peer:
                 )
         spec = served.methods.get(method)
         if spec is None:
-            raise Unsupported(method, f"Method not found: {method}")
+            fallback = self._options.fallback
+            if fallback is None or method == CANCEL_METHOD:
+                raise Unsupported(method, f"Method not found: {method}")
+            try:
+                value = decode_any(params) if params else None
+            except msgspec.DecodeError as error:  # pragma: no cover - the line was valid JSON
+                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}") from None
+            return served, _fallback_spec(method, fallback, notify), value, target
         try:
             if spec.shape is InputShape.UNIT:
                 if params and not targeted:
@@ -462,7 +478,7 @@ class Peer:
             self._on_cancel(params)
             return
         try:
-            served, spec, decoded, target = self._lookup(method, params, targeted)
+            served, spec, decoded, target = self._lookup(method, params, targeted, True)
         except RpcError as error:
             level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
             log.log(level, "ignored notification %s: %s", method, error)
@@ -611,6 +627,25 @@ class Peer:
             await self._writer.wait_closed()
         except (ConnectionError, OSError) as error:
             log.debug("closing the transport: %r", error)
+
+
+def _fallback_spec(method: str, fallback: MethodFallback, notify: bool) -> MethodSpec:
+    """A one-off table entry that hands an undeclared method to `PeerOptions.fallback`."""
+
+    def invoke(implementation: object, params: Any) -> Awaitable[Any]:
+        return fallback(method, params, notify)
+
+    return MethodSpec(
+        wire=method,
+        member="",
+        shape=InputShape.RECORD,
+        params_type=None,
+        result_type=None,
+        invoke=invoke,
+        execution=None,
+        notify=notify,
+        required=False,
+    )
 
 
 def _remote_error(raw: Raw) -> RpcError:
