@@ -1,0 +1,136 @@
+"""What an echo agent must have done, judged from the records of a scenario client.
+
+js/client.mjs and py_official_client.py print the same records (one per scenario); these
+checks hold for examples/acp_echo_agent.py and for the echo agents written with the official
+SDKs alike, which is how the scenarios themselves are known to be right.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .support import Run, Workspace
+
+STREAM_MIN_GAP_MS = 40.0  # chunks are sent ~100 ms apart; batching would put them ~0 ms apart
+MIB = 1024 * 1024
+
+
+def updates_of(record: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [u for u in record["updates"] if u["params"]["update"]["sessionUpdate"] == kind]
+
+
+def chunk_texts(record: dict[str, Any]) -> list[str]:
+    return [
+        u["params"]["update"]["content"]["text"]
+        for u in updates_of(record, "agent_message_chunk")
+        if u["params"]["update"]["content"]["type"] == "text"
+    ]
+
+
+def assert_no_failures(run: Run) -> None:
+    failed = {name: r["failed"] for name, r in run.records.items() if "failed" in r}
+    assert not failed, f"scenarios failed: {failed}\nstderr:\n{run.stderr[-4000:]}"
+    assert "done" in run.records, f"the client did not finish; stderr:\n{run.stderr[-4000:]}"
+    assert run.returncode == 0, run.stderr[-4000:]
+
+
+def assert_turn_belongs_to(record: dict[str, Any], session_id: str) -> None:
+    sessions = {u["params"]["sessionId"] for u in record["updates"]}
+    assert sessions <= {session_id}, f"updates for other sessions: {sessions - {session_id}}"
+    for request in record["permissions"] + record["reads"]:
+        assert request["sessionId"] == session_id
+
+
+def assert_tool_call_read(record: dict[str, Any], workspace: Workspace, offered_fs: bool) -> None:
+    """The tool call, its permission round trip and (if allowed and offered) the file read."""
+    calls = updates_of(record, "tool_call")
+    assert len(calls) == 1, record["updates"]
+    call = calls[0]["params"]["update"]
+    assert call.get("kind") == "read"
+    assert len(record["permissions"]) == 1, record["permissions"]
+    permission = record["permissions"][0]
+    assert permission["toolCall"]["toolCallId"] == call["toolCallId"]
+    kinds = {option["kind"] for option in permission["options"]}
+    assert kinds & {"allow_once", "allow_always"} and kinds & {"reject_once", "reject_always"}
+    finals = [
+        u["params"]["update"]
+        for u in updates_of(record, "tool_call_update")
+        if u["params"]["update"]["toolCallId"] == call["toolCallId"]
+        and u["params"]["update"].get("status") in ("completed", "failed")
+    ]
+    assert len(finals) == 1, finals
+    if offered_fs:
+        assert record["reads"] == [{"sessionId": record["sessionId"], "path": workspace.readme}]
+        assert finals[0]["status"] == "completed"
+        texts = [
+            c["content"]["text"]
+            for c in finals[0].get("content") or []
+            if c.get("type") == "content" and c["content"].get("type") == "text"
+        ]
+        assert any(workspace.first_line in text for text in texts), finals[0]
+    else:
+        assert record["reads"] == []
+
+
+def assert_echo_agent(run: Run, workspace: Workspace, offered_fs: bool = True) -> None:
+    assert_no_failures(run)
+
+    initialize = run["initialize"]["response"]
+    assert initialize["protocolVersion"] == 1
+    capabilities = initialize.get("agentCapabilities") or {}
+    assert not capabilities.get("loadSession"), "the echo agent has no session/load"
+
+    session_id = run["session_new"]["response"]["sessionId"]
+    assert isinstance(session_id, str) and session_id
+
+    prompt = run["prompt"]
+    assert prompt["stopReason"] == "end_turn"
+    assert chunk_texts(prompt) == prompt["sent"]
+    assert_turn_belongs_to(prompt, session_id)
+    times = [u["t_ms"] for u in updates_of(prompt, "agent_message_chunk")]
+    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    assert gaps and min(gaps) >= STREAM_MIN_GAP_MS, f"chunks were not streamed: gaps {gaps} ms"
+    assert_tool_call_read(prompt, workspace, offered_fs)
+
+    rejected = run["prompt_rejected"]
+    assert rejected["stopReason"] == "end_turn"
+    assert chunk_texts(rejected) == rejected["sent"]
+    assert len(rejected["permissions"]) == 1
+    assert rejected["reads"] == [], "read the file although permission was rejected"
+    assert_turn_belongs_to(rejected, session_id)
+
+    cancel = run["cancel"]
+    assert cancel["cancel_sent"], "no chunk arrived to trigger the cancellation"
+    assert cancel["stopReason"] == "cancelled"
+    assert 1 <= len(chunk_texts(cancel)) < cancel["sent_blocks"]
+    assert cancel["reads"] == []
+    assert_turn_belongs_to(cancel, session_id)
+
+    after = run["after_cancel"]
+    assert after["stopReason"] == "end_turn"
+    assert chunk_texts(after) == after["sent"]
+
+    assert run["unsupported_method"].get("error", {}).get("code") == -32601, run[
+        "unsupported_method"
+    ]
+    assert run["unknown_ext_method"].get("error", {}).get("code") == -32601, run[
+        "unknown_ext_method"
+    ]
+    if "unknown_method" in run.records:  # only js/client.mjs can send a non-ACP method
+        assert run["unknown_method"].get("error", {}).get("code") == -32601
+
+    large = run["large_prompt"]
+    assert large["sent_bytes"] >= 2 * MIB
+    assert large["stopReason"] == "end_turn"
+    assert [(c["length"], c["sha256"]) for c in large["chunks"]] == [
+        (large["sent_length"], large["sent_sha256"])
+    ], "the 2 MiB block was not echoed whole in one chunk"
+    assert {c["sessionId"] for c in large["chunks"]} == {session_id}
+    assert_tool_call_read(large, workspace, offered_fs)
+
+    shadow = run["meta_shadow"]
+    assert shadow["stopReason"] == "end_turn"
+    assert shadow["new_session"]["sessionId"] not in (shadow["shadow"], session_id)
+    assert chunk_texts(shadow) == shadow["sent"]
+    assert_turn_belongs_to(shadow, shadow["new_session"]["sessionId"])
+    assert_tool_call_read(shadow, workspace, offered_fs)

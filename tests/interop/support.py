@@ -1,0 +1,115 @@
+"""Helpers of the interop tests: paths, peers, running a scenario client."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+JS = HERE / "js"
+GENERATED = REPO / "generated"
+PYTHON = sys.executable
+RUN_TIMEOUT = 300.0
+
+ECHO_AGENT = [PYTHON, str(REPO / "examples" / "acp_echo_agent.py")]
+OUR_CLIENT = [PYTHON, str(REPO / "examples" / "acp_client.py")]
+TS_AGENT = ["node", str(JS / "agent.mjs")]
+TS_CLIENT = ["node", str(JS / "client.mjs")]
+PY_AGENT = [PYTHON, str(HERE / "py_official_agent.py")]
+PY_CLIENT = [PYTHON, str(HERE / "py_official_client.py")]
+
+
+def require_node_modules() -> None:
+    """Skips without the npm packages on a developer machine; fails under CI."""
+    missing = []
+    if shutil.which("node") is None:
+        missing.append("node is not on PATH")
+    if not (JS / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
+        missing.append(f"{JS / 'node_modules'} is missing (run: npm ci --prefix tests/interop/js)")
+    if not missing:
+        return
+    reason = "official TypeScript SDK unavailable: " + "; ".join(missing)
+    if os.environ.get("CI"):
+        pytest.fail(reason + " — CI must install it", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_file(path: Path, owner: str) -> None:
+    if not path.exists():
+        pytest.fail(f"{path.relative_to(REPO)} does not exist yet ({owner})", pytrace=False)
+
+
+@dataclass
+class Workspace:
+    path: Path
+    first_line: str
+
+    @property
+    def readme(self) -> str:
+        return str(self.path / "README.md")
+
+
+def make_workspace(root: Path) -> Workspace:
+    path = root / "workspace"
+    path.mkdir()
+    first_line = f"# interop workspace {uuid.uuid4().hex}"
+    (path / "README.md").write_text(f"{first_line}\nsecond line\n", encoding="utf-8")
+    return Workspace(path, first_line)
+
+
+def tee(log: Path, command: Sequence[str]) -> list[str]:
+    """`command` wrapped so that tests/interop/tee.py records its stdio in `log`."""
+    return [PYTHON, str(HERE / "tee.py"), str(log), "--", *command]
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    paths = [str(REPO), str(GENERATED), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+@dataclass
+class Run:
+    records: dict[str, dict[str, Any]]
+    stdout: str
+    stderr: str
+    returncode: int
+
+    def __getitem__(self, scenario: str) -> dict[str, Any]:
+        if scenario not in self.records:
+            raise AssertionError(
+                f"scenario {scenario!r} reported nothing; stderr:\n{self.stderr[-4000:]}"
+            )
+        return self.records[scenario]
+
+
+def run_scenario_client(
+    client: Sequence[str], agent: Sequence[str], cwd: Path, *extra: str
+) -> Run:
+    """Runs js/client.mjs or py_official_client.py against `agent`; its JSON lines by scenario."""
+    completed = subprocess.run(
+        [*client, "--cwd", str(cwd), *extra, "--", *agent],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env=child_env(),
+        cwd=REPO,
+    )
+    records: dict[str, dict[str, Any]] = {}
+    for line in completed.stdout.splitlines():
+        if line.strip():
+            record = json.loads(line)
+            records[record["scenario"]] = record
+    return Run(records, completed.stdout, completed.stderr, completed.returncode)
