@@ -1,0 +1,159 @@
+"""Serving an ACP agent: one call on stdio, turns that `session/cancel` can stop.
+
+Subclass `idlc_acp.Agent` (or `idlc.acp.Agent`, which adds the extension hooks), implement
+`initialize`, `new_session` and `prompt` plus whatever else the agent answers, and call
+`run_agent(MyAgent())`. While a call is handled, `client()` is the proxy of the client that
+made it, for `session/update` notifications and requests back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from typing import Any
+
+from idlc.acp import _generated  # noqa: F401  (makes idlc_acp importable in a checkout)
+from idlc.acp.extensions import extension_fallback
+from idlc.runtime import (
+    CallInfo,
+    PeerOptions,
+    Proceed,
+    current_peer,
+    implemented_members,
+    serve_stdio,
+)
+
+import idlc_acp
+from idlc_acp import (
+    AgentAuthCapabilities,
+    AgentCapabilities,
+    ClientProxy,
+    LogoutCapabilities,
+    McpCapabilities,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionDeleteCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    StopReason,
+)
+
+log = logging.getLogger("idlc.acp")
+
+#: The ACP protocol version this SDK speaks.
+PROTOCOL_VERSION = 1
+
+
+def client() -> ClientProxy:
+    """The client on the other end of the call being handled (inside a handler only)."""
+    return ClientProxy(current_peer())
+
+
+def agent_capabilities(
+    agent: idlc_acp.Agent,
+    *,
+    prompt: PromptCapabilities | None = None,
+    mcp: McpCapabilities | None = None,
+    meta: dict[str, Any] | None = None,
+) -> AgentCapabilities:
+    """The `agentCapabilities` of `agent`, derived from the members it implements.
+
+    `session/load` → `loadSession`; `session/list`, `session/delete`, `session/resume`,
+    `session/close` → `sessionCapabilities`; `logout` → `auth.logout`. What the code cannot
+    tell (which content a prompt may carry, which MCP transports work) comes from the
+    arguments.
+    """
+    members = implemented_members(agent)
+    session = SessionCapabilities(
+        list_=SessionListCapabilities() if "session/list" in members else None,
+        delete=SessionDeleteCapabilities() if "session/delete" in members else None,
+        resume=SessionResumeCapabilities() if "session/resume" in members else None,
+        close=SessionCloseCapabilities() if "session/close" in members else None,
+    )
+    return AgentCapabilities(
+        load_session="session/load" in members,
+        prompt_capabilities=prompt,
+        mcp_capabilities=mcp,
+        session_capabilities=session if session != SessionCapabilities() else None,
+        auth=(
+            AgentAuthCapabilities(logout=LogoutCapabilities()) if "logout" in members else None
+        ),
+        _meta=meta,
+    )
+
+
+class TurnControl:
+    """Runs each `session/prompt` in a task of its own that `session/cancel` cancels.
+
+    An interceptor: the turn stops at its next await, and the request answers
+    `stopReason: "cancelled"` (unless the agent returned something itself). A
+    `$/cancel_request` for the prompt still answers -32800, as for any request.
+    """
+
+    def __init__(self) -> None:
+        #: The running turns, by session id.
+        self._turns: dict[str, set[asyncio.Task[Any]]] = {}
+        #: Turns stopped by `session/cancel` (not by `$/cancel_request` or closing).
+        self._cancelled: set[asyncio.Task[Any]] = set()
+
+    def running(self, session_id: str) -> int:
+        return len(self._turns.get(session_id, ()))
+
+    def cancel(self, session_id: str) -> int:
+        """Cancel the turns of `session_id`; how many there were."""
+        turns = self._turns.get(session_id, set())
+        for turn in turns:
+            if not turn.done():
+                self._cancelled.add(turn)
+                turn.cancel()
+        return len(turns)
+
+    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
+        if call.method == "session/cancel":
+            self.cancel(call.params.session_id)
+            return await proceed()
+        if call.method != "session/prompt":
+            return await proceed()
+        session_id: str = call.params.session_id
+        turn: asyncio.Task[Any] = asyncio.ensure_future(proceed())
+        turns = self._turns.setdefault(session_id, set())
+        turns.add(turn)
+        try:
+            return await turn
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            outer_cancelled = current is not None and current.cancelling() > 0
+            if turn in self._cancelled and not outer_cancelled:
+                return PromptResponse(stop_reason=StopReason.CANCELLED)
+            raise
+        finally:
+            self._cancelled.discard(turn)
+            turns.discard(turn)
+            if not turns:
+                self._turns.pop(session_id, None)
+
+
+def agent_options(agent: idlc_acp.Agent, options: PeerOptions | None = None) -> PeerOptions:
+    """`options` with what an ACP agent needs: turn cancellation and extension methods."""
+    base = options if options is not None else PeerOptions()
+    return dataclasses.replace(
+        base,
+        interceptors=(TurnControl(), *base.interceptors),
+        fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
+    )
+
+
+async def serve_agent(agent: idlc_acp.Agent, *, options: PeerOptions | None = None) -> None:
+    """Serve `agent` on this process's stdin/stdout until stdin ends."""
+    await serve_stdio(agent, options=agent_options(agent, options))
+
+
+def run_agent(agent: idlc_acp.Agent, *, options: PeerOptions | None = None) -> None:
+    """Serve `agent` on stdio: the one call an agent's `main` needs."""
+    try:
+        asyncio.run(serve_agent(agent, options=options))
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,130 @@
+"""Being an ACP client: spawn an agent process and talk to it.
+
+    async with spawn_agent(MyClient(), ["my-agent", "--stdio"]) as agent:
+        init = await agent.initialize(InitializeRequest(protocol_version=1, ...))
+        session = await agent.new_session(NewSessionRequest(cwd=..., mcp_servers=[]))
+        answer = await agent.prompt(PromptRequest(session_id=..., prompt=[...]))
+
+`agent` is an `AgentProxy` whose `cancel` also resolves the client's own pending
+`session/request_permission` answers for that session as cancelled, as ACP requires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import IO, Any
+
+from idlc.acp import _generated  # noqa: F401  (makes idlc_acp importable in a checkout)
+from idlc.acp.extensions import extension_fallback
+from idlc.runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
+
+import idlc_acp
+from idlc_acp import (
+    AgentProxy,
+    CancelNotification,
+    RequestPermissionOutcomeCancelled,
+    RequestPermissionResponse,
+)
+
+
+class PermissionControl:
+    """Interceptor: the client's `session/request_permission` answers, by session, so that
+    cancelling a session's turn answers them `{"outcome": "cancelled"}` at once."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, set[asyncio.Task[Any]]] = {}
+        self._cancelled: set[asyncio.Task[Any]] = set()
+
+    def cancel(self, session_id: str) -> int:
+        pending = self._pending.get(session_id, set())
+        for task in pending:
+            if not task.done():
+                self._cancelled.add(task)
+                task.cancel()
+        return len(pending)
+
+    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
+        if call.method != "session/request_permission":
+            return await proceed()
+        session_id: str = call.params.session_id
+        task: asyncio.Task[Any] = asyncio.ensure_future(proceed())
+        pending = self._pending.setdefault(session_id, set())
+        pending.add(task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task in self._cancelled and not (current is not None and current.cancelling()):
+                return RequestPermissionResponse(outcome=RequestPermissionOutcomeCancelled())
+            raise
+        finally:
+            self._cancelled.discard(task)
+            pending.discard(task)
+            if not pending:
+                self._pending.pop(session_id, None)
+
+
+class AgentConnection(AgentProxy):
+    """The agent, seen from the client: `AgentProxy` plus the connection it runs on."""
+
+    __slots__ = ("peer", "_permissions")
+
+    def __init__(self, peer: Peer, permissions: PermissionControl) -> None:
+        super().__init__(peer)
+        self.peer = peer
+        self._permissions = permissions
+
+    async def cancel(self, input: CancelNotification) -> None:
+        """Sends `session/cancel`, and answers this side's pending permission requests of
+        that session as cancelled."""
+        self._permissions.cancel(input.session_id)
+        await super().cancel(input)
+
+
+def client_options(
+    client: idlc_acp.Client, options: PeerOptions | None = None
+) -> tuple[PeerOptions, PermissionControl]:
+    """`options` with what an ACP client needs, and the permission tracker it uses."""
+    base = options if options is not None else PeerOptions()
+    permissions = PermissionControl()
+    return (
+        dataclasses.replace(
+            base,
+            interceptors=(permissions, *base.interceptors),
+            fallback=base.fallback if base.fallback is not None else extension_fallback(client),
+        ),
+        permissions,
+    )
+
+
+@contextlib.asynccontextmanager
+async def spawn_agent(
+    client: idlc_acp.Client,
+    argv: Sequence[str],
+    *,
+    options: PeerOptions | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: int | IO[Any] | None = None,
+    exit_timeout: float = 5.0,
+) -> AsyncIterator[AgentConnection]:
+    """Start the agent `argv`, serve `client` to it, and yield the agent's proxy.
+
+    Leaving the block closes the agent's stdin and waits up to `exit_timeout` seconds for
+    it to exit before killing it.
+    """
+    full_options, permissions = client_options(client, options)
+    async with spawn(
+        argv,
+        root=client,
+        options=full_options,
+        cwd=cwd,
+        env=env,
+        stderr=stderr,
+        exit_timeout=exit_timeout,
+    ) as peer:
+        yield AgentConnection(peer, permissions)
