@@ -72,7 +72,9 @@ def assert_tool_call_read(record: dict[str, Any], workspace: Workspace, offered_
         assert record["reads"] == []
 
 
-def assert_echo_agent(run: Run, workspace: Workspace, offered_fs: bool = True) -> None:
+def assert_echo_agent(
+    run: Run, workspace: Workspace, offered_fs: bool = True, meta_shadow: bool = True
+) -> None:
     assert_no_failures(run)
 
     initialize = run["initialize"]["response"]
@@ -128,6 +130,8 @@ def assert_echo_agent(run: Run, workspace: Workspace, offered_fs: bool = True) -
     assert {c["sessionId"] for c in large["chunks"]} == {session_id}
     assert_tool_call_read(large, workspace, offered_fs)
 
+    if not meta_shadow:
+        return
     shadow = run["meta_shadow"]
     assert shadow["stopReason"] == "end_turn"
     assert shadow["new_session"]["sessionId"] not in (shadow["shadow"], session_id)

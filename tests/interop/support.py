@@ -113,3 +113,20 @@ def run_scenario_client(
             record = json.loads(line)
             records[record["scenario"]] = record
     return Run(records, completed.stdout, completed.stderr, completed.returncode)
+
+
+@dataclass
+class Recorded:
+    """A scenario client's run against an agent whose stdio tee.py recorded."""
+
+    run: Run
+    workspace: Workspace
+    log: Path
+
+
+def drive(client: Sequence[str], agent: Sequence[str], root: Path, *extra: str) -> Recorded:
+    """Runs a scenario client against `agent` (wrapped by tee.py) in a fresh workspace."""
+    workspace = make_workspace(root)
+    log = root / "wire.log"
+    run = run_scenario_client(client, tee(log, agent), workspace.path, *extra)
+    return Recorded(run, workspace, log)
