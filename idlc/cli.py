@@ -225,3 +225,65 @@ def generate(
         for text in outcome.diffs:
             click.echo(text, nl=False)
         _finish(diagnostics, failed=outcome.failed)
+
+
+@main.command()
+@click.argument("new", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--against",
+    metavar="OLD",
+    help="The old version: a file or folder, or `git:REF` for the same paths at a git revision.",
+)
+@_include_option
+@_error_format_option
+@click.option("--list-rules", is_flag=True, help="Print every rule's id, name and explanation.")
+def breaking(
+    new: Path | None,
+    against: str | None,
+    include: tuple[Path, ...],
+    error_format: str,
+    list_rules: bool,
+) -> None:
+    """List wire-incompatible changes of NEW against OLD; fail when an interface changed
+    incompatibly and kept its revision.
+
+    NEW is a file or a folder (every *.idl below); without it, every package in
+    [tool.idlc] is compared with its sources at `--against git:REF`. The changes are
+    printed on stdout.
+    """
+    from idlc.breaking import REGISTRY, BreakingJob, InputError, run_breaking
+    from idlc.breaking.report import render_github, render_human, render_json
+
+    if list_rules:
+        for rule in REGISTRY.values():
+            click.echo(f"{rule.id}  {rule.name}: {rule.explanation}")
+        return
+    if against is None:
+        raise click.UsageError("`idlc breaking` needs `--against OLD`")
+    with _internal_errors():
+        diagnostics = Diagnostics()
+        jobs: list[BreakingJob] = []
+        if new is not None:
+            jobs.append(BreakingJob((new,), include))
+        elif not against.startswith("git:"):
+            raise click.UsageError("without NEW, `--against` must be `git:REF`")
+        else:
+            configuration = _configured(diagnostics)
+            if configuration is not None:
+                jobs.extend(BreakingJob(p.sources, (*p.include, *include)) for p in configuration.packages)
+        if diagnostics.has_errors:
+            _report(diagnostics.items, SourceMap(), error_format)
+            _finish(diagnostics)
+        try:
+            outcome = run_breaking(jobs, against)
+        except InputError as error:
+            raise click.UsageError(str(error)) from None
+        _report(outcome.diagnostics, outcome.sources, error_format)
+        if error_format == "json":
+            click.echo(render_json(outcome.comparisons, outcome.shown), nl=False)
+        elif error_format == "github":
+            click.echo(render_github(outcome.comparisons, outcome.shown), nl=False)
+        else:
+            text = render_human(outcome.comparisons, outcome.shown, color=_use_color(sys.stdout))
+            click.echo(text, nl=False)
+        _finish(diagnostics, failed=outcome.failed)
