@@ -663,8 +663,8 @@ async def serve_tcp_until_stopped(host: str, port: int) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     async with serve_tcp(Directory, host, port, options=OPTIONS) as server:
-        # Tests and scripts read this line to learn the port when it was 0.
-        log.info("listening on %s:%d", host, server.port)
+        # Printed even with --quiet: scripts and tests read it to learn the port (given 0).
+        print(f"quixos_server: listening on {host}:{server.port}", file=sys.stderr, flush=True)
         await stop.wait()
     log.info("stopped")
 

@@ -1,0 +1,113 @@
+"""The example scripts as a newcomer runs them, and their typing as mypy --strict sees it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from quixos_harness import CLIENT, REPO, SERVER
+
+
+def _env_without_pythonpath() -> dict[str, str]:
+    # The scripts must find `generated/` on their own, from wherever they are started.
+    return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+
+
+def test_client_walkthrough_runs_to_completion(tmp_path: Path) -> None:
+    finished = subprocess.run(
+        [sys.executable, str(CLIENT)],
+        cwd=tmp_path,
+        env=_env_without_pythonpath(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    out = finished.stdout
+    for expected in (
+        "AgentAdmission(accepted=True",
+        "AgentRequestClaimOutput(claimed=True, generation=1)",
+        "AgentRequestClaimOutput(claimed=False, generation=1)",
+        "Unsupported('agent:directory:reconcile-repair:call'",
+        "RpcError(-32002",
+        "Done.",
+    ):
+        assert expected in out, out
+    # --quiet server: nothing logged, and no traceback from either side.
+    assert "Traceback" not in finished.stderr, finished.stderr
+
+
+def test_client_fails_when_the_server_misbehaves(tmp_path: Path) -> None:
+    """The walkthrough checks what it prints: a server whose claims are never fenced fails it."""
+    broken = tmp_path / "examples"
+    broken.mkdir()
+    source = SERVER.read_text(encoding="utf-8")
+    fence = "if self.finished or expected_generation != state.generation or (held and not recover):"
+    assert fence in source
+    (broken / "quixos_server.py").write_text(
+        source.replace(fence, "if False:").replace(
+            "_REPO = Path(__file__).resolve().parent.parent", f"_REPO = Path({str(REPO)!r})"
+        ),
+        encoding="utf-8",
+    )
+    client = CLIENT.read_text(encoding="utf-8").replace(
+        "_REPO = Path(__file__).resolve().parent.parent", f"_REPO = Path({str(REPO)!r})"
+    )
+    (broken / "quixos_client.py").write_text(client, encoding="utf-8")
+    finished = subprocess.run(
+        [sys.executable, str(broken / "quixos_client.py")],
+        cwd=tmp_path,
+        env=_env_without_pythonpath(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 1
+    assert "unexpected answer: the generation did not fence the stale claim" in finished.stderr
+
+
+def test_server_serves_stdio_without_installation(tmp_path: Path) -> None:
+    request = (
+        b'{"jsonrpc":"2.0","id":1,"method":"agent:directory:create-agent:call",'
+        b'"params":{"name":"n","description":"d","instructions":"i","settings":"s"}}\n'
+        b'{"jsonrpc":"2.0","id":2,"method":"agent:directory:agents:resolve"}\n'
+    )
+    finished = subprocess.run(
+        [sys.executable, str(SERVER)],
+        cwd=tmp_path,
+        env=_env_without_pythonpath(),
+        input=request,
+        capture_output=True,
+        timeout=60,
+    )
+    assert finished.returncode == 0, finished.stderr.decode()
+    assert finished.stdout.splitlines() == [
+        b'{"jsonrpc":"2.0","id":1,"result":"agent-1"}',
+        b'{"jsonrpc":"2.0","id":2,"result":["agent-1"]}',
+    ]
+    # Logging goes to stderr.
+    assert b"created agent-1" in finished.stderr
+
+
+def test_examples_pass_mypy_strict(tmp_path: Path) -> None:
+    finished = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(tmp_path / "mypy-cache"),
+            str(SERVER.relative_to(REPO)),
+            str(CLIENT.relative_to(REPO)),
+        ],
+        cwd=REPO,
+        env={**_env_without_pythonpath(), "MYPYPATH": str(REPO / "generated")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert "Success: no issues found in 2 source files" in finished.stdout
