@@ -95,8 +95,17 @@ SCOPED = {"ElicitationFormMode", "ElicitationUrlMode"}
 
 #: Schema definitions that are JSON-RPC envelopes or raw extension payloads, not ACP types.
 SKIPPED = {
-    "AgentRequest", "AgentResponse", "AgentNotification", "ClientRequest", "ClientResponse",
-    "ClientNotification", "ExtRequest", "ExtResponse", "ExtNotification", "Error", "ErrorCode",
+    "AgentRequest",
+    "AgentResponse",
+    "AgentNotification",
+    "ClientRequest",
+    "ClientResponse",
+    "ClientNotification",
+    "ExtRequest",
+    "ExtResponse",
+    "ExtNotification",
+    "Error",
+    "ErrorCode",
 }
 
 
@@ -305,7 +314,9 @@ class Converter:
         if name in SCOPED or name in self.shared_owner:
             extra = self.shared(self.shared_owner.get(name, ""), "    ")
             if extra:
-                extra.insert(0, f"    // G2: the fields every case of `{self.shared_owner[name]}` carries.")
+                extra.insert(
+                    0, f"    // G2: the fields every case of `{self.shared_owner[name]}` carries."
+                )
             return self.record(node, "", extra + self.scoped(name, "    "))
         if name == "AvailableCommandInput":  # a union with one alternative
             return ref_name(alternatives[0]) or "json"
@@ -394,7 +405,11 @@ class Converter:
 
 
 def main() -> None:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared/acp/v1"
+    folder = (
+        Path(sys.argv[1])
+        if len(sys.argv) > 1
+        else Path(__file__).resolve().parents[2] / "shared/acp/v1"
+    )
     schema = json.loads((folder / "schema.json").read_text())
     meta = json.loads((folder / "meta.json").read_text())
     sys.stdout.write(Converter(schema, meta).run())

@@ -1,6 +1,6 @@
 """The hand-written part of idlc's ACP SDK, around the generated `idlc_acp` package.
 
-- `run_agent(agent)` serves an agent on stdio; `client()` inside a handler is the client's
+- `run_agent(agent)` serves an agent on stdio; `current_client()` inside a handler is the client's
   proxy; `agent_capabilities(agent)` derives `agentCapabilities` from what it implements;
   `session/cancel` cancels the running turn, which then answers `stopReason: "cancelled"`.
 - `spawn_agent(client, argv)` starts an agent process and yields its proxy.
@@ -16,7 +16,7 @@ from idlc.acp.agent import (
     TurnControl,
     agent_capabilities,
     agent_options,
-    client,
+    current_client,
     run_agent,
     serve_agent,
 )
@@ -44,7 +44,7 @@ __all__ = [
     "TurnControl",
     "agent_capabilities",
     "agent_options",
-    "client",
+    "current_client",
     "client_options",
     "extension_fallback",
     "run_agent",

@@ -2,7 +2,7 @@
 
 Subclass `idlc_acp.Agent` (or `idlc.acp.Agent`, which adds the extension hooks), implement
 `initialize`, `new_session` and `prompt` plus whatever else the agent answers, and call
-`run_agent(MyAgent())`. While a call is handled, `client()` is the proxy of the client that
+`run_agent(MyAgent())`. While a call is handled, `current_client()` is the proxy of the client that
 made it, for `session/update` notifications and requests back.
 """
 
@@ -47,7 +47,7 @@ log = logging.getLogger("idlc.acp")
 PROTOCOL_VERSION = 1
 
 
-def client() -> ClientProxy:
+def current_client() -> ClientProxy:
     """The client on the other end of the call being handled (inside a handler only)."""
     return ClientProxy(current_peer())
 
@@ -78,9 +78,7 @@ def agent_capabilities(
         prompt_capabilities=prompt,
         mcp_capabilities=mcp,
         session_capabilities=session if session != SessionCapabilities() else None,
-        auth=(
-            AgentAuthCapabilities(logout=LogoutCapabilities()) if "logout" in members else None
-        ),
+        auth=(AgentAuthCapabilities(logout=LogoutCapabilities()) if "logout" in members else None),
         _meta=meta,
     )
 
