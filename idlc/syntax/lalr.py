@@ -16,9 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from lark import Lark
-from lark.lexer import PatternStr
-from lark.parsers.lalr_analysis import Shift
 
 
 class Tok:
@@ -46,37 +43,77 @@ END = "$END"
 
 
 @dataclass(frozen=True, slots=True)
-class Tables:
-    actions: list[dict[str, Action]]
+class RulePlan:
+    """How the values of one rule's children become the rule's value (Lark's semantics).
+
+    `include` lists, per child kept, (its index, whether it is a list to splice in, how many
+    `None` placeholders of absent `[optional]` parts come before it); `trailing` placeholders
+    come after. `method` is the builder's method for the rule, None for the list helpers
+    Lark makes of `item*` (they yield a list). `expand1` is `?rule`: one child is passed up.
+    """
+
+    method: str | None
+    expand1: bool
+    include: tuple[tuple[int, bool, int], ...] | None
+    trailing: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableData:
+    """Everything the parser needs, as plain data: built once with Lark, then cached."""
+
+    #: Per state: symbol → (True, next state) or (False, size, rule origin, rule index).
+    actions: list[dict[str, tuple[Any, ...]]]
+    rules: list[RulePlan]
     start: int
     end: int
-    master: re.Pattern[str]
+    master: str
     keywords: dict[str, str]  # spelling → terminal, for words (hyphenated ones included)
     punctuation: dict[str, str]  # spelling → terminal
     ignored: frozenset[str]  # terminals that are skipped
     comments: frozenset[str]  # skipped terminals that are reported to `on_comment`
 
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    actions: list[dict[str, Action]]
+    start: int
+    end: int
+    master: re.Pattern[str]
+    keywords: dict[str, str]
+    punctuation: dict[str, str]
+    ignored: frozenset[str]
+    comments: frozenset[str]
+
     def terminals(self, state: int) -> set[str]:
         return {name for name in self.actions[state] if name.isupper() or name == END}
 
 
-def build_tables(lark: Lark) -> Tables:
-    frontend: Any = lark.parser
-    parser = frontend.parser.parser
-    table = parser.parse_table
-    callbacks = parser.callbacks
-    actions: list[dict[str, Action]] = [{} for _ in range(len(table.states))]
+def table_data(lark: Any) -> TableData:
+    """Read Lark's LALR tables and rule shapes into `TableData`."""
+    from lark.lexer import PatternStr
+    from lark.parsers.lalr_analysis import Shift
+
+    frontend = lark.parser
+    table = frontend.parser.parser.parse_table
+    rule_index: dict[Any, int] = {}
+    rules: list[RulePlan] = []
+    for rule in lark.rules:
+        rule_index[rule] = len(rules)
+        rules.append(_plan(rule))
+    actions: list[dict[str, tuple[Any, ...]]] = [{} for _ in range(len(table.states))]
     for state, entries in table.states.items():
         row = actions[state]
         for symbol, (kind, argument) in entries.items():
+            # Lark's names may be str subclasses (its Token); plain str pickles without Lark.
             if kind is Shift:
-                row[symbol] = (True, argument)
+                row[str(symbol)] = (True, argument)
             else:
-                row[symbol] = (
+                row[str(symbol)] = (
                     False,
                     len(argument.expansion),
-                    argument.origin.name,
-                    callbacks[argument],
+                    str(argument.origin.name),
+                    rule_index[argument],
                 )
     keywords: dict[str, str] = {}
     punctuation: dict[str, str] = {}
@@ -85,12 +122,12 @@ def build_tables(lark: Lark) -> Tables:
         pattern = terminal.pattern
         if isinstance(pattern, PatternStr):
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", pattern.value):
-                keywords[pattern.value] = terminal.name
+                keywords[str(pattern.value)] = str(terminal.name)
             else:
-                punctuation[pattern.value] = terminal.name
+                punctuation[str(pattern.value)] = str(terminal.name)
         else:
-            patterns[terminal.name] = pattern.to_regexp()
-    ignored = frozenset(frontend.lexer_conf.ignore)
+            patterns[str(terminal.name)] = str(pattern.to_regexp())
+    ignored = frozenset(str(name) for name in frontend.lexer_conf.ignore)
     # White space is matched in front of every token instead of as a token of its own:
     # one regex match and one loop turn less per token.
     space = patterns.pop("WS")
@@ -105,16 +142,94 @@ def build_tables(lark: Lark) -> Tables:
         + ")",
         f"(?P<WORD>{words})",
     ]
-    return Tables(
+    return TableData(
         actions=actions,
+        rules=rules,
         start=table.start_states["start"],
         end=table.end_states["start"],
-        master=re.compile(f"(?:{space})?(?:" + "|".join(alternatives) + ")?"),
+        master=f"(?:{space})?(?:" + "|".join(alternatives) + ")?",
         keywords=keywords,
         punctuation=punctuation,
         ignored=ignored,
         comments=frozenset(name for name in ignored if "COMMENT" in name),
     )
+
+
+def _plan(rule: Any) -> RulePlan:
+    """Lark's ParseTreeBuilder rules for one rule, as data (LALR, placeholders on)."""
+    expansion = rule.expansion
+    flags = rule.options.empty_indices
+    if flags:
+        # How many placeholders go before each child (and after the last).
+        runs = "".join(str(int(flag)) for flag in flags).split("0")
+        before = [len(run) for run in runs]
+    else:
+        before = [0] * (len(expansion) + 1)
+    include: list[tuple[int, bool, int]] = []
+    for index, symbol in enumerate(expansion):
+        splice = not symbol.is_term and symbol.name.startswith("_")
+        include.append((index, bool(splice), before[index]))
+    trailing = before[len(expansion)]
+    needs_filter = bool(flags) or any(splice for _, splice, _ in include)
+    origin = str(rule.alias or rule.origin.name)
+    return RulePlan(
+        method=None if origin.startswith("_") else origin,
+        expand1=bool(rule.options.expand1) and not rule.alias,
+        include=tuple(include) if needs_filter else None,
+        trailing=trailing,
+    )
+
+
+def bind(data: TableData, builder: Any) -> Tables:
+    """Tables whose reductions call `builder`'s methods."""
+    callbacks = [_callback(plan, builder) for plan in data.rules]
+    actions: list[dict[str, Action]] = [
+        {
+            symbol: entry if entry[0] else (False, entry[1], entry[2], callbacks[entry[3]])
+            for symbol, entry in row.items()
+        }
+        for row in data.actions
+    ]
+    return Tables(
+        actions=actions,
+        start=data.start,
+        end=data.end,
+        master=re.compile(data.master),
+        keywords=data.keywords,
+        punctuation=data.punctuation,
+        ignored=data.ignored,
+        comments=data.comments,
+    )
+
+
+def _callback(plan: RulePlan, builder: Any) -> Callable[[list[Any]], Any]:
+    # A rule without a method of its own (`?decl` always passes its one child up) yields
+    # its children, like the list helpers.
+    method: Callable[[list[Any]], Any] | None = (
+        getattr(builder, plan.method, None) if plan.method is not None else None
+    )
+    include = plan.include
+    trailing = plan.trailing
+    expand1 = plan.expand1
+
+    def callback(children: list[Any]) -> Any:
+        if include is not None:
+            kept: list[Any] = []
+            for index, splice, placeholders in include:
+                if placeholders:
+                    kept.extend([None] * placeholders)
+                if splice:
+                    kept.extend(children[index])
+                else:
+                    kept.append(children[index])
+            if trailing:
+                kept.extend([None] * trailing)
+            children = kept
+        if expand1 and len(children) == 1:
+            return children[0]
+        return children if method is None else method(children)
+
+    return callback
 
 
 def _by_priority(names: list[str], patterns: dict[str, str]) -> list[str]:
