@@ -363,7 +363,7 @@ class _InterfaceComparer:
         elif target:
             self.report(
                 rules.TARGET_CHANGED,
-                f"relation target changed from atom `{old}` to atom `{new}` ({where})",
+                f"{where} changed target from atom `{old}` to atom `{new}`",
                 span,
             )
         else:
