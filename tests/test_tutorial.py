@@ -1,0 +1,58 @@
+"""docs/tutorial.md, run as written: its files, its commands, its output."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TUTORIAL = (REPO / "docs" / "tutorial.md").read_text(encoding="utf-8")
+
+
+def block(info: str) -> str:
+    match = re.search(rf"^```{re.escape(info)}\n(.*?)^```$", TUTORIAL, re.MULTILINE | re.DOTALL)
+    assert match, f"docs/tutorial.md has no ```{info} block"
+    return match.group(1)
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), str(REPO)])}
+    env.pop("NO_COLOR", None)
+    return subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_tutorial_runs_as_written(tmp_path: Path) -> None:
+    idl = block("idl notebook.idl")
+    (tmp_path / "notebook.idl").write_text(idl)
+    idlc = [sys.executable, "-m", "idlc"]
+
+    checked = run(*idlc, "check", "notebook.idl", cwd=tmp_path)
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, "", "")
+
+    misspelt = tmp_path / "misspelt"
+    misspelt.mkdir()
+    (misspelt / "notebook.idl").write_text(idl.replace("-> NoteText {", "-> NoteTxt {"))
+    broken = run(*idlc, "check", "notebook.idl", cwd=misspelt)
+    assert broken.returncode == 1
+    assert block("text check-error") in broken.stderr
+
+    generated = run(*idlc, "generate", "notebook.idl", "--out", ".", cwd=tmp_path)
+    assert generated.returncode == 0, generated.stderr
+    (tmp_path / "server.py").write_text(block("python server.py"))
+    (tmp_path / "client.py").write_text(block("python client.py"))
+    called = run(sys.executable, "client.py", cwd=tmp_path)
+    assert called.returncode == 0, called.stderr
+    assert called.stdout == block("text output")
+
+    typed = run(sys.executable, "-m", "mypy", "--strict", "server.py", "client.py", cwd=tmp_path)
+    assert typed.returncode == 0, typed.stdout
+
+    (tmp_path / "pyproject.toml").write_text(block("toml"))
+    assert run(*idlc, "generate", "--check", cwd=tmp_path).returncode == 0
+    (tmp_path / "notebook.idl").write_text(idl.replace("Every note", "All notes"))
+    stale = run(*idlc, "generate", "--check", cwd=tmp_path)
+    assert stale.returncode == 1
+    assert "stale" in stale.stderr
