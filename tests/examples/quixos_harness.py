@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import re
 import signal
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from idlc.runtime import Peer, connect_tcp, spawn
 from quixos_agent import (
@@ -53,53 +56,63 @@ def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., N
     return wrapper
 
 
-@contextlib.asynccontextmanager
-async def tcp_server() -> AsyncIterator[tuple[str, int]]:
+@contextlib.contextmanager
+def tcp_server() -> Iterator[tuple[str, int]]:
     """Start the server with `--tcp 127.0.0.1:0`; yield the address it reports on stderr.
 
     On exit it is stopped with SIGTERM and must exit 0, with nothing on stdout and no
-    traceback on stderr.
+    traceback on stderr. Every connection gets a directory of its own, so tests can share
+    one server and still start from nothing.
     """
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(SERVER),
-        "--quiet",
-        "--tcp",
-        "127.0.0.1:0",
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "--quiet", "--tcp", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert process.stdout is not None and process.stderr is not None
+    # A server that never reports its address is killed, which ends the read below.
+    watchdog = threading.Timer(STEP_TIMEOUT, process.kill)
+    watchdog.start()
     try:
-        first = await asyncio.wait_for(process.stderr.readline(), STEP_TIMEOUT)
+        first = process.stderr.readline()
+        watchdog.cancel()
         found = re.search(rb"listening on (\S+):(\d+)$", first.strip())
         assert found, f"unexpected first line on stderr: {first!r}"
-        rest = asyncio.ensure_future(process.stderr.read())
-        out = asyncio.ensure_future(process.stdout.read())
-        yield found.group(1).decode(), int(found.group(2))
-        process.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(process.wait(), STEP_TIMEOUT)
-        errors = await asyncio.wait_for(rest, STEP_TIMEOUT)
-        assert await asyncio.wait_for(out, STEP_TIMEOUT) == b""
-        assert b"Traceback" not in errors, errors.decode()
-        assert code == 0, errors.decode()
+        # Read what else it says, so that it can never block on a full pipe.
+        with concurrent.futures.ThreadPoolExecutor(2) as readers:
+            errors = readers.submit(process.stderr.read)
+            out = readers.submit(process.stdout.read)
+            yield found.group(1).decode(), int(found.group(2))
+            process.send_signal(signal.SIGTERM)
+            code = process.wait(STEP_TIMEOUT)
+            said = errors.result(STEP_TIMEOUT).decode()
+            assert out.result(STEP_TIMEOUT) == b""
+        assert "Traceback" not in said, said
+        assert code == 0, said
     finally:
+        watchdog.cancel()
         if process.returncode is None:
             process.kill()
-            await process.wait()
+            process.wait()
 
 
 @contextlib.asynccontextmanager
-async def connection(transport: str) -> AsyncIterator[Peer]:
-    """A peer talking to a freshly started example server over `transport`."""
-    if transport == "stdio":
-        async with spawn([sys.executable, str(SERVER), "--quiet"]) as peer:
-            yield peer
-    else:
-        assert transport == "tcp"
-        async with tcp_server() as (host, port), connect_tcp(host, port) as peer:
-            yield peer
+async def stdio_connection() -> AsyncIterator[Peer]:
+    """A peer talking to a freshly started server over the child's stdin and stdout."""
+    async with spawn([sys.executable, str(SERVER), "--quiet"]) as peer:
+        yield peer
+
+
+#: Opens a connection to a server with a fresh directory.
+Connect: TypeAlias = Callable[[], contextlib.AbstractAsyncContextManager[Peer]]
+
+
+def tcp_connector(host: str, port: int) -> Connect:
+    def connect() -> contextlib.AbstractAsyncContextManager[Peer]:
+        return connect_tcp(host, port)
+
+    return connect
 
 
 async def within(awaitable: Any) -> Any:

@@ -1,6 +1,7 @@
 """The example server, run as a real process, driven through the generated proxies.
 
-Every scenario runs over the child's stdio and over TCP.
+Every scenario runs twice (the `connect` fixture): over the stdio of a child started for the
+test, and over a new connection to the module's TCP server.
 """
 
 from __future__ import annotations
@@ -23,27 +24,22 @@ from quixos_agent import (
 )
 from quixos_harness import (
     CONFLICT,
-    TRANSPORTS,
     UNKNOWN_OBJECT,
     WHEN,
+    Connect,
     admitted,
     claimed,
-    connection,
     run_async,
     submission,
-    tcp_server,
     within,
 )
 
 from idlc.runtime import ErrorCode, RpcError, Unsupported, connect_tcp
 
-transports = pytest.mark.parametrize("transport", TRANSPORTS)
 
-
-@transports
 @run_async
-async def test_values(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_values(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         assert await within(directory.data()) == DirectoryData(
             sequence=0,
@@ -80,10 +76,9 @@ async def test_values(transport: str) -> None:
         assert (summary.sequence, summary.pending, summary.ordinary_pending) == (1, 1, 1)
 
 
-@transports
 @run_async
-async def test_many_unique_relations(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_many_unique_relations(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         assert await within(directory.agents()) == frozenset()
         assert await within(directory.pending()) == frozenset()
@@ -124,10 +119,9 @@ async def test_many_unique_relations(transport: str) -> None:
         assert await within(request.questions()) == {asked}
 
 
-@transports
 @run_async
-async def test_optional_one_relations(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_optional_one_relations(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         assert await within(directory.default_agent()) is None
         assert await within(directory.initial_thread()) is None
@@ -154,10 +148,9 @@ async def test_optional_one_relations(transport: str) -> None:
         assert await within(linked.root()) == first
 
 
-@transports
 @run_async
-async def test_exactly_one_relations(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_exactly_one_relations(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         _, thread, ref = await admitted(directory)
         request = AgentRequestProxy(peer, target=ref)
@@ -179,10 +172,9 @@ async def test_exactly_one_relations(transport: str) -> None:
         )
 
 
-@transports
 @run_async
-async def test_inputs_of_every_shape(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_inputs_of_every_shape(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         # Inline records: create_agent, create_thread (with a list of interface refs) …
         agent, thread, ref = await admitted(directory)
@@ -260,10 +252,9 @@ async def test_inputs_of_every_shape(transport: str) -> None:
         assert (summary.profiles, summary.availability) == ("fast", "busy")
 
 
-@transports
 @run_async
-async def test_claim_is_fenced_by_the_generation(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_claim_is_fenced_by_the_generation(connect: Connect) -> None:
+    async with connect() as peer:
         _, _, ref = await admitted(AgentDirectoryProxy(peer))
         request = AgentRequestProxy(peer, target=ref)
         first = await within(
@@ -295,10 +286,9 @@ async def test_claim_is_fenced_by_the_generation(transport: str) -> None:
         assert state.started_at == WHEN
 
 
-@transports
 @run_async
-async def test_only_the_current_attempt_and_generation_act(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_only_the_current_attempt_and_generation_act(connect: Connect) -> None:
+    async with connect() as peer:
         _, _, ref = await admitted(AgentDirectoryProxy(peer))
         request = AgentRequestProxy(peer, target=ref)
         # Nothing may act before a claim.
@@ -366,10 +356,9 @@ async def test_only_the_current_attempt_and_generation_act(transport: str) -> No
         assert await within(AgentDirectoryProxy(peer).pending()) == frozenset()
 
 
-@transports
 @run_async
-async def test_concurrent_claims_have_one_winner(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_concurrent_claims_have_one_winner(connect: Connect) -> None:
+    async with connect() as peer:
         _, _, ref = await admitted(AgentDirectoryProxy(peer))
         request = AgentRequestProxy(peer, target=ref)
         answers = await within(
@@ -388,10 +377,9 @@ async def test_concurrent_claims_have_one_winner(transport: str) -> None:
         assert (await within(request.progress())).attempt == f"w{winners[0]}"
 
 
-@transports
 @run_async
-async def test_cancel(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_cancel(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         agent, thread, waiting = await admitted(directory)
         admission = await within(
@@ -426,10 +414,9 @@ async def test_cancel(transport: str) -> None:
         assert await within(directory.pending()) == frozenset()
 
 
-@transports
 @run_async
-async def test_admission_refusals(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_admission_refusals(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         agent, thread, ref = await admitted(directory)
         other = await within(
@@ -466,10 +453,9 @@ async def test_admission_refusals(transport: str) -> None:
         assert await within(directory.threads()) >= {thread}
 
 
-@transports
 @run_async
-async def test_application_errors(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_application_errors(connect: Connect) -> None:
+    async with connect() as peer:
         directory = AgentDirectoryProxy(peer)
         _, thread, ref = await admitted(directory)
         with pytest.raises(RpcError) as raised:
@@ -506,10 +492,9 @@ async def test_application_errors(transport: str) -> None:
         assert await within(directory.pending()) == {ref}
 
 
-@transports
 @run_async
-async def test_unimplemented_member_answers_unsupported(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_unimplemented_member_answers_unsupported(connect: Connect) -> None:
+    async with connect() as peer:
         with pytest.raises(Unsupported) as raised:
             await within(
                 AgentDirectoryProxy(peer).reconcile_repair(
@@ -529,10 +514,9 @@ async def test_unimplemented_member_answers_unsupported(transport: str) -> None:
         assert "agent:directory:reconcile-repair:call" in raised.value.message
 
 
-@transports
 @run_async
-async def test_unknown_target(transport: str) -> None:
-    async with connection(transport) as peer:
+async def test_unknown_target(connect: Connect) -> None:
+    async with connect() as peer:
         missing = AgentRequestProxy(peer, target="request-404")
         for call in (missing.progress, missing.cancel, missing.items):
             with pytest.raises(RpcError) as raised:
@@ -546,15 +530,17 @@ async def test_unknown_target(transport: str) -> None:
 
 
 @run_async
-async def test_tcp_connections_each_have_their_own_directory() -> None:
-    async with tcp_server() as (host, port):
-        async with connect_tcp(host, port) as first, connect_tcp(host, port) as second:
-            _, _, ref = await admitted(AgentDirectoryProxy(first))
-            assert await within(AgentDirectoryProxy(second).pending()) == frozenset()
-            with pytest.raises(RpcError) as raised:
-                await within(AgentRequestProxy(second, target=ref).progress())
-            assert raised.value.code == ErrorCode.UNKNOWN_TARGET
-            assert (await within(AgentRequestProxy(first, target=ref).progress())).generation == 0
-        # A connection made after others closed starts afresh too, on the same server.
-        async with connect_tcp(host, port) as third:
-            assert await within(AgentDirectoryProxy(third).agents()) == frozenset()
+async def test_tcp_connections_each_have_their_own_directory(
+    tcp_address: tuple[str, int],
+) -> None:
+    host, port = tcp_address
+    async with connect_tcp(host, port) as first, connect_tcp(host, port) as second:
+        _, _, ref = await admitted(AgentDirectoryProxy(first))
+        assert await within(AgentDirectoryProxy(second).pending()) == frozenset()
+        with pytest.raises(RpcError) as raised:
+            await within(AgentRequestProxy(second, target=ref).progress())
+        assert raised.value.code == ErrorCode.UNKNOWN_TARGET
+        assert (await within(AgentRequestProxy(first, target=ref).progress())).generation == 0
+    # A connection made after others closed starts afresh too, on the same server.
+    async with connect_tcp(host, port) as third:
+        assert await within(AgentDirectoryProxy(third).agents()) == frozenset()
