@@ -28,18 +28,25 @@ INDENT = "    "
 
 
 def bracket(
-    head: str, items: Sequence[str], tail: str, indent: int, column: int | None = None
+    head: str,
+    items: Sequence[str],
+    tail: str,
+    indent: int,
+    column: int | None = None,
+    *,
+    item: bool = False,
 ) -> str:
     """`head` + items joined by commas + `tail`, laid out as black would keep it.
 
     `head` ends with the opening bracket, `tail` starts with the closing one; `indent` is
     the indentation of the line `head` is on, `column` where `head` starts (default: at
     the indentation). Items that themselves span several lines must have been laid out for
-    indentation `indent + 4`.
+    indentation `indent + 4`. `item`: the result is itself an item of an exploded list, so
+    a comma follows it on its last line.
     """
     flat = head + ", ".join(items) + tail
     start = indent if column is None else column
-    if not items or ("\n" not in flat and start + len(flat) <= LINE_LENGTH):
+    if not items or ("\n" not in flat and start + len(flat) + item <= LINE_LENGTH):
         return flat
     inner = " " * (indent + 4)
     body = "".join(f"{inner}{item},\n" for item in items)

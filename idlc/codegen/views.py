@@ -821,7 +821,7 @@ class _Builder:
             "_hooks.VariantInfo(",
             [
                 f"tag_field={tag_field}",
-                bracket("cases={", tagged, "}", 4),
+                bracket("cases={", tagged, "}", 4, item=True),
                 f"default={default}",
                 f"unknown={unknown}",
             ],
@@ -868,7 +868,7 @@ class _Builder:
         )
         prefix = f"{base}.__idlc_union__ = "
         alternatives = bracket(
-            "alternatives=(", expressions, ")", 4
+            "alternatives=(", expressions, ")", 4, item=True
         )
         info = bracket("_hooks.UnionInfo(", [alternatives], ")", 0, len(prefix))
         module.registrations.append(StatementView(prefix + info))
@@ -1055,7 +1055,9 @@ def _interface_method(
                 parameters.append(parameter)
                 call_arguments.append(f"{view.attribute}=params.{view.attribute}")
                 keywords.append(f"{view.attribute}={view.attribute}")
-            proxy_params = bracket(f"{input_class}(", keywords, ")", 16 if has_result else 12)
+            proxy_params = bracket(
+                f"{input_class}(", keywords, ")", 16 if has_result else 12, item=True
+            )
         elif _is_object_shaped(model, input_type):
             # A named record or a variant is the params object itself (SPEC §3).
             annotation = ctx.expr(input_type)
@@ -1097,6 +1099,7 @@ def _interface_method(
             [wire, proxy_params, result_type, "target=self._target"],
             ")",
             8 if unit_result else 12,
+            item=not unit_result,
         )
         if unit_result:
             send = request
@@ -1129,6 +1132,7 @@ def _interface_method(
         ],
         ")",
         4,
+        item=True,
     )
     return MethodView(
         name=name,
