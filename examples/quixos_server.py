@@ -112,6 +112,8 @@ CONFLICT: Final = 4009
 
 #: How many children one request may reserve.
 MAX_CHILDREN: Final = 3
+#: The generation is a uint32: a request claimed this often cannot be claimed again.
+MAX_GENERATION: Final = 2**32 - 1
 #: The reference of the directory itself (what a request's `directory` resolves to).
 DIRECTORY_REF: Final = AgentDirectoryObjectRef("directory")
 
@@ -272,7 +274,12 @@ class Request(AgentRequest):
     ) -> AgentRequestClaimOutput:
         state = self.state
         held = self.flags.claimed
-        if self.finished or expected_generation != state.generation or (held and not recover):
+        if (
+            self.finished
+            or expected_generation != state.generation
+            or (held and not recover)
+            or state.generation == MAX_GENERATION
+        ):
             log.info("%s: claim by %r refused (generation %d)", self.ref, attempt, state.generation)
             return AgentRequestClaimOutput(claimed=False, generation=state.generation)
         self.flags.claimed = True
@@ -691,7 +698,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.tcp is not None:
         asyncio.run(serve_tcp_until_stopped(*args.tcp))
     else:
-        asyncio.run(serve_stdio(Directory(), options=OPTIONS))
+        try:
+            asyncio.run(serve_stdio(Directory(), options=OPTIONS))
+        except KeyboardInterrupt:
+            sys.exit(130)
 
 
 if __name__ == "__main__":

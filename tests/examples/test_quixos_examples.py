@@ -44,10 +44,10 @@ def test_client_fails_when_the_server_misbehaves(tmp_path: Path) -> None:
     broken = tmp_path / "examples"
     broken.mkdir()
     source = SERVER.read_text(encoding="utf-8")
-    fence = "if self.finished or expected_generation != state.generation or (held and not recover):"
-    assert fence in source
+    refusal = "return AgentRequestClaimOutput(claimed=False, "
+    assert refusal in source
     (broken / "quixos_server.py").write_text(
-        source.replace(fence, "if False:").replace(
+        source.replace(refusal, "return AgentRequestClaimOutput(claimed=True, ").replace(
             "_REPO = Path(__file__).resolve().parent.parent", f"_REPO = Path({str(REPO)!r})"
         ),
         encoding="utf-8",
