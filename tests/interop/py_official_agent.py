@@ -35,9 +35,15 @@ from acp.schema import (
 CHUNK_INTERVAL = 0.1
 
 
+# A session created with `_meta` gets `_meta` on everything the agent sends for it, naming
+# another session: the client must go by the real `sessionId` (the meta_shadow scenario).
+SHADOW_META = {"sessionId": "shadow-from-agent"}
+
+
 @dataclass
 class Session:
     cwd: str
+    shadow: bool = False
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -53,6 +59,19 @@ async def _unless_cancelled(awaitable: Any, cancelled: asyncio.Event) -> Any | N
         return work.result()
     work.cancel()
     return None
+
+
+class _WithMeta:
+    """The client connection, adding `meta` as `_meta` to every call (keyword arguments the
+    SDK does not know become `_meta`)."""
+
+    def __init__(self, conn: Any, meta: dict[str, Any]) -> None:
+        self._conn = conn
+        self._meta = meta
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._conn, name)
+        return lambda *args, **kwargs: method(*args, **kwargs, **self._meta)
 
 
 class EchoAgent:
@@ -86,7 +105,7 @@ class EchoAgent:
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         session_id = f"py-{uuid.uuid4()}"
-        self._sessions[session_id] = Session(cwd=cwd)
+        self._sessions[session_id] = Session(cwd=cwd, shadow=bool(kwargs))
         return NewSessionResponse(session_id=session_id)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -104,7 +123,7 @@ class EchoAgent:
 
     async def _turn(self, session_id: str, session: Session, prompt: list[Any]) -> str:
         cancelled = session.cancelled
-        client = self._client
+        client = _WithMeta(self._client, SHADOW_META if session.shadow else {})
         first = True
         for block in prompt:
             if not isinstance(block, TextContentBlock):

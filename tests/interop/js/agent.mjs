@@ -50,8 +50,13 @@ function unlessCancelled(promise, signal) {
   });
 }
 
+// A session created with `_meta` gets `_meta` on everything the agent sends for it, naming
+// another session: the client must go by the real `sessionId` (the meta_shadow scenario).
+const SHADOW_META = { sessionId: "shadow-from-agent" };
+
 async function runTurn(client, sessionId, session, prompt, signal) {
-  const update = (u) => client.notify(acp.methods.client.session.update, { sessionId, update: u });
+  const meta = session.shadow ? { _meta: SHADOW_META } : {};
+  const update = (u) => client.notify(acp.methods.client.session.update, { sessionId, update: u, ...meta });
   let first = true;
   for (const block of prompt) {
     if (block.type !== "text") continue;
@@ -80,6 +85,7 @@ async function runTurn(client, sessionId, session, prompt, signal) {
         { optionId: "allow", name: "Allow", kind: "allow_once" },
         { optionId: "reject", name: "Reject", kind: "reject_once" },
       ],
+      ...meta,
     }),
     signal,
   );
@@ -94,7 +100,7 @@ async function runTurn(client, sessionId, session, prompt, signal) {
   }
   await update({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
   const file = await unlessCancelled(
-    client.request(acp.methods.client.fs.readTextFile, { sessionId, path: readme }),
+    client.request(acp.methods.client.fs.readTextFile, { sessionId, path: readme, ...meta }),
     signal,
   );
   if (file === undefined) {
@@ -127,7 +133,7 @@ const app = acp
   })
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     const sessionId = `ts-${randomUUID()}`;
-    sessions.set(sessionId, { cwd: params.cwd, turn: null });
+    sessions.set(sessionId, { cwd: params.cwd, turn: null, shadow: params._meta != null });
     return { sessionId };
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
