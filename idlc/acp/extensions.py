@@ -19,7 +19,7 @@ class Extensions:
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Answers an extension request (`_vendor/name`); the result is sent as is."""
-        raise Unsupported(method)
+        raise Unsupported(method, f"Method not found: {method}")
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """Receives an extension notification; unknown ones are ignored."""

@@ -56,9 +56,7 @@ def method_defs() -> dict[str, tuple[str, str | None]]:
 def all_methods() -> dict[str, str]:
     """wire method → side ("agent", "client", "protocol") from meta.json."""
     sides = {"agentMethods": "agent", "clientMethods": "client", "protocolMethods": "protocol"}
-    return {
-        wire: side for key, side in sides.items() for wire in meta()[key].values()
-    }
+    return {wire: side for key, side in sides.items() for wire in meta()[key].values()}
 
 
 @cache

@@ -80,7 +80,10 @@ def test_the_required_members_follow_the_seed_traits() -> None:
     table = specs()
     required = {wire for wire, spec in table.items() if spec.required}
     assert required == {
-        "initialize", "session/new", "session/prompt", "session/update",
+        "initialize",
+        "session/new",
+        "session/prompt",
+        "session/update",
         "session/request_permission",
     }
     members = {wire: spec.member for wire, spec in table.items()}

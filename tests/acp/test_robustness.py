@@ -1,0 +1,128 @@
+"""The echo agent over raw stdio: bad input gets its error and the agent keeps serving;
+closing stdin ends the process within a second."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from typing import Any
+
+from .conftest import ECHO_AGENT, message_errors, requires_schema
+
+pytestmark = requires_schema
+
+
+class Raw:
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(ECHO_AGENT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def send(self, line: bytes | str | dict[str, Any]) -> None:
+        if isinstance(line, dict):
+            line = json.dumps(line)
+        if isinstance(line, str):
+            line = line.encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line, "the agent closed its stdout"
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+
+def test_bad_input_gets_errors_and_the_agent_keeps_serving() -> None:
+    agent = Raw()
+    requests: dict[Any, str] = {}
+    try:
+        agent.send(b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {')
+        error = agent.receive()
+        assert error["error"]["code"] == -32700 and error["id"] is None
+        assert message_errors(error, requests) == []
+
+        agent.send({"jsonrpc": "1.0", "id": 2, "method": "initialize", "params": {}})
+        error = agent.receive()
+        assert error["error"]["code"] == -32600 and error["id"] == 2
+
+        agent.send({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"x": 1}})
+        error = agent.receive()
+        assert error["error"]["code"] == -32602 and error["id"] == 3
+        assert "protocolVersion" in error["error"]["message"]
+
+        agent.send(
+            {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"protocolVersion": 1}}
+        )
+        answer = agent.receive()
+        assert answer["id"] == 4 and answer["result"]["protocolVersion"] == 1
+        requests[4] = "initialize"
+        assert message_errors(answer, requests) == []
+
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "session/new",
+                "params": {"cwd": "/tmp", "mcpServers": []},
+            }
+        )
+        session_id = agent.receive()["result"]["sessionId"]
+
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 6,
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "video", "url": "x"}]},
+            }
+        )
+        error = agent.receive()
+        assert error["error"]["code"] == -32602 and error["id"] == 6
+
+        agent.send({"jsonrpc": "2.0", "id": 7, "method": "session/nope", "params": {}})
+        assert agent.receive()["error"]["code"] == -32601
+        agent.send({"jsonrpc": "2.0", "method": "_vendor/ignored", "params": {}})
+        agent.send({"jsonrpc": "2.0", "id": 8, "method": "_vendor/ask", "params": {}})
+        assert agent.receive() == {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "error": {"code": -32601, "message": "Method not found: _vendor/ask"},
+        }
+
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "session/new",
+                "params": {"cwd": "/tmp", "mcpServers": []},
+            }
+        )
+        assert "sessionId" in agent.receive()["result"]
+    finally:
+        agent.process.kill()
+        agent.process.wait()
+
+
+def test_closing_stdin_ends_the_agent_within_a_second() -> None:
+    agent = Raw()
+    agent.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    )
+    assert agent.receive()["id"] == 1
+    assert agent.process.stdin is not None
+    started = time.monotonic()
+    agent.process.stdin.close()
+    try:
+        code = agent.process.wait(timeout=1.0)
+    finally:
+        agent.process.kill()
+    assert time.monotonic() - started < 1.0
+    assert code == 0
