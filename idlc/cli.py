@@ -19,7 +19,7 @@ from typing import NoReturn
 import click
 
 from idlc import __version__
-from idlc.diagnostics import Diagnostic, Diagnostics
+from idlc.diagnostics import Diagnostic, Diagnostics, without_allowed
 from idlc.source import SourceMap
 
 _FORMATS = click.Choice(["human", "json", "github"])
@@ -85,6 +85,27 @@ _include_option = click.option(
     type=click.Path(path_type=Path, file_okay=False),
     help="Also look for imported interfaces in this folder (repeatable).",
 )
+
+
+def _check_allow(context: click.Context, parameter: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    from idlc.config import warning_code_problem
+
+    for code in value:
+        problem = warning_code_problem(code)
+        if problem is not None:
+            raise click.BadParameter(problem, context, parameter)
+    return value
+
+
+_allow_option = click.option(
+    "-A",
+    "--allow",
+    "allow",
+    multiple=True,
+    callback=_check_allow,
+    metavar="CODE",
+    help="Do not report this warning (repeatable), e.g. -A W0002.",
+)
 _error_format_option = click.option(
     "--error-format",
     type=_FORMATS,
@@ -103,24 +124,30 @@ def main() -> None:
 @main.command()
 @_files_argument
 @_include_option
+@_allow_option
 @_error_format_option
-def check(files: tuple[Path, ...], include: tuple[Path, ...], error_format: str) -> None:
+def check(
+    files: tuple[Path, ...], include: tuple[Path, ...], allow: tuple[str, ...], error_format: str
+) -> None:
     """Parse, resolve and lint FILES (or everything in [tool.idlc])."""
     from idlc.pipeline import compile_files
 
     with _internal_errors():
         diagnostics = Diagnostics()
         sources = SourceMap()
-        jobs: list[tuple[Sequence[Path], Sequence[Path]]] = []
+        jobs: list[tuple[Sequence[Path], Sequence[Path], Sequence[str]]] = []
         if files:
-            jobs.append((files, include))
+            jobs.append((files, include, allow))
         else:
             configuration = _configured(diagnostics)
             if configuration is not None:
-                jobs.extend((p.sources, (*p.include, *include)) for p in configuration.packages)
-        for paths, includes in jobs:
+                jobs.extend(
+                    (p.sources, (*p.include, *include), (*p.allow, *allow))
+                    for p in configuration.packages
+                )
+        for paths, includes, allowed in jobs:
             compilation = compile_files(paths, includes)
-            diagnostics.extend(compilation.diagnostics)
+            diagnostics.extend(without_allowed(compilation.diagnostics, allowed))
             for source in compilation.sources:
                 sources.add(source)
         _report(_unique(diagnostics), sources, error_format)
@@ -190,6 +217,7 @@ def dump(files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, erro
 @click.option("--package", help="The Python package name (default: the first file's name).")
 @_include_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file.")
+@_allow_option
 @_error_format_option
 def generate(
     files: tuple[Path, ...],
@@ -197,6 +225,7 @@ def generate(
     package: str | None,
     include: tuple[Path, ...],
     check_only: bool,
+    allow: tuple[str, ...],
     error_format: str,
 ) -> None:
     """Generate a typed Python package from FILES (or every package in [tool.idlc])."""
@@ -208,14 +237,14 @@ def generate(
         if files:
             if out is None:
                 raise click.UsageError("`--out DIR` is required when files are named")
-            jobs.append(GenerateJob(files, include, out, package))
+            jobs.append(GenerateJob(files, include, out, package, allow))
         else:
             if out is not None or package is not None:
                 raise click.UsageError("`--out` and `--package` go with named files")
             configuration = _configured(diagnostics)
             if configuration is not None:
                 jobs.extend(
-                    GenerateJob(p.sources, (*p.include, *include), p.out, p.name)
+                    GenerateJob(p.sources, (*p.include, *include), p.out, p.name, (*p.allow, *allow))
                     for p in configuration.packages
                 )
         outcome = run_generate(jobs, check=check_only, diagnostics=diagnostics)

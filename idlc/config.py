@@ -3,11 +3,13 @@
 ```toml
 [tool.idlc]
 include = ["idl"]                 # include paths for every package (optional)
+allow = ["W0002"]                 # warnings not to report, for every package (optional)
 
 [[tool.idlc.packages]]
 name = "quixos_agent"             # the Python package to generate
 sources = ["idl/quixos"]          # files or folders (every *.idl below)
 include = []                      # more include paths (optional)
+allow = []                        # more warnings not to report (optional)
 out = "generated"                 # the folder the package is written into
 ```
 Paths are relative to the folder holding `pyproject.toml`.
@@ -32,6 +34,8 @@ class PackageConfig:
     sources: tuple[Path, ...]
     include: tuple[Path, ...]
     out: Path
+    #: Warning codes not to report for this package.
+    allow: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +94,12 @@ def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
         bad("`tool.idlc` must be a table")
         return None
     root = pyproject.parent
-    known = {"include", "packages"}
+    known = {"include", "packages", "allow"}
     for key in table:
         if key not in known:
-            bad(f"unknown key `tool.idlc.{key}`", help="known keys: include, packages")
+            bad(f"unknown key `tool.idlc.{key}`", help="known keys: include, packages, allow")
     common = _paths(table.get("include", []), "tool.idlc.include", root, bad)
+    common_allow = _warning_codes(table.get("allow", []), "tool.idlc.allow", bad)
     entries = table.get("packages")
     if not isinstance(entries, list) or not entries:
         bad("`tool.idlc.packages` must be a non-empty array of tables (`[[tool.idlc.packages]]`)")
@@ -107,8 +112,11 @@ def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
             bad(f"`{where}` must be a table")
             continue
         for key in entry:
-            if key not in {"name", "sources", "include", "out"}:
-                bad(f"unknown key `{where}.{key}`", help="known keys: name, sources, include, out")
+            if key not in {"name", "sources", "include", "out", "allow"}:
+                bad(
+                    f"unknown key `{where}.{key}`",
+                    help="known keys: name, sources, include, out, allow",
+                )
         name = entry.get("name")
         if not isinstance(name, str) or not _PACKAGE_NAME.match(name):
             bad(f"`{where}.name` must be a Python package name, got {name!r}")
@@ -126,10 +134,36 @@ def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
             bad(f"`{where}.out` must be a folder path")
             continue
         include = _paths(entry.get("include", []), f"{where}.include", root, bad)
-        packages.append(PackageConfig(name, sources, (*common, *include), root / out))
+        allow = _warning_codes(entry.get("allow", []), f"{where}.allow", bad)
+        packages.append(
+            PackageConfig(name, sources, (*common, *include), root / out, (*common_allow, *allow))
+        )
     if diagnostics.has_errors:
         return None
     return Config(pyproject, tuple(packages))
+
+
+def warning_code_problem(code: str) -> str | None:
+    """Why `code` cannot be allowed, or None when it can (a known warning code)."""
+    from idlc.diagnostics.codes import REGISTRY
+
+    if code not in REGISTRY:
+        return f"`{code}` is not a diagnostic code of idlc"
+    if not code.startswith("W"):
+        return f"`{code}` is an error; only warnings can be allowed"
+    return None
+
+
+def _warning_codes(value: object, where: str, bad: object) -> tuple[str, ...]:
+    assert callable(bad)
+    if not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+        bad(f"`{where}` must be an array of warning codes such as \"W0002\"")
+        return ()
+    for code in value:
+        problem = warning_code_problem(code)
+        if problem is not None:
+            bad(f"`{where}`: {problem}")
+    return tuple(value)
 
 
 def _paths(value: object, where: str, root: Path, bad: object) -> tuple[Path, ...]:

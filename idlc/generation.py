@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from idlc.diagnostics import Diagnostics, codes
+from idlc.diagnostics import Diagnostics, codes, without_allowed
 from idlc.naming import snake_case
 from idlc.source import SourceMap, display_path
 
@@ -20,6 +20,7 @@ class GenerateJob:
     include: Sequence[Path]
     out: Path  # the folder that receives the package folder
     package: str | None  # None: named after the first source file
+    allow: Sequence[str] = ()  # warning codes not to report
 
 
 @dataclass(slots=True)
@@ -48,7 +49,7 @@ def run_generate(
     planned = []
     for job in jobs:
         compilation = compile_files(job.sources, job.include)
-        diagnostics.extend(compilation.diagnostics)
+        diagnostics.extend(without_allowed(compilation.diagnostics, job.allow))
         for source in compilation.sources:
             outcome.sources.add(source)
         if compilation.model is None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from idlc.diagnostics.codes import Code
 from idlc.source import Span
 
-__all__ = ["Code", "Diagnostic", "Diagnostics", "Related", "Severity"]
+__all__ = ["Code", "Diagnostic", "Diagnostics", "Related", "Severity", "without_allowed"]
 
 
 class Severity(enum.Enum):
@@ -79,3 +79,9 @@ class Diagnostics:
 
     def __len__(self) -> int:
         return len(self.items)
+
+
+def without_allowed(diagnostics: Iterable[Diagnostic], allow: Iterable[str]) -> list[Diagnostic]:
+    """The diagnostics less the warnings whose codes are allowed (errors always stay)."""
+    allowed = frozenset(allow)
+    return [d for d in diagnostics if d.is_error or d.code.id not in allowed]

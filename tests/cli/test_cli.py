@@ -243,3 +243,37 @@ def test_bad_configuration_is_a_diagnostic(tmp_path: Path, table: str, message: 
     assert "error[E0902]" in result.stderr
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_allowed_warnings_are_not_reported(tmp_path: Path) -> None:
+    linted = tmp_path / "linted.idl"
+    linted.write_text(
+        'interface I id "i" revision "1" {\n'
+        '  queryable value v id "i:v" : string {get id "fixed/method" execution snapshot;}\n'
+        "}\n"
+    )
+    both = idlc("check", linted, cwd=tmp_path)
+    assert "warning[W0001]" in both.stderr and "warning[W0002]" in both.stderr
+    one = idlc("check", "-A", "W0002", linted, cwd=tmp_path)
+    assert "warning[W0001]" in one.stderr and "W0002" not in one.stderr
+    assert idlc("check", "-A", "W0001", "--allow", "W0002", linted, cwd=tmp_path).stderr == ""
+
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.idlc]\nallow = [\"W0001\"]\n\n[[tool.idlc.packages]]\n"
+        'name = "linted"\nsources = ["linted.idl"]\nout = "out"\nallow = ["W0002"]\n'
+    )
+    configured = idlc("check", cwd=tmp_path)
+    assert (configured.returncode, configured.stderr) == (0, "")
+
+
+def test_only_known_warnings_can_be_allowed(tmp_path: Path) -> None:
+    refused = idlc("check", "-A", "E0101", SEEDS[0])
+    assert refused.returncode == 2
+    assert "only warnings can be allowed" in refused.stderr
+    assert idlc("check", "-A", "W9999", SEEDS[0]).returncode == 2
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.idlc.packages]]\nname = "x"\nsources = ["x.idl"]\nout = "o"\nallow = ["E0101"]\n'
+    )
+    configured = idlc("check", cwd=tmp_path)
+    assert configured.returncode == 1
+    assert "error[E0902]" in configured.stderr and "only warnings can be allowed" in configured.stderr
