@@ -1,0 +1,253 @@
+"""Prompt turns per second: idlc's ACP SDK against the official Python SDK, same exchange.
+
+One process, one run. For each SDK a client and an agent written with it are joined by two
+`os.pipe` pairs (real file descriptors, newline-delimited JSON, the event loop of this
+process), and the client runs prompt turns one after another. In each turn the agent sends
+10 `agent_message_chunk` updates (`session/update`) and then answers `end_turn`; the turn ends
+when the client has the answer and has handled all 10 updates. The SDKs take turns, run after
+run, so both see the same machine load; the medians are printed, then the ratio.
+
+    python bench/acp.py [--runs 7] [--turns 400]
+
+The official SDK is PyPI `agent-client-protocol` (module `acp`, in the test extras).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+# This file is named acp.py, like the official SDK's package: its own folder must not shadow it.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+import acp  # noqa: E402  (the official SDK)
+from acp.schema import (  # noqa: E402
+    AgentCapabilities,
+    ClientCapabilities,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptResponse,
+)
+
+from idlc.acp import Agent, Client, agent_options, client_options  # noqa: E402
+from idlc.acp import AgentConnection, current_client  # noqa: E402
+from idlc.runtime import connect_fds  # noqa: E402
+from idlc_acp import (  # noqa: E402
+    AgentCapabilities as IdlcAgentCapabilities,
+    ContentBlockText,
+    InitializeRequest,
+    InitializeResponse as IdlcInitializeResponse,
+    NewSessionRequest,
+    NewSessionResponse as IdlcNewSessionResponse,
+    PromptRequest,
+    PromptResponse as IdlcPromptResponse,
+    SessionNotification,
+    SessionUpdateAgentMessageChunk,
+    StopReason,
+)
+
+UPDATES = 10
+PROMPT_TEXT = "How are you today?"
+CHUNK_TEXT = "a chunk of the answer, "
+
+Turns = Callable[[int], Awaitable[float]]  # runs N turns, returns the seconds they took
+
+
+# ---------------------------------------------------------------- idlc's ACP SDK
+
+
+class IdlcBenchAgent(Agent):
+    async def initialize(self, input: InitializeRequest) -> IdlcInitializeResponse:
+        return IdlcInitializeResponse(
+            protocol_version=1, agent_capabilities=IdlcAgentCapabilities()
+        )
+
+    async def new_session(self, input: NewSessionRequest) -> IdlcNewSessionResponse:
+        return IdlcNewSessionResponse(session_id="bench-session")
+
+    async def prompt(self, input: PromptRequest) -> IdlcPromptResponse:
+        client = current_client()
+        chunk = SessionUpdateAgentMessageChunk(content=ContentBlockText(text=CHUNK_TEXT))
+        for _ in range(UPDATES):
+            await client.update(SessionNotification(session_id=input.session_id, update=chunk))
+        return IdlcPromptResponse(stop_reason=StopReason.END_TURN)
+
+
+class IdlcBenchClient(Client):
+    def __init__(self) -> None:
+        self.updates = 0
+
+    async def update(self, input: SessionNotification) -> None:
+        self.updates += 1
+
+    async def request_permission(self, input: Any) -> Any:
+        raise NotImplementedError("the benchmark asks no permission")
+
+
+async def idlc_turns(stack: list[Any]) -> Turns:
+    agent_read, client_write = os.pipe()
+    client_read, agent_write = os.pipe()
+    agent = IdlcBenchAgent()
+    client = IdlcBenchClient()
+    options, permissions = client_options(client)
+    agent_cm = connect_fds(agent_read, agent_write, agent, options=agent_options(agent))
+    client_cm = connect_fds(client_read, client_write, client, options=options)
+    await agent_cm.__aenter__()
+    peer = await client_cm.__aenter__()
+    stack.extend([client_cm, agent_cm])
+    proxy = AgentConnection(peer, permissions)
+    await proxy.initialize(InitializeRequest(protocol_version=1))
+    session = await proxy.new_session(NewSessionRequest(cwd="/", mcp_servers=[]))
+    request = PromptRequest(session_id=session.session_id, prompt=[ContentBlockText(text=PROMPT_TEXT)])
+
+    async def turns(count: int) -> float:
+        before = client.updates
+        started = time.perf_counter()
+        for _ in range(count):
+            answer = await proxy.prompt(request)
+            assert answer.stop_reason is StopReason.END_TURN
+        elapsed = time.perf_counter() - started
+        assert client.updates - before == count * UPDATES, "updates went missing"
+        return elapsed
+
+    return turns
+
+
+# ---------------------------------------------------------------- the official Python SDK
+
+
+class OfficialBenchAgent:
+    def __init__(self) -> None:
+        self.conn: Any = None
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(protocol_version=1, agent_capabilities=AgentCapabilities())
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        return NewSessionResponse(session_id="bench-session")
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        chunk = acp.update_agent_message_text(CHUNK_TEXT)
+        for _ in range(UPDATES):
+            await self.conn.session_update(session_id, chunk)
+        return PromptResponse(stop_reason="end_turn")
+
+
+class OfficialBenchClient:
+    def __init__(self) -> None:
+        self.updates = 0
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates += 1
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("the benchmark asks no permission")
+
+
+async def _streams(read_fd: int, write_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(write_fd, "wb", buffering=0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    return reader, writer
+
+
+async def official_turns(stack: list[Any]) -> Turns:
+    agent_read, client_write = os.pipe()
+    client_read, agent_write = os.pipe()
+    agent_reader, agent_writer = await _streams(agent_read, agent_write)
+    client_reader, client_writer = await _streams(client_read, client_write)
+    agent = OfficialBenchAgent()
+    client = OfficialBenchClient()
+    serving = asyncio.ensure_future(
+        acp.run_agent(agent, input_stream=agent_writer, output_stream=agent_reader)
+    )
+    conn = acp.connect_to_agent(client, client_writer, client_reader)
+    stack.extend([conn, serving, agent_writer, client_writer])
+    await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+    session = await conn.new_session(cwd="/", mcp_servers=[])
+    prompt = [acp.text_block(PROMPT_TEXT)]
+
+    async def turns(count: int) -> float:
+        before = client.updates
+        started = time.perf_counter()
+        for _ in range(count):
+            answer = await conn.prompt(session_id=session.session_id, prompt=prompt)
+            assert answer.stop_reason == "end_turn"
+        elapsed = time.perf_counter() - started
+        assert client.updates - before == count * UPDATES, "updates went missing"
+        return elapsed
+
+    return turns
+
+
+async def _close(stack: list[Any]) -> None:
+    for item in stack:
+        if isinstance(item, asyncio.StreamWriter):
+            item.close()
+        elif isinstance(item, asyncio.Future):
+            item.cancel()
+            try:
+                await item
+            except (asyncio.CancelledError, Exception):
+                pass
+        elif hasattr(item, "__aexit__"):
+            await item.__aexit__(None, None, None)
+        elif hasattr(item, "close"):
+            await item.close()
+
+
+# ---------------------------------------------------------------- the run
+
+
+async def main_async(runs: int, turns: int) -> float:
+    stack: list[Any] = []
+    try:
+        sides = {"idlc": await idlc_turns(stack), "official": await official_turns(stack)}
+        for run in sides.values():  # warm-up: caches, decoders, the first tasks
+            await run(max(turns // 10, 10))
+        rates: dict[str, list[float]] = {name: [] for name in sides}
+        for index in range(runs):
+            # Alternate which side goes first, so neither always gets the quieter moment.
+            order = list(sides) if index % 2 == 0 else list(reversed(sides))
+            for name in order:
+                rates[name].append(turns / await sides[name](turns))
+    finally:
+        await _close(stack)
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+    print(f"python {sys.version.split()[0]}, {runs} runs of {turns} prompt turns, {UPDATES} updates each")
+    for name, label in (("idlc", "idlc ACP SDK"), ("official", "official Python SDK (acp)")):
+        runs_text = ", ".join(f"{r:,.0f}" for r in sorted(rates[name]))
+        print(f"{label:<28} median {medians[name]:>9,.0f} turns/s   (runs: {runs_text})")
+    ratio = medians["idlc"] / medians["official"]
+    print(f"ratio_vs_official_sdk: {ratio:.2f}")
+    return ratio
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7, help="repetitions per SDK (default 7)")
+    parser.add_argument("--turns", type=int, default=400, help="prompt turns per repetition (default 400)")
+    options = parser.parse_args()
+    asyncio.run(main_async(options.runs, options.turns))
+
+
+if __name__ == "__main__":
+    main()
