@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import idlc_acp
 import msgspec
 import pytest
 
@@ -98,7 +99,6 @@ def test_fixture_is_valid_acp(path: Path, schema: Schema) -> None:
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
 def test_generated_types_decode_fixture(path: Path, schema: Schema) -> None:
-    idlc_acp = pytest.importorskip("idlc_acp", reason="generated/idlc_acp is not importable")
     fixture = load(path)
     message = fixture["message"]
     if fixture["kind"] == "error":
