@@ -1,0 +1,48 @@
+"""Fixtures for the tooling tests: a committed snapshot of this checkout (what pre-commit
+and pip install idlc from) and a shared PRE_COMMIT_HOME."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.tooling.support import REPO, git
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow: installs packages into fresh environments (still in the default run)"
+    )
+
+
+@pytest.fixture(scope="session")
+def checkout_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout's working tree (tracked and untracked, not ignored files) committed in a
+    repository of its own: `pre-commit try-repo` needs a committed HEAD, and one fixed commit
+    lets every test of the session share one hook environment."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, check=True,
+    ).stdout.decode().split("\0")
+    snapshot = tmp_path_factory.mktemp("idlc-checkout")
+    for name in filter(None, listed):
+        source = REPO / name
+        if not source.is_file():
+            continue  # deleted in the working tree
+        target = snapshot / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    git(snapshot, "init", "-q")
+    git(snapshot, "add", "-A")
+    git(snapshot, "commit", "-q", "-m", "snapshot of the idlc checkout under test")
+    return snapshot
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One pre-commit cache per test session: idlc's hook environment is installed once."""
+    yield tmp_path_factory.mktemp("pre-commit-home")

@@ -1,0 +1,141 @@
+"""The Hatch build hook: a downstream project that lists its IDL sources in its own
+pyproject.toml gets its package generated into the wheel by `pip install`.
+
+Slow: builds idlc's wheel, makes a fresh virtual environment, and builds a sample project in
+it. The dependencies come from this test environment (no network); idlc itself only from
+the wheel, so the hook's entry point must really be in idlc's metadata.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.tooling.support import REPO
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout"),
+]
+
+WEATHER = """\
+interface Weather id "weather" revision "weather@1" {
+  operation forecast id "weather:forecast" : record { city : string; days : uint32; } -> list<float64> { call id "weather:forecast:call" execution snapshot; }
+}"""
+
+SAMPLE_PYPROJECT = """\
+[build-system]
+requires = ["hatchling", "idlc"]
+build-backend = "hatchling.build"
+
+[project]
+name = "weather-sample"
+version = "0.1"
+dependencies = ["idlc"]
+
+[tool.hatch.build.targets.wheel]
+packages = ["src/weather_sample"]
+
+[tool.hatch.build.hooks.idlc]
+
+[tool.idlc]
+
+[[tool.idlc.packages]]
+name = "weather_api"
+sources = ["idl"]
+out = "src"
+"""
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.fixture(scope="module")
+def environment(tmp_path_factory: pytest.TempPathFactory, checkout_snapshot: Path) -> Path:
+    """A fresh virtual environment with idlc installed from its wheel (built from a snapshot
+    of this checkout) and the dependencies of this test environment."""
+    folder = tmp_path_factory.mktemp("build-hook")
+    wheels = folder / "wheels"
+    built = run(
+        sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+        "-w", wheels, checkout_snapshot,
+    )
+    assert built.returncode == 0, built.stderr
+    [wheel] = wheels.glob("idlc-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        entry_points = next(
+            (archive.read(name).decode() for name in archive.namelist() if name.endswith("entry_points.txt")),
+            "",
+        )
+    assert "[hatch]" in entry_points and "idlc = idlc.build.hatch" in entry_points, (
+        "idlc's wheel lacks the hatch entry point: pyproject.toml needs\n"
+        '[project.entry-points.hatch]\nidlc = "idlc.build.hatch"'
+    )
+    environment = folder / "env"
+    venv.create(environment, with_pip=False, system_site_packages=False)
+    site = run(
+        environment / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    ).stdout.strip()
+    ours = [path for path in sys.path if path.endswith("site-packages")]
+    (Path(site) / "deps.pth").write_text("\n".join(ours) + "\n")
+    installed = run(sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site, wheel)
+    assert installed.returncode == 0, installed.stderr
+    return environment
+
+
+def make_sample(folder: Path, idl: str = WEATHER) -> Path:
+    sample = folder / "sample"
+    (sample / "idl").mkdir(parents=True)
+    (sample / "src" / "weather_sample").mkdir(parents=True)
+    (sample / "src" / "weather_sample" / "__init__.py").write_text(
+        "from weather_api import Weather\n\n__all__ = ['Weather']\n"
+    )
+    (sample / "pyproject.toml").write_text(SAMPLE_PYPROJECT)
+    (sample / "idl" / "weather.idl").write_text(idl)
+    return sample
+
+
+def test_pip_install_generates_the_package_into_the_wheel(environment: Path, tmp_path: Path) -> None:
+    sample = make_sample(tmp_path)
+    python = environment / "bin" / "python"
+    wheels = tmp_path / "wheels"
+    built = run(python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, sample)
+    assert built.returncode == 0, built.stdout + built.stderr
+    [wheel] = wheels.glob("weather_sample-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert {"weather_api/__init__.py", "weather_api/py.typed", "weather_sample/__init__.py"} <= names
+    assert not (sample / "src" / "weather_api").exists(), "the source tree is left alone"
+
+    installed = run(python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q", sample)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    imported = run(
+        python, "-c",
+        "import weather_api, weather_sample, sys; "
+        "print(weather_api.__file__); print(weather_sample.Weather.__name__)",
+        cwd=elsewhere,
+    )
+    assert imported.returncode == 0, imported.stderr
+    location, name = imported.stdout.splitlines()
+    assert name == "Weather"
+    assert str(environment) in location and "site-packages" in location
+
+
+def test_an_idl_error_fails_the_build_with_the_diagnostic(environment: Path, tmp_path: Path) -> None:
+    sample = make_sample(tmp_path, WEATHER.replace("list<float64>", "list<Temperature>"))
+    python = environment / "bin" / "python"
+    built = run(python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", tmp_path / "w", sample)
+    assert built.returncode != 0
+    output = built.stdout + built.stderr
+    assert "error[E0101]: unknown type `Temperature`" in output, output
+    assert "idl/weather.idl:2:" in output, output
