@@ -22,7 +22,7 @@ import msgspec
 from msgspec import UNSET, Raw
 
 from idlc.runtime.codec import decoder_for
-from idlc.runtime.dispatch import InputShape, MethodSpec, spec_of
+from idlc.runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
 from idlc.runtime.eager import start_eagerly
 from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc.runtime.framing import LineReader, Oversized
@@ -113,10 +113,15 @@ def current_peer() -> Peer:
 class _Served:
     implementation: object
     methods: Mapping[str, MethodSpec]
+    #: The wire methods the implementation answers itself; the others would only raise
+    #: `Unsupported`, so they are answered -32601 before their params are even decoded.
+    implemented: frozenset[str]
 
 
 def _served(implementation: object) -> _Served:
-    return _Served(implementation, spec_of(implementation).methods)
+    return _Served(
+        implementation, spec_of(implementation).methods, implemented_members(implementation)
+    )
 
 
 class Peer:
@@ -433,6 +438,8 @@ class Peer:
                     ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target}
                 )
         spec = served.methods.get(method)
+        if spec is not None and method not in served.implemented:
+            raise Unsupported(method, f"Method not found: {method}")
         if spec is None:
             fallback = self._options.fallback
             if fallback is None or method == CANCEL_METHOD:

@@ -10,6 +10,7 @@ import pytest
 
 from idlc.runtime import PeerOptions
 
+from .sample_api import Sample
 from .support import NamedItem, SampleService, raw_connection, run_async
 
 PING = b'{"jsonrpc":"2.0","id":1,"method":"sample:ping:get"}'
@@ -203,4 +204,22 @@ async def test_a_reused_id_is_refused_while_the_first_is_running() -> None:
         assert answer["id"] == 5 and answer["error"]["code"] == -32600
         service.gates["k"].set()
         assert await client.receive() == {"jsonrpc": "2.0", "id": 5, "result": "k"}
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_a_member_the_implementation_leaves_out_is_unsupported_whatever_its_params() -> None:
+    """-32601, not -32602: the member would only raise `Unsupported`, so its params are
+    not even decoded."""
+
+    class OnlyAdd(Sample):
+        async def add(self, *, amount: int, note_text: str | None = None) -> int:
+            return amount
+
+        async def ping(self) -> str:
+            return "pong"
+
+    async with raw_connection(OnlyAdd()) as (client, _):
+        answer = await client.call("sample:echo:call", {"input": 42}, id="x")
+        assert answer["id"] == "x" and answer["error"]["code"] == -32601
         await client.assert_still_serving()
