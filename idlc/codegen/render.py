@@ -7,6 +7,8 @@ the body actually used (collected while the view model was built).
 from __future__ import annotations
 
 import functools
+import os
+from pathlib import Path
 
 import jinja2
 
@@ -16,10 +18,27 @@ from idlc.codegen.views import ModuleView, PackageView, REFS_MODULE
 from idlc.resources import data_dir
 from idlc.semantics.model import Model
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept between runs: compiling them costs more than rendering.
+
+    Jinja2 keys entries by template source checksum, so an edited template is never stale.
+    """
+    base = os.environ.get("IDLC_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "idlc"
+    )
+    folder = Path(base) / f"jinja-{idlc.__version__}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
 @functools.cache
 def environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
