@@ -137,6 +137,16 @@ def unknown_case_class_name(variant: str) -> str:
     return variant + "Unknown"
 
 
+def element_name(alias: str, container: str) -> str:
+    """An inline type inside a typedef that is itself a list, map or optional: the alias keeps
+    the declared name, so the inline type gets one of its own.
+
+    (`Entries`, `list`) → `EntriesItem`; (`Table`, `map`) → `TableValue`; (`Maybe`,
+    `optional`) → `MaybeValue`.
+    """
+    return alias + ("Item" if container == "list" else "Value")
+
+
 def union_alternative_name(union: str, index: int) -> str:
     """An inline record inside a union: (`Resource`, 0) → `ResourceOption1`."""
     return f"{union}Option{index + 1}"

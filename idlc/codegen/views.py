@@ -330,6 +330,23 @@ class _Namer:
                     f"alternative {index + 1} of `{name}`",
                 )
 
+    def name_in_alias(self, type_: m.Type, alias: str, what: str) -> None:
+        """Name the inline types inside a typedef that is an alias (a list, map or optional):
+        the alias has the declared name, so they are named after their container."""
+        if isinstance(type_, m.Optional) and isinstance(type_.inner, (m.Optional, m.List, m.Map)):
+            self.name_in_alias(type_.inner, alias, what)
+        elif isinstance(type_, (m.Optional, m.List)):
+            container = "list" if isinstance(type_, m.List) else "optional"
+            self.name_inline(
+                type_.inner, naming.element_name(alias, container), TYPES_MODULE,
+                f"the {'items' if container == 'list' else 'value'} of {what}",
+            )
+        elif isinstance(type_, m.Map):
+            self.name_inline(
+                type_.value, naming.element_name(alias, "map"), TYPES_MODULE,
+                f"the values of {what}",
+            )
+
     def run(self) -> None:
         model = self.model
         for atom in model.atoms.values():
@@ -352,7 +369,7 @@ class _Namer:
                 self.name_inline(typedef.type, name, TYPES_MODULE, f"type `{typedef.name}`")
             else:
                 self.claim(name, TYPES_MODULE, typedef.span, f"type `{typedef.name}`")
-                self.name_inline(typedef.type, name, TYPES_MODULE, f"type `{typedef.name}`")
+                self.name_in_alias(typedef.type, name, f"type `{typedef.name}`")
         for interface in model.interfaces.values():
             module = naming.interface_module_name(interface.name)
             first = self.modules.get(module)
@@ -942,6 +959,12 @@ class _Builder:
 
     def define_tree(self, module: ModuleView, type_: m.Type, name: str, doc: str | None) -> None:
         self.define(module, type_, name, doc)
+        if not isinstance(type_, (m.Record, m.Enum, m.Variant, m.Union_)):
+            # An alias (list, map, optional): the inline types inside it are defined here.
+            for inner in self.inline_types(type_):
+                inner_name, _ = self.namer.inline[id(inner)]
+                self.define_tree(module, inner, inner_name, None)
+            return
         for inner in self.nested(type_):
             inner_name, _ = self.namer.inline[id(inner)]
             self.define(module, inner, inner_name, None)
@@ -950,7 +973,15 @@ class _Builder:
         """Union bases must be known before the record classes they apply to are built."""
         pending: list[tuple[m.Union_, str, str]] = []
         for typedef in self.model.typedefs.values():
-            pending.extend(self._unions_in(typedef.type, naming.declared_name(typedef.name), TYPES_MODULE))
+            if isinstance(typedef.type, (m.Record, m.Enum, m.Variant, m.Union_)):
+                pending.extend(
+                    self._unions_in(typedef.type, naming.declared_name(typedef.name), TYPES_MODULE)
+                )
+                continue
+            for inner in self.inline_types(typedef.type):
+                pending.extend(
+                    self._unions_in(inner, self.namer.inline[id(inner)][0], TYPES_MODULE)
+                )
         for interface in self.model.interfaces.values():
             module = naming.interface_module_name(interface.name)
             for member in interface.members:
