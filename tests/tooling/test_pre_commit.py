@@ -1,8 +1,11 @@
 """The hooks of `.pre-commit-hooks.yaml`, run by the real pre-commit (`try-repo`) on a small
 downstream repository with IDL files, a `[tool.idlc]` pyproject and committed generated code.
 
-Slow: the first hook run of a session installs idlc (from a snapshot of this checkout) into
-pre-commit's own environment, from PyPI; every later run reuses it.
+Slow. `try-repo` keeps its hook environments in a temporary store of its own (it ignores
+PRE_COMMIT_HOME), so it installs idlc, from a snapshot of this checkout and PyPI, on every
+run: it is used for the clean tree only. The other tests run the hooks as a project would,
+through a configuration naming the snapshot, with PRE_COMMIT_HOME shared by the session so
+that idlc is installed once.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -67,17 +71,44 @@ def downstream(tmp_path: Path) -> Path:
     return repo
 
 
-def run_hook(
-    hook: str, repo: Path, checkout_snapshot: Path, pre_commit_home: Path
+def try_repo(
+    repo: Path, checkout_snapshot: Path, pre_commit_home: Path, *hooks: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(checkout_snapshot), hook, "--all-files", "--color", "never"],
+        [sys.executable, "-m", "pre_commit", "try-repo", str(checkout_snapshot), *hooks, "--all-files", "--color", "never"],
         cwd=repo,
         capture_output=True,
         text=True,
         timeout=600,
         env={**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"},
     )
+
+
+@pytest.fixture(scope="session")
+def hook_config(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A `.pre-commit-config.yaml` using every hook of the snapshot at its commit."""
+    revision = git(checkout_snapshot, "rev-parse", "HEAD").strip()
+    hooks = "".join(f"      - id: {hook}\n" for hook in HOOKS)
+    config = tmp_path_factory.mktemp("pre-commit-config") / "config.yaml"
+    config.write_text(f"repos:\n  - repo: {checkout_snapshot}\n    rev: {revision}\n    hooks:\n{hooks}")
+    return config
+
+
+@pytest.fixture
+def run_hook(
+    downstream: Path, hook_config: Path, pre_commit_home: Path
+) -> Callable[[str], subprocess.CompletedProcess[str]]:
+    def run(hook: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never", "--config", str(hook_config)],
+            cwd=downstream,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"},
+        )
+
+    return run
 
 
 def test_the_hooks_file_lists_the_four_hooks() -> None:
@@ -92,65 +123,85 @@ def test_the_hooks_file_lists_the_four_hooks() -> None:
     assert "--check" in hooks["idlc-generate-check"]["entry"]
 
 
-def test_a_clean_tree_passes_every_hook(
+def test_a_clean_tree_passes_every_hook_with_try_repo(
     downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
 ) -> None:
+    # No hook id: try-repo runs every hook of the repository, with one installation.
+    result = try_repo(downstream, checkout_snapshot, pre_commit_home)
+    assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
+    passed = [line for line in result.stdout.splitlines() if line.endswith("Passed")]
+    names = ["idlc fmt", "idlc check", "idlc generate", "idlc generate --check"]
+    assert sorted(line.split(".")[0].strip() for line in passed) == sorted(names), result.stdout
+    assert git(downstream, "status", "--porcelain") == ""
+
+    stale = downstream / "gen" / "clock_api" / "clock.py"
+    stale.write_text(stale.read_text() + "# edited by hand\n")
+    one = try_repo(downstream, checkout_snapshot, pre_commit_home, "idlc-generate-check")
+    assert one.returncode == 1, one.stdout
+    assert "gen/clock_api/clock.py" in one.stdout
+
+
+def test_a_clean_tree_passes_every_hook_from_a_config(
+    downstream: Path, run_hook: Callable[[str], subprocess.CompletedProcess[str]]
+) -> None:
     for hook in HOOKS:
-        result = run_hook(hook, downstream, checkout_snapshot, pre_commit_home)
+        result = run_hook(hook)
         assert result.returncode == 0, f"{hook}:\n{result.stdout}\n{result.stderr}"
         assert "Passed" in result.stdout, result.stdout
     assert git(downstream, "status", "--porcelain") == ""
 
 
 def test_malformed_idl_fails_check_and_generate_with_a_located_message(
-    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
+    downstream: Path, run_hook: Callable[[str], subprocess.CompletedProcess[str]]
 ) -> None:
     clock = downstream / "idl" / "clock.idl"
     clock.write_text(CLOCK.replace("time : uint64;", "time : uint64"))
     for hook in ("idlc-check", "idlc-generate-check", "idlc-generate", "idlc-fmt"):
-        result = run_hook(hook, downstream, checkout_snapshot, pre_commit_home)
+        result = run_hook(hook)
         assert result.returncode == 1, f"{hook}:\n{result.stdout}"
         assert "error[E0003]: expected `;`, found `}`" in result.stdout, f"{hook}:\n{result.stdout}"
         assert "--> idl/clock.idl:4:" in result.stdout, f"{hook}:\n{result.stdout}"
     assert git(downstream, "status", "--porcelain") == " M idl/clock.idl\n", "nothing else was written"
 
 
-def test_stale_generated_code(downstream: Path, checkout_snapshot: Path, pre_commit_home: Path) -> None:
+def test_stale_generated_code(
+    downstream: Path, run_hook: Callable[[str], subprocess.CompletedProcess[str]]
+) -> None:
     generated = downstream / "gen" / "clock_api" / "clock.py"
     fresh = generated.read_text()
     generated.write_text(fresh + "# edited by hand\n")
 
-    check = run_hook("idlc-generate-check", downstream, checkout_snapshot, pre_commit_home)
+    check = run_hook("idlc-generate-check")
     assert check.returncode == 1, check.stdout
     assert "gen/clock_api/clock.py" in check.stdout, check.stdout
     assert generated.read_text().endswith("# edited by hand\n"), "--check never writes"
 
-    regenerate = run_hook("idlc-generate", downstream, checkout_snapshot, pre_commit_home)
+    regenerate = run_hook("idlc-generate")
     assert regenerate.returncode == 1, regenerate.stdout
     assert "files were modified by this hook" in regenerate.stdout
     assert generated.read_text() == fresh
 
-    again = run_hook("idlc-generate", downstream, checkout_snapshot, pre_commit_home)
+    again = run_hook("idlc-generate")
     assert again.returncode == 0, again.stdout
 
 
 def test_an_idl_change_makes_the_generated_code_stale(
-    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
+    downstream: Path, run_hook: Callable[[str], subprocess.CompletedProcess[str]]
 ) -> None:
     clock = downstream / "idl" / "clock.idl"
     clock.write_text(CLOCK.replace("/// A wall clock.", "/// A wall clock, in UTC."))
-    result = run_hook("idlc-generate-check", downstream, checkout_snapshot, pre_commit_home)
+    result = run_hook("idlc-generate-check")
     assert result.returncode == 1, result.stdout
     assert "gen/clock_api/clock.py" in result.stdout
 
 
 def test_fmt_rewrites_non_canonical_files(
-    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
+    downstream: Path, run_hook: Callable[[str], subprocess.CompletedProcess[str]]
 ) -> None:
     clock = downstream / "idl" / "clock.idl"
     clock.write_text(CLOCK.replace("\n  operation", "\n      operation"))
-    result = run_hook("idlc-fmt", downstream, checkout_snapshot, pre_commit_home)
+    result = run_hook("idlc-fmt")
     assert result.returncode == 1, result.stdout
     assert "reformatted idl/clock.idl" in result.stdout
     assert clock.read_text() == CLOCK
-    assert run_hook("idlc-fmt", downstream, checkout_snapshot, pre_commit_home).returncode == 0
+    assert run_hook("idlc-fmt").returncode == 0
