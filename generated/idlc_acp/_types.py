@@ -64,16 +64,12 @@ class _CreateElicitationResponseBase(_hooks.VariantBase):
 class SessionConfigOptionCategory(_hooks.OpenEnum):
     """Semantic category for a session configuration option.
 
-    This is intended to help Clients distinguish broadly common selectors (e.g. model
-    selector vs
-    session mode selector vs thought/reasoning level) for UX purposes (keyboard
-    shortcuts, icons,
-    placement). It MUST NOT be required for correctness. Clients MUST handle missing
-    or unknown
+    This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
+    session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
+    placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
     categories gracefully.
 
-    Category names beginning with `_` are free for custom use, like other ACP
-    extension methods.
+    Category names beginning with `_` are free for custom use, like other ACP extension methods.
     Category names that do not begin with `_` are reserved for the ACP spec.
     """
 
@@ -99,8 +95,7 @@ class Role(enum.Enum):
 class StopReason(enum.Enum):
     """Reasons why an agent stops processing a prompt turn.
 
-    See protocol docs: [Stop
-    Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
     """
 
     END_TURN = "end_turn"
@@ -120,8 +115,7 @@ class StopReason(enum.Enum):
     """The turn was cancelled by the client via `session/cancel`.
 
     This stop reason MUST be returned when the client sends a `session/cancel`
-    notification, even if the cancellation causes exceptions in underlying
-    operations.
+    notification, even if the cancellation causes exceptions in underlying operations.
     Agents should catch these exceptions and return this semantically meaningful
     response to confirm successful cancellation.
     """
@@ -133,8 +127,7 @@ class ToolKind(enum.Enum):
     Tool kinds help clients choose appropriate icons and optimize how they
     display tool execution progress.
 
-    See protocol docs:
-    [Creating](https://agentclientprotocol.com/protocol/tool-calls#creating)
+    See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-calls#creating)
     """
 
     READ = "read"
@@ -164,8 +157,7 @@ class ToolCallStatus(enum.Enum):
 
     Tool calls progress through different statuses during their lifecycle.
 
-    See protocol docs:
-    [Status](https://agentclientprotocol.com/protocol/tool-calls#status)
+    See protocol docs: [Status](https://agentclientprotocol.com/protocol/tool-calls#status)
     """
 
     PENDING = "pending"
@@ -185,8 +177,7 @@ class PlanEntryPriority(enum.Enum):
 
     Used to indicate the relative importance or urgency of different
     tasks in the execution plan.
-    See protocol docs: [Plan
-    Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
     """
 
     HIGH = "high"
@@ -201,8 +192,7 @@ class PlanEntryStatus(enum.Enum):
     """Status of a plan entry in the execution flow.
 
     Tracks the lifecycle of each task from planning through completion.
-    See protocol docs: [Plan
-    Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
     """
 
     PENDING = "pending"
@@ -254,8 +244,7 @@ class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Sent by the client to establish connection and negotiate capabilities.
 
-    See protocol docs:
-    [Initialization](https://agentclientprotocol.com/protocol/initialization)
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
     """
 
     protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
@@ -271,12 +260,10 @@ class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Note: in future versions of the protocol, this will be required.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -286,8 +273,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Advertised during initialization to inform the agent about
     available features and methods.
 
-    See protocol docs: [Client
-    Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
     """
 
     fs: FileSystemCapabilities | None = None
@@ -315,20 +301,17 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     elicitation support.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """File system capabilities that a client may support.
 
-    See protocol docs:
-    [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
     """
 
     read_text_file: bool = msgspec.field(default=False, name="readTextFile")
@@ -336,12 +319,10 @@ class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     write_text_file: bool = msgspec.field(default=False, name="writeTextFile")
     """Whether the Client supports `fs/write_text_file` requests."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -358,12 +339,10 @@ class ClientSessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True
     config option extensions.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -383,12 +362,10 @@ class SessionConfigOptionsCapabilities(
     requests with `type: "boolean"` and a boolean `value`.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -399,12 +376,10 @@ class BooleanConfigOptionCapabilities(msgspec.Struct, kw_only=True, omit_default
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -424,12 +399,10 @@ class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     agent may include `terminal` entries in its authentication methods.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -439,8 +412,7 @@ class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     form: ElicitationFormCapabilities | None = None
     """Whether the client supports form-based elicitation.
 
-    Optional. Omitted and `null` are equivalent and mean form support is not
-    advertised.
+    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
     Supplying `{}` explicitly advertises form support.
     """
     url: ElicitationUrlCapabilities | None = None
@@ -450,12 +422,10 @@ class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Supplying `{}` means the client supports URL-based elicitation.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -466,12 +436,10 @@ class ElicitationFormCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tr
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -482,12 +450,10 @@ class ElicitationUrlCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -512,12 +478,10 @@ class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -526,8 +490,7 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Contains the negotiated protocol version and agent capabilities.
 
-    See protocol docs:
-    [Initialization](https://agentclientprotocol.com/protocol/initialization)
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
     """
 
     protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
@@ -552,12 +515,10 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Note: in future versions of the protocol, this will be required.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -567,8 +528,7 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Advertised during initialization to inform the client about
     available features and content types.
 
-    See protocol docs: [Agent
-    Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
     """
 
     load_session: bool = msgspec.field(default=False, name="loadSession")
@@ -591,12 +551,10 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     auth: AgentAuthCapabilities | None = None
     """Authentication-related capabilities supported by the agent."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -612,8 +570,7 @@ class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Indicates which content types beyond the baseline (text and resource links)
     the agent can process.
 
-    See protocol docs: [Prompt
-    Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
     """
 
     image: bool = False
@@ -627,12 +584,10 @@ class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     in prompt requests for pieces of context that are referenced in the message.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -644,29 +599,23 @@ class McpCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     sse: bool = False
     """Agent supports [`McpServer::Sse`]."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Session capabilities supported by the agent.
 
-    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`,
-    `session/cancel`, and `session/update`.
+    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
 
-    Optionally, they **MAY** support other session methods and notifications by
-    specifying additional capabilities.
+    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
 
-    Note: `session/load` is still handled by the top-level `load_session` capability.
-    This will be unified in future versions of the protocol.
+    Note: `session/load` is still handled by the top-level `load_session` capability. This will be unified in future versions of the protocol.
 
-    See protocol docs: [Session
-    Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
     """
 
     list_: SessionListCapabilities | None = msgspec.field(default=None, name="list")
@@ -687,8 +636,7 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
             name="additionalDirectories",
         )
     )
-    """Whether the agent supports `additionalDirectories` on supported session
-    lifecycle requests.
+    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports `additionalDirectories` on
@@ -711,12 +659,10 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Supplying `{}` means the agent supports closing sessions.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -727,12 +673,10 @@ class SessionListCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -743,12 +687,10 @@ class SessionDeleteCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -766,12 +708,10 @@ class SessionAdditionalDirectoriesCapabilities(
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -782,12 +722,10 @@ class SessionResumeCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -798,12 +736,10 @@ class SessionCloseCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True)
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -817,12 +753,10 @@ class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Supplying `{}` means the agent supports the logout method.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -833,12 +767,10 @@ class LogoutCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -861,21 +793,16 @@ class AuthMethodTerminal(
     description: str | None = None
     """Optional description providing more details about this authentication method."""
     args: list[str] | None = None
-    """Additional arguments to append to the configured agent invocation for terminal
-    auth.
-    """
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
     env: dict[str, str] | None = None
-    """Additional environment variables to set on the configured agent invocation for
-    terminal auth.
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -892,12 +819,10 @@ class AuthMethodAgent(msgspec.Struct, kw_only=True, omit_defaults=True):
     description: str | None = None
     """Optional description providing more details about this authentication method."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -924,12 +849,10 @@ class AuthenticateRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Must be one of the methods advertised in the initialize response.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -937,12 +860,10 @@ class AuthenticateResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to the `authenticate` method."""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -953,12 +874,10 @@ class LogoutRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -966,20 +885,17 @@ class LogoutResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to the `logout` method."""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class NewSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Request parameters for creating a new session.
 
-    See protocol docs: [Creating a
-    Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
     """
 
     cwd: str
@@ -997,12 +913,10 @@ class NewSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     mcp_servers: list[McpServer] = msgspec.field(name="mcpServers")
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1016,8 +930,7 @@ class McpServerHttp(
 ):
     """HTTP transport configuration
 
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is
-    `true`.
+    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
     """
 
     name: str
@@ -1027,12 +940,10 @@ class McpServerHttp(
     headers: list[HttpHeader]
     """HTTP headers to set when making requests to the MCP server."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1046,8 +957,7 @@ class McpServerSse(
 ):
     """SSE transport configuration
 
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is
-    `true`.
+    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
     """
 
     name: str
@@ -1057,12 +967,10 @@ class McpServerSse(
     headers: list[HttpHeader]
     """HTTP headers to set when making requests to the MCP server."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1078,12 +986,10 @@ class McpServerStdio(msgspec.Struct, kw_only=True, omit_defaults=True):
     env: list[EnvVariable]
     """Environment variables to set when launching the MCP server."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1107,12 +1013,10 @@ class HttpHeader(msgspec.Struct, kw_only=True, omit_defaults=True):
     value: str
     """The value to set for the HTTP header."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1124,20 +1028,17 @@ class EnvVariable(msgspec.Struct, kw_only=True, omit_defaults=True):
     value: str
     """The value to set for the environment variable."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class NewSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response from creating a new session.
 
-    See protocol docs: [Creating a
-    Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
     """
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -1148,8 +1049,7 @@ class NewSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     modes: SessionModeState | None = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session
-    Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
     config_options: list[SessionConfigOption] | None = msgspec.field(
         default=None,
@@ -1157,12 +1057,10 @@ class NewSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     )
     """Initial session configuration options if supported by the Agent."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1174,20 +1072,17 @@ class SessionModeState(msgspec.Struct, kw_only=True, omit_defaults=True):
     available_modes: list[SessionMode] = msgspec.field(name="availableModes")
     """The set of modes that the Agent can operate in"""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class SessionMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A mode the agent can operate in.
 
-    See protocol docs: [Session
-    Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
     id: SessionModeId
@@ -1197,12 +1092,10 @@ class SessionMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     description: str | None = None
     """Optional human-readable details shown with this protocol object."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1222,12 +1115,10 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, omit_defaults=True):
     category: SessionConfigOptionCategory | None = None
     """Optional semantic category for this option (UX only)."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1255,12 +1146,10 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
     category: SessionConfigOptionCategory | None = None
     """Optional semantic category for this option (UX only)."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1289,12 +1178,10 @@ class SessionConfigSelectOption(
     description: str | None = None
     """Optional description for this option value."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1313,12 +1200,10 @@ class SessionConfigSelectGroup(
     options: list[SessionConfigSelectOption]
     """The set of option values in this group."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1327,8 +1212,7 @@ class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Only available if the Agent supports the `loadSession` capability.
 
-    See protocol docs: [Loading
-    Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
     """
 
     mcp_servers: list[McpServer] = msgspec.field(name="mcpServers")
@@ -1339,8 +1223,7 @@ class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
         default=None,
         name="additionalDirectories",
     )
-    """Additional workspace roots to activate for this session. Each path must be
-    absolute.
+    """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
     this is the complete resulting additional-root list for the loaded
@@ -1350,12 +1233,10 @@ class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to load."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1365,8 +1246,7 @@ class LoadSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     modes: SessionModeState | None = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session
-    Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
     config_options: list[SessionConfigOption] | None = msgspec.field(
         default=None,
@@ -1374,22 +1254,18 @@ class LoadSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     )
     """Initial session configuration options if supported by the Agent."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Request parameters for resuming an existing session.
 
-    Resumes an existing session without returning previous messages (unlike
-    `session/load`).
-    This is useful for agents that can resume sessions but don't implement full
-    session loading.
+    Resumes an existing session without returning previous messages (unlike `session/load`).
+    This is useful for agents that can resume sessions but don't implement full session loading.
 
     Only available if the Agent supports the `sessionCapabilities.resume` capability.
     """
@@ -1402,8 +1278,7 @@ class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
         default=None,
         name="additionalDirectories",
     )
-    """Additional workspace roots to activate for this session. Each path must be
-    absolute.
+    """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
     this is the complete resulting additional-root list for the resumed
@@ -1413,12 +1288,10 @@ class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     mcp_servers: list[McpServer] | None = msgspec.field(default=None, name="mcpServers")
     """List of MCP servers to connect to for this session."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1428,8 +1301,7 @@ class ResumeSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     modes: SessionModeState | None = None
     """Initial mode state if supported by the Agent
 
-    See protocol docs: [Session
-    Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
     config_options: list[SessionConfigOption] | None = msgspec.field(
         default=None,
@@ -1437,12 +1309,10 @@ class ResumeSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     )
     """Initial session configuration options if supported by the Agent."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1455,16 +1325,12 @@ class ListSessionsRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     cwd: str | None = None
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: str | None = None
-    """Opaque cursor token from a previous response's nextCursor field for
-    cursor-based pagination
-    """
+    """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1474,17 +1340,14 @@ class ListSessionsResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     sessions: list[SessionInfo]
     """Array of session information objects"""
     next_cursor: str | None = msgspec.field(default=None, name="nextCursor")
-    """Opaque cursor token. If present, pass this in the next request's cursor
-    parameter
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1499,8 +1362,7 @@ class SessionInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
         default=None,
         name="additionalDirectories",
     )
-    """Additional workspace roots reported for this session. Each path must be
-    absolute.
+    """Additional workspace roots reported for this session. Each path must be absolute.
 
     When present, this is the complete ordered additional-root list reported
     by the Agent. Omitted and empty values are equivalent: the response
@@ -1511,12 +1373,10 @@ class SessionInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     updated_at: str | None = msgspec.field(default=None, name="updatedAt")
     """ISO 8601 timestamp of last activity"""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1529,12 +1389,10 @@ class DeleteSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to delete."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1542,12 +1400,10 @@ class DeleteSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response from deleting a session."""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1564,12 +1420,10 @@ class CloseSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to close."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1577,12 +1431,10 @@ class CloseSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response from closing a session."""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1594,12 +1446,10 @@ class SetSessionModeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     mode_id: SessionModeId = msgspec.field(name="modeId")
     """The ID of the mode to set."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1607,12 +1457,10 @@ class SetSessionModeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to `session/set_mode` method."""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1633,12 +1481,10 @@ class SetSessionConfigOptionRequestBoolean(
     config_id: SessionConfigId = msgspec.field(name="configId")
     """The ID of the configuration option to set."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1662,12 +1508,10 @@ class SetSessionConfigOptionRequestDefault(
     config_id: SessionConfigId = msgspec.field(name="configId")
     """The ID of the configuration option to set."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1677,12 +1521,10 @@ class SetSessionConfigOptionResponse(msgspec.Struct, kw_only=True, omit_defaults
     config_options: list[SessionConfigOption] = msgspec.field(name="configOptions")
     """The full set of configuration options and their current values."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1691,8 +1533,7 @@ class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Contains the user's message and any additional context.
 
-    See protocol docs: [User
-    Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
+    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
     """
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -1700,8 +1541,7 @@ class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     prompt: list[ContentBlock]
     """The blocks of content that compose the user's message.
 
-    As a baseline, the Agent MUST support [`ContentBlock::Text`] and
-    [`ContentBlock::ResourceLink`],
+    As a baseline, the Agent MUST support [`ContentBlock::Text`] and [`ContentBlock::ResourceLink`],
     while other variants are optionally enabled via [`PromptCapabilities`].
 
     The Client MUST adapt its interface according to [`PromptCapabilities`].
@@ -1714,12 +1554,10 @@ class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     pieces of context from sources the agent may not have access to.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1727,18 +1565,14 @@ class TextContent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Text provided to or from an LLM."""
 
     annotations: Annotations | None = None
-    """Optional annotations that help clients decide how to display or route this
-    content.
-    """
+    """Optional annotations that help clients decide how to display or route this content."""
     text: str
     """Text payload carried by this content block."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1760,9 +1594,7 @@ class ImageContent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """An image provided to or from an LLM."""
 
     annotations: Annotations | None = None
-    """Optional annotations that help clients decide how to display or route this
-    content.
-    """
+    """Optional annotations that help clients decide how to display or route this content."""
     data: str
     """Base64-encoded media payload."""
     mime_type: str = msgspec.field(name="mimeType")
@@ -1770,12 +1602,10 @@ class ImageContent(msgspec.Struct, kw_only=True, omit_defaults=True):
     uri: str | None = None
     """URI associated with this resource or media payload."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1796,20 +1626,16 @@ class AudioContent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Audio provided to or from an LLM."""
 
     annotations: Annotations | None = None
-    """Optional annotations that help clients decide how to display or route this
-    content.
-    """
+    """Optional annotations that help clients decide how to display or route this content."""
     data: str
     """Base64-encoded media payload."""
     mime_type: str = msgspec.field(name="mimeType")
     """MIME type describing the encoded media payload."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1827,14 +1653,10 @@ class ContentBlockAudio(
 
 
 class ResourceLink(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A resource that the server is capable of reading, included in a prompt or tool
-    call result.
-    """
+    """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     annotations: Annotations | None = None
-    """Optional annotations that help clients decide how to display or route this
-    content.
-    """
+    """Optional annotations that help clients decide how to display or route this content."""
     description: str | None = None
     """Optional human-readable details shown with this protocol object."""
     mime_type: str | None = msgspec.field(default=None, name="mimeType")
@@ -1848,12 +1670,10 @@ class ResourceLink(msgspec.Struct, kw_only=True, omit_defaults=True):
     uri: str
     """URI associated with this resource or media payload."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1874,18 +1694,14 @@ class EmbeddedResource(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     annotations: Annotations | None = None
-    """Optional annotations that help clients decide how to display or route this
-    content.
-    """
+    """Optional annotations that help clients decide how to display or route this content."""
     resource: EmbeddedResourceResource
     """Embedded resource payload, either text or binary data."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1905,9 +1721,7 @@ class ContentBlockResource(
 
 
 class Annotations(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Optional annotations for the client. The client can use annotations to inform
-    how objects are used or displayed
-    """
+    """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: list[Role] | None = None
     """Intended recipients for this content, such as the user or assistant."""
@@ -1916,12 +1730,10 @@ class Annotations(msgspec.Struct, kw_only=True, omit_defaults=True):
     priority: float | None = None
     """Relative importance of this content when clients choose what to surface."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1940,12 +1752,10 @@ class TextResourceContents(
     uri: str
     """URI associated with this resource or media payload."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1964,50 +1774,42 @@ class BlobResourceContents(
     uri: str
     """URI associated with this resource or media payload."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class PromptResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response from processing a user prompt.
 
-    See protocol docs: [Check for
-    Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
+    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
     """
 
     stop_reason: StopReason = msgspec.field(name="stopReason")
     """Indicates why the agent stopped processing the turn."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class CancelNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Notification to cancel ongoing operations for a session.
 
-    See protocol docs:
-    [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
     """
 
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to cancel operations for."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2016,8 +1818,7 @@ class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Used to stream real-time progress and results during prompt processing.
 
-    See protocol docs: [Agent Reports
-    Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+    See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
     """
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -2025,12 +1826,10 @@ class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     update: SessionUpdate
     """The actual update content."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2046,12 +1845,10 @@ class ContentChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     A change in `messageId` indicates a new message has started.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2091,8 +1888,7 @@ class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
     Tool calls are actions that the agent executes on behalf of the language model,
     such as reading files, executing code, or fetching data from external sources.
 
-    See protocol docs: [Tool
-    Calls](https://agentclientprotocol.com/protocol/tool-calls)
+    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls)
     """
 
     tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
@@ -2116,12 +1912,10 @@ class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
     raw_output: _hooks.JsonValue | None = msgspec.field(default=None, name="rawOutput")
     """Raw output returned by the tool."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2141,8 +1935,7 @@ class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     Used to report progress and results as tools execute. All fields except
     the tool call ID are optional - only changed fields need to be included.
 
-    See protocol docs:
-    [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
+    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
     """
 
     tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
@@ -2162,12 +1955,10 @@ class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     raw_output: _hooks.JsonValue | None = msgspec.field(default=None, name="rawOutput")
     """Update the raw output."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2185,13 +1976,10 @@ class Plan(msgspec.Struct, kw_only=True, omit_defaults=True):
     """An execution plan for accomplishing complex tasks.
 
     Plans consist of multiple entries representing individual tasks or goals.
-    Agents report plans to clients to provide visibility into their execution
-    strategy.
-    Plans can evolve during execution as the agent discovers new requirements or
-    completes tasks.
+    Agents report plans to clients to provide visibility into their execution strategy.
+    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
 
-    See protocol docs: [Agent
-    Plan](https://agentclientprotocol.com/protocol/agent-plan)
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
     """
 
     entries: list[PlanEntry]
@@ -2201,12 +1989,10 @@ class Plan(msgspec.Struct, kw_only=True, omit_defaults=True):
     with their current status. The client replaces the entire plan with each update.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2218,8 +2004,7 @@ class SessionUpdatePlan(
     tag="plan",
 ):
     """The agent's execution plan for complex tasks.
-    See protocol docs: [Agent
-    Plan](https://agentclientprotocol.com/protocol/agent-plan)
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
     """
 
 
@@ -2229,12 +2014,10 @@ class AvailableCommandsUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     available_commands: list[AvailableCommand] = msgspec.field(name="availableCommands")
     """Commands the agent can execute"""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2251,19 +2034,16 @@ class SessionUpdateAvailableCommandsUpdate(
 class CurrentModeUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The current mode of the session has changed
 
-    See protocol docs: [Session
-    Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
     current_mode_id: SessionModeId = msgspec.field(name="currentModeId")
     """The ID of the current mode"""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2276,8 +2056,7 @@ class SessionUpdateCurrentModeUpdate(
 ):
     """The current mode of the session has changed
 
-    See protocol docs: [Session
-    Modes](https://agentclientprotocol.com/protocol/session-modes)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
 
@@ -2287,12 +2066,10 @@ class ConfigOptionUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     config_options: list[SessionConfigOption] = msgspec.field(name="configOptions")
     """The full set of configuration options and their current values."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2307,13 +2084,10 @@ class SessionUpdateConfigOptionUpdate(
 
 
 class SessionInfoUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Update to session metadata. All fields are optional to support partial
-    updates.
+    """Update to session metadata. All fields are optional to support partial updates.
 
-    Agents send this notification to update session information like title or custom
-    metadata.
-    This allows clients to display dynamic session names and track session state
-    changes.
+    Agents send this notification to update session information like title or custom metadata.
+    This allows clients to display dynamic session names and track session state changes.
     """
 
     title: str | None = None
@@ -2321,12 +2095,10 @@ class SessionInfoUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     updated_at: str | None = msgspec.field(default=None, name="updatedAt")
     """ISO 8601 timestamp of last activity. Set to null to clear."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2350,12 +2122,10 @@ class UsageUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     cost: Cost | None = None
     """Cumulative session cost (optional)."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2375,12 +2145,10 @@ class Content(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: ContentBlock
     """The actual content block."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2399,8 +2167,7 @@ class Diff(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Shows changes to files in a format suitable for display in the client UI.
 
-    See protocol docs:
-    [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
     """
 
     path: str
@@ -2410,12 +2177,10 @@ class Diff(msgspec.Struct, kw_only=True, omit_defaults=True):
     new_text: str = msgspec.field(name="newText")
     """The new content after modification."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2440,12 +2205,10 @@ class Terminal(msgspec.Struct, kw_only=True, omit_defaults=True):
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """Identifier of the terminal instance to embed in the content stream."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2470,8 +2233,7 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, omit_defaults=True):
     Enables clients to implement "follow-along" features that track
     which files the agent is working with in real-time.
 
-    See protocol docs: [Following the
-    Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
     """
 
     path: str
@@ -2479,12 +2241,10 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, omit_defaults=True):
     line: _UInt32 | None = None
     """Optional line number within the file."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2493,8 +2253,7 @@ class PlanEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Represents a task or goal that the assistant intends to accomplish
     as part of fulfilling the user's request.
-    See protocol docs: [Plan
-    Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
     """
 
     content: str
@@ -2506,12 +2265,10 @@ class PlanEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
     status: PlanEntryStatus
     """Current execution status of this task."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2525,12 +2282,10 @@ class AvailableCommand(msgspec.Struct, kw_only=True, omit_defaults=True):
     input: AvailableCommandInput | None = None
     """Input for the command if required"""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2540,12 +2295,10 @@ class UnstructuredCommandInput(msgspec.Struct, kw_only=True, omit_defaults=True)
     hint: str
     """A hint to display when the input hasn't been provided yet"""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2557,12 +2310,10 @@ class Cost(msgspec.Struct, kw_only=True, omit_defaults=True):
     currency: str
     """ISO 4217 currency code (e.g., "USD", "EUR")."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2571,8 +2322,7 @@ class RequestPermissionRequest(msgspec.Struct, kw_only=True, omit_defaults=True)
 
     Sent when the agent needs authorization before performing a sensitive operation.
 
-    See protocol docs: [Requesting
-    Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
+    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
     """
 
     session_id: SessionId = msgspec.field(name="sessionId")
@@ -2582,12 +2332,10 @@ class RequestPermissionRequest(msgspec.Struct, kw_only=True, omit_defaults=True)
     options: list[PermissionOption]
     """Available permission options for the user to choose from."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2601,12 +2349,10 @@ class PermissionOption(msgspec.Struct, kw_only=True, omit_defaults=True):
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2616,12 +2362,10 @@ class RequestPermissionResponse(msgspec.Struct, kw_only=True, omit_defaults=True
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2638,8 +2382,7 @@ class RequestPermissionOutcomeCancelled(
     prompt turn, it MUST respond to all pending `session/request_permission`
     requests with this `Cancelled` outcome.
 
-    See protocol docs:
-    [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
     """
 
 
@@ -2649,12 +2392,10 @@ class SelectedPermissionOutcome(msgspec.Struct, kw_only=True, omit_defaults=True
     option_id: PermissionOptionId = msgspec.field(name="optionId")
     """The ID of the option the user selected."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2683,12 +2424,10 @@ class ReadTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     limit: _UInt32 | None = None
     """Maximum number of lines to read."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2698,12 +2437,10 @@ class ReadTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: str
     """Content payload returned by this response."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2720,12 +2457,10 @@ class WriteTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: str
     """The text content to write to the file."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2733,12 +2468,10 @@ class WriteTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to `fs/write_text_file`"""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2764,18 +2497,15 @@ class CreateTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     When the limit is exceeded, the Client truncates from the beginning of the output
     to stay within the limit.
 
-    The Client MUST ensure truncation happens at a character boundary to maintain
-    valid
+    The Client MUST ensure truncation happens at a character boundary to maintain valid
     string output, even if this means the retained output is slightly less than the
     specified limit.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2785,12 +2515,10 @@ class CreateTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The unique identifier for the created terminal."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2802,12 +2530,10 @@ class TerminalOutputRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to get output from."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2824,12 +2550,10 @@ class TerminalOutputResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     )
     """Exit status if the command has completed."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2841,12 +2565,10 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     signal: str | None = None
     """The signal that terminated the process (may be null if exited normally)."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2858,12 +2580,10 @@ class WaitForTerminalExitRequest(msgspec.Struct, kw_only=True, omit_defaults=Tru
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to wait for."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2875,12 +2595,10 @@ class WaitForTerminalExitResponse(msgspec.Struct, kw_only=True, omit_defaults=Tr
     signal: str | None = None
     """The signal that terminated the process (may be null if exited normally)."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2892,12 +2610,10 @@ class KillTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to kill."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2905,12 +2621,10 @@ class KillTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to `terminal/kill` method"""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2922,12 +2636,10 @@ class ReleaseTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to release."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -2935,39 +2647,32 @@ class ReleaseTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to terminal/release method"""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Form-based elicitation mode where the client renders a form from the provided
-    schema.
-    """
+    """Form-based elicitation mode where the client renders a form from the provided schema."""
 
     requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
     message: str
     """A human-readable message describing what input is needed."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
     session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
     """Optional tool call within the session.
 
-    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to
-    the
+    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
     request_id: RequestId | None = msgspec.field(default=None, name="requestId")
@@ -2982,9 +2687,7 @@ class CreateElicitationRequestForm(
     tag_field="mode",
     tag="form",
 ):
-    """Form-based elicitation where the client renders a form from the provided
-    schema.
-    """
+    """Form-based elicitation where the client renders a form from the provided schema."""
 
 
 class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -2997,20 +2700,17 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     message: str
     """A human-readable message describing what input is needed."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
     session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
     """Optional tool call within the session.
 
-    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to
-    the
+    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
     request_id: RequestId | None = msgspec.field(default=None, name="requestId")
@@ -3055,22 +2755,18 @@ class ElicitationSchema(msgspec.Struct, kw_only=True, omit_defaults=True):
     required: list[str] | None = None
     """List of required property names.
 
-    Optional. Omitted and `null` are equivalent and mean no property names are
-    required.
+    Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
     description: str | None = None
     """Optional description of what this schema represents.
 
-    Optional. Omitted and `null` are equivalent and mean no schema description is
-    provided.
+    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3094,52 +2790,43 @@ class StringPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
     min_length: _UInt32 | None = msgspec.field(default=None, name="minLength")
     """Minimum string length.
 
-    Optional. Omitted and `null` are equivalent and mean there is no minimum length
-    constraint.
+    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
     max_length: _UInt32 | None = msgspec.field(default=None, name="maxLength")
     """Maximum string length.
 
-    Optional. Omitted and `null` are equivalent and mean there is no maximum length
-    constraint.
+    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
     """
     pattern: str | None = None
     """Pattern the string must match.
 
-    Optional. Omitted and `null` are equivalent and mean there is no pattern
-    constraint.
+    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
     """
     format: StringFormat | None = None
     """String format.
 
-    Optional. Omitted and `null` are equivalent and mean there is no format
-    constraint.
+    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
     default: str | None = None
     """Default value.
 
-    Optional. Omitted and `null` are equivalent and mean no default value is
-    provided.
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
     enum: list[str] | None = None
     """Enum values for untitled single-select enums.
-    Optional. Omitted and `null` are equivalent and mean no untitled single-select
-    choices are
+    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
     declared by `enum`.
     """
     one_of: list[EnumOption] | None = msgspec.field(default=None, name="oneOf")
     """Titled enum options for titled single-select enums.
-    Optional. Omitted and `null` are equivalent and mean no titled single-select
-    choices are
+    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3170,28 +2857,23 @@ class NumberPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
     minimum: float | None = None
     """Minimum value (inclusive).
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower
-    bound.
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: float | None = None
     """Maximum value (inclusive).
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper
-    bound.
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
     default: float | None = None
     """Default value.
 
-    Optional. Omitted and `null` are equivalent and mean no default value is
-    provided.
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3222,28 +2904,23 @@ class IntegerPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
     minimum: _Int64 | None = None
     """Minimum value (inclusive).
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower
-    bound.
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: _Int64 | None = None
     """Maximum value (inclusive).
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper
-    bound.
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
     default: _Int64 | None = None
     """Default value.
 
-    Optional. Omitted and `null` are equivalent and mean no default value is
-    provided.
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3274,16 +2951,13 @@ class BooleanPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
     default: bool | None = None
     """Default value.
 
-    Optional. Omitted and `null` are equivalent and mean no default value is
-    provided.
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3314,30 +2988,25 @@ class MultiSelectPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True
     min_items: _UInt64 | None = msgspec.field(default=None, name="minItems")
     """Minimum number of items to select.
 
-    Optional. Omitted and `null` are equivalent and mean there is no minimum
-    selection count.
+    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
     max_items: _UInt64 | None = msgspec.field(default=None, name="maxItems")
     """Maximum number of items to select.
 
-    Optional. Omitted and `null` are equivalent and mean there is no maximum
-    selection count.
+    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
     items: MultiSelectItems
     """The items definition describing allowed values."""
     default: list[str] | None = None
     """Default selected values.
 
-    Optional. Omitted and `null` are equivalent and mean no default selections are
-    provided.
+    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3361,9 +3030,7 @@ class ElicitationPropertySchemaUnknown(
 
 
 class EnumOption(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A titled enum option with a const value, human-readable title, and optional
-    description.
-    """
+    """A titled enum option with a const value, human-readable title, and optional description."""
 
     const: str
     """The constant value for this option."""
@@ -3375,12 +3042,10 @@ class EnumOption(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3390,12 +3055,10 @@ class StringMultiSelectItems(msgspec.Struct, kw_only=True, omit_defaults=True):
     enum: list[str]
     """Allowed enum values."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3416,12 +3079,10 @@ class TitledMultiSelectItems(msgspec.Struct, kw_only=True, omit_defaults=True):
     any_of: list[EnumOption] = msgspec.field(name="anyOf")
     """Titled enum options."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3453,15 +3114,13 @@ class ElicitationSessionScope(msgspec.Struct, kw_only=True, omit_defaults=True):
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
     """Optional tool call within the session.
 
-    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to
-    the
+    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
 
 
 class ElicitationRequestScope(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a
-    session
+    """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
 
@@ -3475,12 +3134,10 @@ class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: dict[str, ElicitationContentValue] | None = None
     """The user-provided content, if any, as an object matching the requested schema."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3506,12 +3163,10 @@ class CreateElicitationResponseDecline(
     """The user declined the elicitation."""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3526,12 +3181,10 @@ class CreateElicitationResponseCancel(
     """The elicitation was cancelled."""
 
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3549,31 +3202,26 @@ class CompleteElicitationNotification(msgspec.Struct, kw_only=True, omit_default
     elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
     """The ID of the elicitation that completed."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
 class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Notification to cancel an ongoing request.
 
-    See protocol docs:
-    [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
     """
 
     request_id: RequestId = msgspec.field(name="requestId")
     """The ID of the request to cancel."""
     _meta: dict[str, _hooks.JsonValue] | None = None
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions
-    about
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
-    See protocol docs:
-    [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3609,8 +3257,7 @@ else:
 MCP servers provide tools and context that the agent can use when
 processing prompts.
 
-See protocol docs: [MCP
-Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
 """
 
 
@@ -3620,8 +3267,7 @@ SessionId: typing.TypeAlias = str
 Sessions maintain their own context, conversation history, and state,
 allowing multiple independent interactions with the same agent.
 
-See protocol docs: [Session
-ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
+See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
 """
 
 
@@ -3682,8 +3328,7 @@ ContentBlock: typing.TypeAlias = (
 """Content blocks represent displayable information in the Agent Client Protocol.
 
 They provide a structured way to handle various types of user-facing content—whether
-it's text from language models, images for analysis, or embedded resources for
-context.
+it's text from language models, images for analysis, or embedded resources for context.
 
 Content blocks appear in:
 - User prompts sent via `session/prompt`
@@ -3723,8 +3368,7 @@ SessionUpdate: typing.TypeAlias = (
 
 These updates provide real-time feedback about the agent's progress.
 
-See protocol docs: [Agent Reports
-Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
 """
 
 
@@ -3744,8 +3388,7 @@ ToolCallContent: typing.TypeAlias = (
 Tool calls can produce different types of content including
 standard content blocks (text, images) or file diffs.
 
-See protocol docs:
-[Content](https://agentclientprotocol.com/protocol/tool-calls#content)
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
 """
 
 
@@ -3814,21 +3457,13 @@ else:
 RequestId: typing.TypeAlias = _Int64 | str
 """JSON RPC Request Id
 
-An identifier established by the Client that MUST contain a String, Number, or NULL
-value if included. If it is not included it is assumed to be a notification. The
-value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional
-parts \\[2\\]
+An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
 
-The Server MUST reply with the same value in the Response object if included. This
-member is used to correlate the context between the two objects.
+The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
 
-\\[1\\] The use of Null as a value for the id member in a Request object is
-discouraged, because this specification uses a value of Null for Responses with an
-unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications
-this could cause confusion in handling.
+\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
 
-\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be
-represented exactly as binary fractions.
+\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
 """
 
 

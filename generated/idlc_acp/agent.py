@@ -43,10 +43,8 @@ from ._types import (
 
 class Agent(abc.ABC):
     """The agent side of ACP. Implement what the agent can do and leave the rest:
-    `initialize`, `newSession` and `prompt` are the three every agent has; every
-    other
-    member answers -32601 until it is implemented, so `initialize` can declare
-    exactly
+    `initialize`, `newSession` and `prompt` are the three every agent has; every other
+    member answers -32601 until it is implemented, so `initialize` can declare exactly
     what the agent answers.
     """
 
@@ -60,8 +58,7 @@ class Agent(abc.ABC):
 
         Sent by the client to establish connection and negotiate capabilities.
 
-        See protocol docs:
-        [Initialization](https://agentclientprotocol.com/protocol/initialization)
+        See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
         """
 
     async def authenticate(self, input: AuthenticateRequest) -> AuthenticateResponse:
@@ -82,8 +79,7 @@ class Agent(abc.ABC):
     async def new_session(self, input: NewSessionRequest) -> NewSessionResponse:
         """Request parameters for creating a new session.
 
-        See protocol docs: [Creating a
-        Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+        See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
         """
 
     async def load_session(self, input: LoadSessionRequest) -> LoadSessionResponse:
@@ -91,8 +87,7 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `loadSession` capability.
 
-        See protocol docs: [Loading
-        Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+        See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
         """
         raise Unsupported("session/load")
 
@@ -102,21 +97,17 @@ class Agent(abc.ABC):
     ) -> ResumeSessionResponse:
         """Request parameters for resuming an existing session.
 
-        Resumes an existing session without returning previous messages (unlike
-        `session/load`).
-        This is useful for agents that can resume sessions but don't implement full
-        session loading.
+        Resumes an existing session without returning previous messages (unlike `session/load`).
+        This is useful for agents that can resume sessions but don't implement full session loading.
 
-        Only available if the Agent supports the `sessionCapabilities.resume`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
         raise Unsupported("session/resume")
 
     async def list_sessions(self, input: ListSessionsRequest) -> ListSessionsResponse:
         """Request parameters for listing existing sessions.
 
-        Only available if the Agent supports the `sessionCapabilities.list`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
         raise Unsupported("session/list")
 
@@ -126,21 +117,18 @@ class Agent(abc.ABC):
     ) -> DeleteSessionResponse:
         """Request parameters for deleting an existing session from `session/list`.
 
-        Only available if the Agent supports the `sessionCapabilities.delete`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
         raise Unsupported("session/delete")
 
     async def close_session(self, input: CloseSessionRequest) -> CloseSessionResponse:
         """Request parameters for closing an active session.
 
-        If supported, the agent **must** cancel any ongoing work related to the
-        session
+        If supported, the agent **must** cancel any ongoing work related to the session
         (treat it as if `session/cancel` was called) and then free up any resources
         associated with the session.
 
-        Only available if the Agent supports the `sessionCapabilities.close`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
         raise Unsupported("session/close")
 
@@ -161,15 +149,13 @@ class Agent(abc.ABC):
 
         Contains the user's message and any additional context.
 
-        See protocol docs: [User
-        Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
+        See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
         """
 
     async def cancel(self, input: CancelNotification) -> None:
         """Notification to cancel ongoing operations for a session.
 
-        See protocol docs:
-        [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+        See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
         """
         return None
 
@@ -191,8 +177,7 @@ class AgentProxy:
 
         Sent by the client to establish connection and negotiate capabilities.
 
-        See protocol docs:
-        [Initialization](https://agentclientprotocol.com/protocol/initialization)
+        See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
         """
         return typing.cast(
             "InitializeResponse",
@@ -237,8 +222,7 @@ class AgentProxy:
     async def new_session(self, input: NewSessionRequest) -> NewSessionResponse:
         """Request parameters for creating a new session.
 
-        See protocol docs: [Creating a
-        Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+        See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
         """
         return typing.cast(
             "NewSessionResponse",
@@ -255,8 +239,7 @@ class AgentProxy:
 
         Only available if the Agent supports the `loadSession` capability.
 
-        See protocol docs: [Loading
-        Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+        See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
         """
         return typing.cast(
             "LoadSessionResponse",
@@ -274,13 +257,10 @@ class AgentProxy:
     ) -> ResumeSessionResponse:
         """Request parameters for resuming an existing session.
 
-        Resumes an existing session without returning previous messages (unlike
-        `session/load`).
-        This is useful for agents that can resume sessions but don't implement full
-        session loading.
+        Resumes an existing session without returning previous messages (unlike `session/load`).
+        This is useful for agents that can resume sessions but don't implement full session loading.
 
-        Only available if the Agent supports the `sessionCapabilities.resume`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
         return typing.cast(
             "ResumeSessionResponse",
@@ -295,8 +275,7 @@ class AgentProxy:
     async def list_sessions(self, input: ListSessionsRequest) -> ListSessionsResponse:
         """Request parameters for listing existing sessions.
 
-        Only available if the Agent supports the `sessionCapabilities.list`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
         return typing.cast(
             "ListSessionsResponse",
@@ -314,8 +293,7 @@ class AgentProxy:
     ) -> DeleteSessionResponse:
         """Request parameters for deleting an existing session from `session/list`.
 
-        Only available if the Agent supports the `sessionCapabilities.delete`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
         return typing.cast(
             "DeleteSessionResponse",
@@ -330,13 +308,11 @@ class AgentProxy:
     async def close_session(self, input: CloseSessionRequest) -> CloseSessionResponse:
         """Request parameters for closing an active session.
 
-        If supported, the agent **must** cancel any ongoing work related to the
-        session
+        If supported, the agent **must** cancel any ongoing work related to the session
         (treat it as if `session/cancel` was called) and then free up any resources
         associated with the session.
 
-        Only available if the Agent supports the `sessionCapabilities.close`
-        capability.
+        Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
         return typing.cast(
             "CloseSessionResponse",
@@ -380,8 +356,7 @@ class AgentProxy:
 
         Contains the user's message and any additional context.
 
-        See protocol docs: [User
-        Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
+        See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
         """
         return typing.cast(
             "PromptResponse",
@@ -396,8 +371,7 @@ class AgentProxy:
     async def cancel(self, input: CancelNotification) -> None:
         """Notification to cancel ongoing operations for a session.
 
-        See protocol docs:
-        [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+        See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
         """
         await self._peer.notify("session/cancel", input, target=self._target)
 

@@ -37,8 +37,7 @@ from ._types import (
 
 
 class Client(abc.ABC):
-    """The client side of ACP. `update` and `requestPermission` are required; the
-    rest
+    """The client side of ACP. `update` and `requestPermission` are required; the rest
     exist so the agent can ask for them, and a client that leaves one out answers
     -32601 when the agent asks.
     """
@@ -53,8 +52,7 @@ class Client(abc.ABC):
 
         Used to stream real-time progress and results during prompt processing.
 
-        See protocol docs: [Agent Reports
-        Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+        See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
         """
 
     @abc.abstractmethod
@@ -64,11 +62,9 @@ class Client(abc.ABC):
     ) -> RequestPermissionResponse:
         """Request for user permission to execute a tool call.
 
-        Sent when the agent needs authorization before performing a sensitive
-        operation.
+        Sent when the agent needs authorization before performing a sensitive operation.
 
-        See protocol docs: [Requesting
-        Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
+        See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
         """
 
     async def read_text_file(self, input: ReadTextFileRequest) -> ReadTextFileResponse:
@@ -157,8 +153,7 @@ class ClientProxy:
 
         Used to stream real-time progress and results during prompt processing.
 
-        See protocol docs: [Agent Reports
-        Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
+        See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
         """
         await self._peer.notify("session/update", input, target=self._target)
 
@@ -168,11 +163,9 @@ class ClientProxy:
     ) -> RequestPermissionResponse:
         """Request for user permission to execute a tool call.
 
-        Sent when the agent needs authorization before performing a sensitive
-        operation.
+        Sent when the agent needs authorization before performing a sensitive operation.
 
-        See protocol docs: [Requesting
-        Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
+        See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
         """
         return typing.cast(
             "RequestPermissionResponse",

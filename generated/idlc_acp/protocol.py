@@ -16,8 +16,7 @@ from ._types import CancelRequestNotification
 
 
 class Protocol(abc.ABC):
-    """Messages either side may send. The runtime handles `$/cancel_request` itself
-    in
+    """Messages either side may send. The runtime handles `$/cancel_request` itself in
     both directions (it cancels the handler of that request, which answers -32800);
     it is declared here so its params type is generated and documented.
     """
@@ -29,8 +28,7 @@ class Protocol(abc.ABC):
     async def cancel_request(self, input: CancelRequestNotification) -> None:
         """Notification to cancel an ongoing request.
 
-        See protocol docs:
-        [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
+        See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
         """
         return None
 
@@ -50,8 +48,7 @@ class ProtocolProxy:
     async def cancel_request(self, input: CancelRequestNotification) -> None:
         """Notification to cancel an ongoing request.
 
-        See protocol docs:
-        [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
+        See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
         """
         await self._peer.notify("$/cancel_request", input, target=self._target)
 

@@ -9,8 +9,8 @@ of a large schema slower than protoc. So the generator writes black's own layout
   black's "magic trailing comma": black keeps such a list exploded, so the output is stable
   even where black would have chosen a more compact split;
 - string literals use black's preferred quotes (`python_string`);
-- docstrings are written in the shape black's docstring normalisation produces, with long
-  lines wrapped so they fit (`docstring`).
+- docstrings are written in the shape black's docstring normalisation produces, keeping
+  the author's lines as written (`docstring`).
 
 What this cannot guarantee (a single token longer than a line, such as a very long string or
 name) is caught afterwards: `needs_black` spots a code line over the limit and the renderer
@@ -105,15 +105,9 @@ def _char_escape(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def docstring(text: str | None, indent: int) -> str | None:
-    """The docstring statement (without leading indentation) for doc comment `text`.
-
-    The result is what black's docstring normalisation would produce: first line stripped,
-    common indentation of the others removed, trailing spaces dropped, quotes and
-    backslashes escaped, and lines longer than the limit wrapped at spaces.
-    """
-    if text is None:
-        return None
+def _doc_lines(text: str) -> list[str]:
+    """`text` as docstring lines: escaped, trailing spaces and blank lines at both ends
+    dropped, first line stripped, common indentation of the others removed."""
     raw_lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lines = [_escape_doc_line(line).rstrip() for line in raw_lines]
     while lines and not lines[0].strip():
@@ -121,13 +115,18 @@ def docstring(text: str | None, indent: int) -> str | None:
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
-        return None
-    lines[0] = lines[0].strip()
+        return []
     rest = textwrap.dedent("\n".join(lines[1:])).split("\n") if len(lines) > 1 else []
+    return [lines[0].strip(), *rest]
+
+
+def _wrapped(lines: list[str], indent: int, *, first: bool) -> list[str]:
+    """`lines` with each line longer than the room wrapped at spaces; `first`: they begin
+    the docstring (the opening quotes take room on the first line)."""
     width = LINE_LENGTH - indent
     wrapped: list[str] = []
-    for number, line in enumerate([lines[0], *rest]):
-        room = width - (3 if number == 0 else 0) - 3
+    for number, line in enumerate(lines):
+        room = width - (3 if first and number == 0 else 0) - 3
         if len(line) <= room or not line.strip():
             wrapped.append(line)
             continue
@@ -139,21 +138,50 @@ def docstring(text: str | None, indent: int) -> str | None:
             break_on_hyphens=False,
         )
         wrapped.extend(leading + piece for piece in pieces)
+    return wrapped
+
+
+def docstring(text: str | None, indent: int, *, note: str | None = None) -> str | None:
+    """The docstring statement (without leading indentation) for doc comment `text`.
+
+    The author's lines are kept as written, only indented: a line ends where it ends in
+    the IDL (black never re-wraps docstrings either). `note` is idlc's own sentence, added
+    as a last paragraph; having no line breaks of an author to keep, it is wrapped to fit.
+    The result is what black's docstring normalisation produces: blank lines at both ends
+    dropped, first line stripped, common indentation of the others removed, trailing
+    spaces dropped, quotes and backslashes escaped.
+    """
+    lines = _doc_lines(text) if text is not None else []
+    if note is not None:
+        note_lines = _wrapped(_doc_lines(note), indent, first=not lines)
+        lines = [*lines, "", *note_lines] if lines and note_lines else lines or note_lines
+    if not lines:
+        return None
+    first = lines[0]
+    if first.startswith('"'):
+        first = " " + first
+    if len(lines) == 1:
+        return f'"""{first} """' if first.endswith('"') else f'"""{first}"""'
     pad = " " * indent
-    if wrapped[0].startswith('"'):
-        wrapped[0] = " " + wrapped[0]
-    if len(wrapped) == 1:
-        single = wrapped[0]
-        if single.endswith('"'):
-            single += " "
-        return f'"""{single}"""'
-    body = wrapped[0] + "\n" + "\n".join(pad + line if line else "" for line in wrapped[1:])
+    body = first + "\n" + "\n".join(pad + line if line else "" for line in lines[1:])
     return f'"""{body}\n{pad}"""'
 
 
 def needs_black(text: str) -> bool:
-    """Whether a rendered module has a code line over the limit (black must decide it)."""
+    """Whether a rendered module has a code line over the limit (black must decide it).
+
+    Comments and docstrings do not count: black leaves their lines as they are.
+    """
+    in_docstring = False
     for line in text.split("\n"):
-        if len(line) > LINE_LENGTH and not line.lstrip().startswith("#"):
+        stripped = line.lstrip()
+        if in_docstring:
+            # Docstring bodies never hold `"""` (escaped), so this is the closing line.
+            in_docstring = '"""' not in line
+            continue
+        if stripped.startswith('"""'):
+            in_docstring = stripped.count('"""') == 1
+            continue
+        if len(line) > LINE_LENGTH and not stripped.startswith("#"):
             return True
     return False

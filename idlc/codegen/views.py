@@ -822,7 +822,9 @@ class _Builder:
                 ClassView(
                     unknown,
                     f"class {unknown}(_hooks.UnknownCase, {base}):",
-                    docstring(f"A case of `{name}` with a tag this version does not know.", 4),
+                    docstring(
+                        None, 4, note=f"A case of `{name}` with a tag this version does not know."
+                    ),
                     ["__slots__ = ()"],
                     after=(base,),
                     kind="record",
@@ -1111,7 +1113,9 @@ def _interface_method(
                     wrapper,
                     builder.struct_header(wrapper, ["msgspec.Struct"], []),
                     docstring(
-                        f"The params of `{member.binding.id}`: its input under `input`.", 4
+                        None,
+                        4,
+                        note=f"The params of `{member.binding.id}`: its input under `input`.",
                     ),
                     [f"input: {annotation}"],
                 )
@@ -1241,9 +1245,9 @@ def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
                 python_string(naming.ref_name(atom.name)),
                 None,
                 docstring(
-                    (atom.doc + "\n\n" if atom.doc else "")
-                    + f"A reference to an `{atom.name}` (atom `{atom.id}`).",
+                    atom.doc,
                     0,
+                    note=f"A reference to an `{atom.name}` (atom `{atom.id}`).",
                 ),
                 frozenset(),
             )
@@ -1257,9 +1261,10 @@ def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
                 python_string(naming.ref_name(interface_name)),
                 None,
                 docstring(
-                    f"A reference to an object implementing `{interface_name}`"
-                    + (f" (`{interface.id}`)." if interface is not None else " (imported)."),
+                    None,
                     0,
+                    note=f"A reference to an object implementing `{interface_name}`"
+                    + (f" (`{interface.id}`)." if interface is not None else " (imported)."),
                 ),
                 frozenset(),
             )
