@@ -8,6 +8,7 @@ the wheel, so the hook's entry point must really be in idlc's metadata.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import venv
@@ -53,8 +54,10 @@ out = "src"
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # Without PYTHONPATH: the environment must use the idlc of the wheel, not this checkout.
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(
-        [str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, timeout=600
+        [str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, timeout=600, env=environment
     )
 
 
@@ -127,6 +130,8 @@ def test_pip_install_generates_the_package_into_the_wheel(environment: Path, tmp
     )
     assert imported.returncode == 0, imported.stderr
     location, name = imported.stdout.splitlines()
+    built_with = run(python, "-c", "import idlc; print(idlc.__file__)", cwd=elsewhere).stdout
+    assert str(REPO) not in built_with, "idlc must come from its wheel, not the checkout"
     assert name == "Weather"
     assert str(environment) in location and "site-packages" in location
 

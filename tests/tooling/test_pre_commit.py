@@ -71,6 +71,13 @@ def downstream(tmp_path: Path) -> Path:
     return repo
 
 
+def hook_environment(pre_commit_home: Path) -> dict[str, str]:
+    """Without PYTHONPATH: the hooks must run the idlc installed in pre-commit's environment,
+    not this checkout."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return {**environment, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"}
+
+
 def try_repo(
     repo: Path, checkout_snapshot: Path, pre_commit_home: Path, *hooks: str
 ) -> subprocess.CompletedProcess[str]:
@@ -80,7 +87,7 @@ def try_repo(
         capture_output=True,
         text=True,
         timeout=600,
-        env={**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"},
+        env=hook_environment(pre_commit_home),
     )
 
 
@@ -105,7 +112,7 @@ def run_hook(
             capture_output=True,
             text=True,
             timeout=600,
-            env={**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"},
+            env=hook_environment(pre_commit_home),
         )
 
     return run
