@@ -18,3 +18,11 @@ def test_every_diagnostic_code_is_documented_with_cause_and_fix() -> None:
     for code, body in sections.items():
         assert code in REGISTRY, f"docs/language.md documents {code}, which idlc never reports"
         assert "*Fix:*" in body, f"the section of {code} does not say how to fix it"
+
+
+def test_every_breaking_rule_is_documented() -> None:
+    from idlc.breaking.rules import REGISTRY as RULES
+
+    text = (DOCS / "breaking.md").read_text(encoding="utf-8")
+    for rule in RULES.values():
+        assert f"| {rule.id} | `{rule.name}` | {rule.explanation} |" in text, rule.id
