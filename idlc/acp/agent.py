@@ -91,6 +91,9 @@ class TurnControl:
     `$/cancel_request` for the prompt still answers -32800, as for any request.
     """
 
+    #: The only calls it wraps (`idlc.runtime.interceptors.applies_to`); others skip it.
+    methods = frozenset({"session/prompt", "session/cancel"})
+
     def __init__(self) -> None:
         #: The running turns, by session id.
         self._turns: dict[str, set[asyncio.Task[Any]]] = {}

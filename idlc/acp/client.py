@@ -35,6 +35,9 @@ class PermissionControl:
     """Interceptor: the client's `session/request_permission` answers, by session, so that
     cancelling a session's turn answers them `{"outcome": "cancelled"}` at once."""
 
+    #: The only calls it wraps (`idlc.runtime.interceptors.applies_to`); others skip it.
+    methods = frozenset({"session/request_permission"})
+
     def __init__(self) -> None:
         self._pending: dict[str, set[asyncio.Task[Any]]] = {}
         self._cancelled: set[asyncio.Task[Any]] = set()

@@ -5,15 +5,20 @@ Running their first step directly in the reading task, the way Python 3.12's eag
 saves a task and an event-loop turn per message, and makes handlers start in the order their
 messages arrived. A handler that does suspend continues in a real task, so it can still be
 awaited, cancelled and tracked like any other.
+
+Unlike 3.12's eager tasks, the first step runs while the reading task is the current task:
+a handler that needs `asyncio.current_task()` to be its own (`asyncio.timeout`, a
+`TaskGroup`) must await something before using it, e.g. `await asyncio.sleep(0)`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import types
 from collections.abc import Coroutine, Generator
-from typing import Any
+from typing import Any, Final
+
+_STARTED: Final = object()
 
 
 def start_eagerly(
@@ -29,27 +34,42 @@ def start_eagerly(
         yielded = context.run(coro.send, None)
     except StopIteration:
         return None
-    return loop.create_task(_continue(coro, yielded), context=context)
+    return loop.create_task(_Continuation(coro, yielded), context=context)
 
 
-async def _continue(coro: Coroutine[Any, Any, None], yielded: Any) -> None:
-    await _resume(coro, yielded)
+class _Continuation(Coroutine[Any, Any, None]):
+    """The rest of a started coroutine, as a coroutine a task can run.
 
+    Its first step hands the task what the coroutine was waiting for; every later step, and
+    any exception the task throws in (a cancellation, even before the first step), goes
+    straight to the coroutine, with no wrapper frame in between.
+    """
 
-@types.coroutine
-def _resume(coro: Coroutine[Any, Any, None], yielded: Any) -> Generator[Any, Any, None]:
-    # Hands what the handler awaits to the task, and what the task receives (a value, or
-    # an exception such as CancelledError) back to the handler, until it returns.
-    while True:
-        try:
-            value = yield yielded
-        except BaseException as error:
-            try:
-                yielded = coro.throw(error)
-            except StopIteration:
-                return
-        else:
-            try:
-                yielded = coro.send(value)
-            except StopIteration:
-                return
+    __slots__ = ("_coro", "_pending")
+
+    def __init__(self, coro: Coroutine[Any, Any, None], yielded: Any) -> None:
+        self._coro = coro
+        self._pending = yielded
+
+    def send(self, value: Any) -> Any:
+        pending = self._pending
+        if pending is not _STARTED:
+            self._pending = _STARTED
+            if pending is not None:
+                return pending
+            # A bare yield (`asyncio.sleep(0)`) only asked to let the loop run once, which
+            # it has by the time the task takes its first step: carry on at once.
+        return self._coro.send(value)
+
+    def throw(self, *args: Any) -> Any:
+        self._pending = _STARTED
+        return self._coro.throw(*args)
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        raise TypeError("a handler's continuation is run by its task, not awaited")
+
+    def __repr__(self) -> str:
+        return f"<continuation of {self._coro!r}>"

@@ -4,6 +4,10 @@ An interceptor is any `async def (call: CallInfo, proceed: Proceed) -> Any`. It 
 call before the handler runs and may wrap it (open a transaction, time it, log it), refuse
 it by raising `RpcError`, or change its result. Interceptors run in list order, the first
 being the outermost; `proceed()` runs the next one and finally the handler itself.
+
+An interceptor object may narrow itself to some wire methods with a `methods` attribute (a
+collection of method names): calls to any other method then skip it entirely, which costs
+nothing per call, since the peer works out each method's chain once.
 """
 
 from __future__ import annotations
@@ -39,6 +43,12 @@ class CallInfo:
 
 
 Interceptor: TypeAlias = Callable[[CallInfo, Proceed], Awaitable[Any]]
+
+
+def applies_to(interceptor: Interceptor, method: str) -> bool:
+    """Whether `interceptor` wraps calls to `method` (see its optional `methods`)."""
+    methods = getattr(interceptor, "methods", None)
+    return methods is None or method in methods
 
 
 class SerializeTransactions:

@@ -26,7 +26,7 @@ from idlc.runtime.dispatch import InputShape, MethodSpec, implemented_members, s
 from idlc.runtime.eager import start_eagerly
 from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc.runtime.framing import LineReader, Oversized
-from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed
+from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
 from idlc.runtime.wire import (
     JSONRPC,
     CancelParams,
@@ -116,12 +116,22 @@ class _Served:
     #: The wire methods the implementation answers itself; the others would only raise
     #: `Unsupported`, so they are answered -32601 before their params are even decoded.
     implemented: frozenset[str]
+    #: The interceptors that wrap each method, outermost first (see `applies_to`).
+    chains: Mapping[str, tuple[Interceptor, ...]]
 
 
-def _served(implementation: object) -> _Served:
+def _served(implementation: object, interceptors: tuple[Interceptor, ...]) -> _Served:
+    methods = spec_of(implementation).methods
     return _Served(
-        implementation, spec_of(implementation).methods, implemented_members(implementation)
+        implementation,
+        methods,
+        implemented_members(implementation),
+        {wire: _chain(interceptors, wire) for wire in methods},
     )
+
+
+def _chain(interceptors: tuple[Interceptor, ...], method: str) -> tuple[Interceptor, ...]:
+    return tuple(interceptor for interceptor in interceptors if applies_to(interceptor, method))
 
 
 class Peer:
@@ -144,9 +154,15 @@ class Peer:
         self._loop = asyncio.get_running_loop()
         self._lines = LineReader(reader, self._options.max_message_size)
         self._writer = writer
-        self._root = _served(root) if root is not None else None
-        self._objects: dict[str, _Served] = {}
+        #: Where bytes go: the transport itself when the writer is an asyncio StreamWriter,
+        #: whose `write` only forwards to it.
+        self._transport = writer.transport if isinstance(writer, asyncio.StreamWriter) else None
+        self._send: Callable[[bytes], object] = (
+            self._transport.write if self._transport is not None else writer.write
+        )
         self._interceptors = tuple(self._options.interceptors)
+        self._root = _served(root, self._interceptors) if root is not None else None
+        self._objects: dict[str, _Served] = {}
         #: Our calls awaiting their response, by id.
         self._pending: dict[RequestId, asyncio.Future[Raw]] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
@@ -210,11 +226,28 @@ class Peer:
         """Serve `implementation` to calls whose params carry `"$target": key`."""
         if key in self._objects:
             raise ValueError(f"an object is already registered under {key!r}")
-        self._objects[key] = _served(implementation)
+        self._objects[key] = _served(implementation, self._interceptors)
 
     def unregister(self, key: str) -> None:
         """Stop serving the object under `key`; calls to it then get -32002. No-op if absent."""
         self._objects.pop(key, None)
+
+    # ---------------------------------------------------------------- writing
+
+    def _flushed(self) -> bool:
+        """True when `drain()` would return at once: everything written has gone out.
+
+        Checked before each drain so that the usual case (the transport took the whole
+        message) costs no coroutine. Only known for an asyncio transport; an empty buffer
+        means its protocol is not paused, and a closing one still goes through `drain()`,
+        which raises the connection's error.
+        """
+        transport = self._transport
+        return (
+            transport is not None
+            and not transport.is_closing()
+            and not transport.get_write_buffer_size()
+        )
 
     # ---------------------------------------------------------------- calling
 
@@ -237,12 +270,13 @@ class Peer:
         future: asyncio.Future[Raw] = self._loop.create_future()
         self._pending[id] = future
         try:
-            self._writer.write(message)
-            await self._writer.drain()
+            self._send(message)
+            if not self._flushed():
+                await self._writer.drain()
             raw = await future
         except asyncio.CancelledError:
             if self._pending.pop(id, None) is not None and not self._input_ended:
-                self._writer.write(encode_notification(CANCEL_METHOD, CancelParams(id)))
+                self._send(encode_notification(CANCEL_METHOD, CancelParams(id)))
             raise
         except ConnectionClosed:
             raise
@@ -268,9 +302,11 @@ class Peer:
         """Send a notification: no answer comes back, not even an error."""
         if self._closed or self._task is None:
             raise ConnectionClosed("the connection is closed" if self._task else "not started")
-        self._writer.write(
+        self._send(
             encode_notification(method, params if target is None else with_target(params, target))
         )
+        if self._flushed():
+            return
         try:
             await self._writer.drain()
         except ConnectionClosed:
@@ -312,7 +348,8 @@ class Peer:
             if next_line == len(lines):
                 # Error answers are written without waiting; respect the writer's limit
                 # before taking in more.
-                await self._writer.drain()
+                if not self._flushed():
+                    await self._writer.drain()
                 lines = await read_lines()
                 next_line = 0
                 if not lines:
@@ -510,13 +547,16 @@ class Peer:
         self, served: _Served, spec: MethodSpec, params: Any, target: str | None, notify: bool
     ) -> Any:
         implementation = served.implementation
-        if not self._interceptors:
+        interceptors = served.chains.get(spec.wire)
+        if interceptors is None:  # a method handed to the fallback
+            interceptors = _chain(self._interceptors, spec.wire)
+        if not interceptors:
             return spec.invoke(implementation, params)
         call = CallInfo(
             spec.wire, spec.member, target, spec.execution, notify, implementation, params
         )
         proceed: Proceed = functools.partial(spec.invoke, implementation, params)
-        for interceptor in reversed(self._interceptors):
+        for interceptor in reversed(interceptors):
             proceed = functools.partial(interceptor, call, proceed)
         return proceed()
 
@@ -548,8 +588,9 @@ class Peer:
             # No await between leaving `_incoming` and writing: a late cancel cannot slip in
             # and cause a second answer.
             self._incoming.pop(id, None)
-            self._writer.write(message)
-            await self._writer.drain()
+            self._send(message)
+            if not self._flushed():
+                await self._writer.drain()
         except ConnectionError as error:
             log.debug("could not answer %s: %r", spec.wire, error)
         finally:
@@ -581,7 +622,7 @@ class Peer:
 
     def _write(self, message: bytes) -> None:
         if not self._closed:
-            self._writer.write(message)
+            self._send(message)
 
     def _send_error(
         self, id: RequestId | None, code: int, message: str, data: object = None
