@@ -71,6 +71,8 @@ def python_string(value: str) -> str:
     literal = repr(value)
     if literal[0] == '"':
         return literal
+    if '"' not in literal and "\\'" not in literal:
+        return f'"{literal[1:-1]}"'  # the usual case: nothing for black to re-escape
     # black's normalize_string_quotes, for a plain single-quoted literal.
     body = literal[1:-1]
     new_body = _sub_twice(_ESCAPED_SINGLE, r"\1\2'", body)
@@ -172,8 +174,11 @@ def needs_black(text: str) -> bool:
 
     Comments and docstrings do not count: black leaves their lines as they are.
     """
+    lines = text.split("\n")
+    if max(map(len, lines)) <= LINE_LENGTH:
+        return False  # the usual case, decided without looking at each line
     in_docstring = False
-    for line in text.split("\n"):
+    for line in lines:
         stripped = line.lstrip()
         if in_docstring:
             # Docstring bodies never hold `"""` (escaped), so this is the closing line.

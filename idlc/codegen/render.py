@@ -47,43 +47,50 @@ def environment() -> jinja2.Environment:
     )
 
 
-def _format(text: str) -> str:
-    """Normalise blank lines at the end; black only where a line is still too long."""
+def _format(head: str, text: str) -> str:
+    """`head` + `text` with blank lines at the end normalised; black only where a line of
+    `text` is still too long (`head`, the provenance comment, never needs it)."""
     text = text.rstrip("\n") + "\n"
     if needs_black(text):
         import black  # only for the rare module the layout rules could not settle
 
         text = black.format_str(text, mode=black.Mode())
-    return text
+    return head + text
 
 
-def render_module(model: Model, package: PackageView, module: ModuleView) -> str:
+def _provenance(model: Model) -> str:
+    """The comment opening every module, naming idlc's version and every source file.
+
+    The same for every module of a package, so it is rendered once.
+    """
+    template = environment().get_template("provenance.py.j2")
+    return template.render(version=idlc.__version__, sources=model.sources)
+
+
+def render_module(provenance: str, module: ModuleView) -> str:
     env = environment()
     template = "refs.py.j2" if module.name == REFS_MODULE else "module.py.j2"
     body = env.get_template(template).render(module=module)
     header = env.get_template("header.py.j2").render(
-        version=idlc.__version__,
-        sources=model.sources,
         doc=module.doc,
         module=module,
         imports=module.import_lines(frozenset()),
     )
-    return _format(header + body)
+    return _format(provenance, header + body)
 
 
 def render_package(model: Model, package: PackageView) -> dict[str, str]:
     env = environment()
+    provenance = _provenance(model)
     files: dict[str, str] = {}
     for module in package.modules:
-        files[f"{module.name}.py"] = render_module(model, package, module)
+        files[f"{module.name}.py"] = render_module(provenance, module)
     body = env.get_template("init.py.j2").render(package=package)
     header = env.get_template("header.py.j2").render(
-        version=idlc.__version__,
-        sources=model.sources,
         doc="The generated package: every public name of its modules.",
         module=ModuleView("__init__", ""),
         imports=[],
     )
-    files["__init__.py"] = _format(header + body)
+    files["__init__.py"] = _format(provenance, header + body)
     files["py.typed"] = ""
     return files
