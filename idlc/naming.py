@@ -7,6 +7,7 @@ exactly the names the generator will use.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 
@@ -25,6 +26,9 @@ def _escape(name: str) -> str:
     return name
 
 
+# The case conversions are pure and asked again and again for the same few names (every
+# record has a `name` field): remembered for the life of the process.
+@functools.cache
 def snake_case(name: str) -> str:
     """`createAgent` → `create_agent`, `HTTPServer` → `http_server`, `class` → `class_`."""
     name = _NOT_IDENTIFIER.sub("_", name)
@@ -33,6 +37,7 @@ def snake_case(name: str) -> str:
     return _escape(name.lower())
 
 
+@functools.cache
 def pascal_case(name: str) -> str:
     """`agent_message_chunk` → `AgentMessageChunk`, `createAgent` → `CreateAgent`."""
     parts = [part for part in _NOT_IDENTIFIER.sub("_", snake_case(name)).split("_") if part]
