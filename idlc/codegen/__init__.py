@@ -15,6 +15,7 @@ Generated packages import only `idlc.runtime`, msgspec and the standard library.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from idlc.diagnostics import Diagnostic
@@ -41,7 +42,16 @@ def generate(model: Model, package: str) -> GeneratedPackage:
     from idlc.codegen.render import render_package
     from idlc.codegen.views import build
 
-    view, diagnostics = build(model, package)
-    if any(diagnostic.is_error for diagnostic in diagnostics):
-        return GeneratedPackage(package, {}, tuple(diagnostics))
-    return GeneratedPackage(package, render_package(model, view), tuple(diagnostics))
+    # Generation allocates millions of short-lived objects and creates no garbage cycles
+    # worth collecting; the cycle collector would otherwise keep re-scanning the (large,
+    # long-lived) model, which costs about a third of generation on large schemas.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        view, diagnostics = build(model, package)
+        if any(diagnostic.is_error for diagnostic in diagnostics):
+            return GeneratedPackage(package, {}, tuple(diagnostics))
+        return GeneratedPackage(package, render_package(model, view), tuple(diagnostics))
+    finally:
+        if collecting:
+            gc.enable()
