@@ -83,12 +83,31 @@ def agent_capabilities(
     )
 
 
+class _Turn:
+    """One `session/prompt` being handled, as `TurnControl` tracks it."""
+
+    __slots__ = ("task", "cancelled", "cancels")
+
+    def __init__(self) -> None:
+        #: The task running the turn; None until it has started.
+        self.task: asyncio.Task[Any] | None = None
+        #: Whether `session/cancel` stopped it.
+        self.cancelled = False
+        #: How many times `session/cancel` cancelled its task.
+        self.cancels = 0
+
+
 class TurnControl:
-    """Runs each `session/prompt` in a task of its own that `session/cancel` cancels.
+    """Stops a session's `session/prompt` turns when `session/cancel` comes.
 
     An interceptor: the turn stops at its next await, and the request answers
     `stopReason: "cancelled"` (unless the agent returned something itself). A
     `$/cancel_request` for the prompt still answers -32800, as for any request.
+
+    Each turn runs in the task that answers its request (the runtime makes one for a
+    handler that waits, and the turn's first await makes sure of it), so a turn costs no
+    task of its own. `session/cancel` cancels that task, and only what it caused is
+    undone: a `$/cancel_request` or the connection closing still cancel the request.
     """
 
     #: The only calls it wraps (`idlc.runtime.interceptors.applies_to`); others skip it.
@@ -96,9 +115,7 @@ class TurnControl:
 
     def __init__(self) -> None:
         #: The running turns, by session id.
-        self._turns: dict[str, set[asyncio.Task[Any]]] = {}
-        #: Turns stopped by `session/cancel` (not by `$/cancel_request` or closing).
-        self._cancelled: set[asyncio.Task[Any]] = set()
+        self._turns: dict[str, set[_Turn]] = {}
 
     def running(self, session_id: str) -> int:
         return len(self._turns.get(session_id, ()))
@@ -107,9 +124,10 @@ class TurnControl:
         """Cancel the turns of `session_id`; how many there were."""
         turns = self._turns.get(session_id, set())
         for turn in turns:
-            if not turn.done():
-                self._cancelled.add(turn)
-                turn.cancel()
+            turn.cancelled = True
+            task = turn.task
+            if task is not None and not task.done() and task.cancel():
+                turn.cancels += 1
         return len(turns)
 
     async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
@@ -119,22 +137,32 @@ class TurnControl:
         if call.method != "session/prompt":
             return await proceed()
         session_id: str = call.params.session_id
-        turn: asyncio.Task[Any] = asyncio.ensure_future(proceed())
+        turn = _Turn()
         turns = self._turns.setdefault(session_id, set())
         turns.add(turn)
         try:
-            return await turn
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            outer_cancelled = current is not None and current.cancelling() > 0
-            if turn in self._cancelled and not outer_cancelled:
+            # The first step of a handler may run inline in the connection's reading task;
+            # from here on this is the request's own task, the one a cancel must reach.
+            await asyncio.sleep(0)
+            task = turn.task = asyncio.current_task()
+            if turn.cancelled:
+                # Cancelled before it started: the agent never sees the prompt.
                 return PromptResponse(stop_reason=StopReason.CANCELLED)
-            raise
+            try:
+                return await proceed()
+            except asyncio.CancelledError:
+                assert task is not None
+                if turn.cancels and task.cancelling() <= turn.cancels:
+                    return PromptResponse(stop_reason=StopReason.CANCELLED)
+                raise
         finally:
-            self._cancelled.discard(turn)
             turns.discard(turn)
             if not turns:
                 self._turns.pop(session_id, None)
+            if turn.task is not None:
+                # Undo this interceptor's cancels only: others still count for the request.
+                for _ in range(turn.cancels):
+                    turn.task.uncancel()
 
 
 def agent_options(agent: idlc_acp.Agent, options: PeerOptions | None = None) -> PeerOptions:
