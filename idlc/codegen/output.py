@@ -13,9 +13,7 @@ costs only the generation itself.
 
 from __future__ import annotations
 
-import difflib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,6 +116,8 @@ def write_package(out_dir: Path, generated: GeneratedPackage) -> WriteReport:
         changes[relative] = text
     if conflicts:
         raise OutputConflict(conflicts)
+    import tempfile  # here, not at the top: `--check` never needs it
+
     staged: list[tuple[str, Path]] = []
     try:
         for relative, text in sorted(changes.items()):
@@ -149,6 +149,8 @@ def write_package(out_dir: Path, generated: GeneratedPackage) -> WriteReport:
 
 
 def _diff(relative: str, old: str, new: str) -> str:
+    import difflib  # only for a stale file
+
     lines = list(
         difflib.unified_diff(
             old.splitlines(keepends=True),
