@@ -97,6 +97,15 @@ def _check_allow(context: click.Context, parameter: click.Parameter, value: tupl
     return value
 
 
+def _check_package(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+    from idlc.config import package_name_problem
+
+    problem = package_name_problem(value) if value is not None else None
+    if problem is not None:
+        raise click.BadParameter(f"{value!r}: {problem}", context, parameter)
+    return value
+
+
 _allow_option = click.option(
     "-A",
     "--allow",
@@ -214,7 +223,11 @@ def dump(files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, erro
 @main.command()
 @_files_argument
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="The folder the package is written into.")
-@click.option("--package", help="The Python package name (default: the first file's name).")
+@click.option(
+    "--package",
+    callback=_check_package,
+    help="The Python package name (default: the first file's name).",
+)
 @_include_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file.")
 @_allow_option

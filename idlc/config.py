@@ -17,7 +17,7 @@ Paths are relative to the folder holding `pyproject.toml`.
 
 from __future__ import annotations
 
-import re
+import keyword
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,6 @@ from pathlib import Path
 from idlc.diagnostics import Diagnostics, codes
 from idlc.source import display_path
 
-_PACKAGE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +82,11 @@ def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         bad(f"cannot be read: {error}")
         return None
-    table = document.get("tool", {}).get("idlc")
+    tool = document.get("tool", {})
+    if not isinstance(tool, dict):
+        bad("`tool` must be a table")
+        return None
+    table = tool.get("idlc")
     if table is None:
         bad(
             "has no `[tool.idlc]` table",
@@ -118,8 +121,12 @@ def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
                     help="known keys: name, sources, include, out, allow",
                 )
         name = entry.get("name")
-        if not isinstance(name, str) or not _PACKAGE_NAME.match(name):
-            bad(f"`{where}.name` must be a Python package name, got {name!r}")
+        if not isinstance(name, str):
+            bad(f"`{where}.name` must be a string naming a Python package, got {name!r}")
+            continue
+        problem = package_name_problem(name)
+        if problem is not None:
+            bad(f"`{where}.name` must be a Python package name, got {name!r}: {problem}")
             continue
         if name in names:
             bad(f"package `{name}` is configured twice")
@@ -141,6 +148,19 @@ def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
     if diagnostics.has_errors:
         return None
     return Config(pyproject, tuple(packages))
+
+
+def package_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a generated package, or None when it can.
+
+    A plain identifier only: the package is written as one folder under `out`, and a
+    dotted name or a path would not be importable from there (or would leave `out`).
+    """
+    if not name.isidentifier():
+        return "use letters, digits and `_` only (no dots, no path)"
+    if keyword.iskeyword(name):
+        return "it is a Python keyword"
+    return None
 
 
 def warning_code_problem(code: str) -> str | None:

@@ -10,8 +10,11 @@ from pathlib import Path
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` in one step (a temporary file renamed over it).
 
-    The file keeps its permission bits when it existed.
+    The file keeps its permission bits when it existed. A symbolic link is followed, so the
+    file it points to is replaced and the link stays a link.
     """
+    if path.is_symlink():
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode: int | None = path.stat().st_mode & 0o7777

@@ -83,7 +83,17 @@ class _Loader:
         result: list[Path] = []
         for path in paths:
             if path.is_dir():
-                result.extend(sorted(p for p in path.rglob(_IDL_SUFFIX) if not p.is_dir()))
+                found = sorted(p for p in path.rglob(_IDL_SUFFIX) if not p.is_dir())
+                if not found:
+                    # An empty (or mistyped, or moved) folder is an error, not a success:
+                    # `generate` would otherwise remove the package generated from it.
+                    self.diagnostics.add(
+                        codes.FILE_NOT_FOUND,
+                        f"{display_path(path)}: no `.idl` file in this folder",
+                        None,
+                        help="name IDL files or folders that hold some",
+                    )
+                result.extend(found)
             else:
                 result.append(path)
         seen: set[Path] = set()

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from idlc.diagnostics import Diagnostics, codes
+from idlc.diagnostics import Diagnostics
 from idlc.fsutil import write_atomic
-from idlc.source import SourceMap, display_path
-from idlc.syntax import parser, reader
+from idlc.pipeline import parse_files
+from idlc.source import SourceMap
 from idlc.syntax.format import format_file
 
 
@@ -23,52 +23,31 @@ class FormatResult:
     diffs: list[str] = field(default_factory=list)
 
 
-def expand(paths: Sequence[Path], diagnostics: Diagnostics) -> list[Path]:
-    """Files as given, folders as every `*.idl` below them (sorted)."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted(path.rglob("*.idl")))
-        elif path.exists():
-            files.append(path)
-        else:
-            diagnostics.add(codes.FILE_NOT_FOUND, f"no such file: {path}", None)
-    return files
-
-
 def format_paths(paths: Sequence[Path], *, write: bool, diff: bool) -> FormatResult:
-    result = FormatResult()
-    for path in expand(paths, result.diagnostics):
-        shown = display_path(path)
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            result.diagnostics.add(
-                codes.UNREADABLE_FILE, f"cannot read {shown}: {error.strerror}", None
-            )
+    """Format files (folders: every `*.idl` below), reading them as `idlc check` does.
+
+    A file with syntax errors is reported and left alone.
+    """
+    parsed = parse_files(paths)
+    result = FormatResult(parsed.diagnostics, parsed.sources)
+    for item in parsed.files:
+        if item.file is None or item.source is None:
             continue
-        source = reader.decode(shown, data, result.diagnostics)
-        if source is None:
+        formatted = format_file(item.file, item.source)
+        if formatted == item.source.text:
             continue
-        result.sources.add(source)
-        tree = parser.parse(source, result.diagnostics)
-        if tree is None:
-            continue
-        formatted = format_file(tree, source)
-        if formatted == source.text:
-            continue
-        result.changed.append(shown)
+        result.changed.append(item.display)
         if diff:
             result.diffs.append(
                 "".join(
                     difflib.unified_diff(
-                        source.text.splitlines(keepends=True),
+                        item.source.text.splitlines(keepends=True),
                         formatted.splitlines(keepends=True),
-                        f"a/{shown}",
-                        f"b/{shown}",
+                        f"a/{item.display}",
+                        f"b/{item.display}",
                     )
                 )
             )
         if write:
-            write_atomic(path, formatted.encode("utf-8"))
+            write_atomic(item.path, formatted.encode("utf-8"))
     return result

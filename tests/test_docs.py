@@ -26,3 +26,26 @@ def test_every_breaking_rule_is_documented() -> None:
     text = (DOCS / "breaking.md").read_text(encoding="utf-8")
     for rule in RULES.values():
         assert f"| {rule.id} | `{rule.name}` | {rule.explanation} |" in text, rule.id
+
+
+def test_the_idl_shown_in_the_docs_is_in_canonical_layout(tmp_path: Path) -> None:
+    """What users copy from the docs must not be rewritten by `idlc fmt`."""
+    from idlc.reformat import format_paths
+
+    # The documents whose IDL is a whole file to copy; the language reference shows
+    # constructs in the compact form that is easiest to read.
+    documents = [DOCS.parent / "README.md", DOCS / "tutorial.md"]
+    files = []
+    for document in documents:
+        blocks = re.findall(r"^```idl( [\w.]+)?\n(.*?)^```$", document.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+        for index, (_, text) in enumerate(blocks):
+            # Fragments (a single member, `…` elisions) are illustrations, not files.
+            if "…" in text or not re.match(r"(///[^\n]*\n)*(external|import|type|interface)\b", text.lstrip()):
+                continue
+            path = tmp_path / f"{document.stem}_{index}.idl"
+            path.write_text(text, encoding="utf-8")
+            files.append(path)
+    assert len(files) >= 2
+    result = format_paths(files, write=False, diff=True)
+    assert not result.diagnostics.has_errors, [d.message for d in result.diagnostics]
+    assert result.changed == [], "".join(result.diffs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import re
 
 from idlc.diagnostics import Diagnostics, codes
@@ -23,7 +25,7 @@ def check_revision(decl: ast.InterfaceDecl, diagnostics: Diagnostics) -> None:
         "`<interface id>@<integer>`",
         decl.revision.span,
         label="unconventional revision",
-        help=f'write "{decl.id.value}@1", and raise the number on every incompatible change',
+        help=f"write {_literal(decl.id.value + '@1')}, and raise the number on every incompatible change",
     )
 
 
@@ -37,7 +39,7 @@ def check_binding_id(member: ast.Member, diagnostics: Diagnostics) -> None:
         f"binding id {binding.id.raw} of `{member.name.value}` is not `<member id>:<verb>`",
         binding.id.span,
         label="unconventional binding id",
-        help=f'write "{expected}"',
+        help=f"write {_literal(expected)}",
     )
 
 
@@ -68,3 +70,8 @@ def _execution_span(binding: ast.Binding, source: SourceFile | None) -> Span:
         if match is not None:
             return source.span(match.start(), match.end())
     return binding.span
+
+
+def _literal(value: str) -> str:
+    """`value` as an IDL string literal (JSON escapes), ready to paste into the file."""
+    return json.dumps(value, ensure_ascii=False)

@@ -58,6 +58,14 @@ class Scope:
         return [entry for entry in self.entries.values() if entry.kind is kind]
 
 
+#: Words that begin a type: where a type is written they are read as keywords, so a type
+#: alias with one of these names could never be used.
+TYPE_KEYWORDS = frozenset(
+    {kind.value for kind in ast.PrimitiveKind}
+    | {"optional", "list", "map", "record", "open", "enum", "variant", "union"}
+)
+
+
 def build_scope(files: Sequence[ast.File], diagnostics: Diagnostics) -> Scope:
     scope = Scope()
     entries = scope.entries
@@ -66,6 +74,15 @@ def build_scope(files: Sequence[ast.File], diagnostics: Diagnostics) -> Scope:
             if isinstance(decl, ast.ImportDecl):
                 continue
             name = decl.name
+            if isinstance(decl, ast.TypeDecl) and name.value in TYPE_KEYWORDS:
+                diagnostics.add(
+                    codes.TYPE_NAMED_LIKE_KEYWORD,
+                    f"a type alias cannot be named `{name.value}`",
+                    name.span,
+                    label="a keyword where a type is written",
+                    help=f"wherever a type is written, `{name.value}` is the built-in keyword, "
+                    "so this alias could never be used; give it another name",
+                )
             kind = (
                 Kind.ATOM
                 if isinstance(decl, ast.AtomDecl)

@@ -277,3 +277,37 @@ def test_only_known_warnings_can_be_allowed(tmp_path: Path) -> None:
     configured = idlc("check", cwd=tmp_path)
     assert configured.returncode == 1
     assert "error[E0902]" in configured.stderr and "only warnings can be allowed" in configured.stderr
+
+
+def test_a_folder_without_idl_files_is_an_error_not_an_empty_success(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    for command in (("check",), ("fmt", "--check"), ("generate", "--out", "out", "--package", "pkg")):
+        result = idlc(*command, "empty", cwd=tmp_path)
+        assert result.returncode == 1, command
+        assert "error[E0901]" in result.stderr and "no `.idl` file in this folder" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_fmt_through_a_symlink_formats_the_target_and_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.idl"
+    real.write_text("type   A =string;\n")
+    link = tmp_path / "link.idl"
+    link.symlink_to(real)
+    assert idlc("fmt", "link.idl", cwd=tmp_path).returncode == 0
+    assert link.is_symlink()
+    assert real.read_text() == "type A = string;\n"
+
+
+@pytest.mark.parametrize("package", ["../escaped", "a.b", "class", "9lives"])
+def test_package_names_must_be_importable_identifiers(tmp_path: Path, package: str) -> None:
+    result = idlc("generate", SEEDS[0], "--out", tmp_path / "out", "--package", package, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--package" in result.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "escaped").exists()
+
+
+def test_a_tool_key_that_is_not_a_table_is_a_diagnostic(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("tool = 1\n")
+    result = idlc("check", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error[E0902]" in result.stderr and "`tool` must be a table" in result.stderr

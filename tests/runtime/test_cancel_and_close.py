@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -158,3 +159,18 @@ async def test_an_unstarted_peer_refuses_calls() -> None:
     with pytest.raises(ConnectionClosed):
         await peer.request("sample:ping:get", None, str)
     await peer.close()
+
+
+@run_async
+async def test_a_cancel_read_together_with_its_request_still_cancels_it() -> None:
+    """The request and its `$/cancel_request` arrive in one read: the handler has started
+    (and paused) by the time the cancel is handled, and must still be cancelled."""
+    service = SampleService()
+    async with raw_connection(service) as (client, _):
+        request = {"jsonrpc": "2.0", "id": 5, "method": "sample:hold-read:call", "params": {"gateKey": "g"}}
+        cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 5}}
+        await client.send(json.dumps(request).encode() + b"\n" + json.dumps(cancel).encode() + b"\n")
+        answer = await client.receive()
+        assert answer["id"] == 5 and answer["error"]["code"] == -32800
+        assert "g" in service.cancelled
+        await client.assert_still_serving()
