@@ -295,6 +295,8 @@ class Peer:
             raise ProtocolError(
                 f"Invalid result for {method}: {error}", validation_data(error)
             ) from None
+        except RecursionError:
+            raise ProtocolError(f"Invalid result for {method}: {_TOO_DEEP}") from None
 
     async def notify(
         self, method: str, params: object | None, *, target: str | None = None
@@ -373,11 +375,19 @@ class Peer:
         try:
             message = decode_envelope(line)
         except msgspec.ValidationError as error:
-            self._on_invalid(line, error)
+            try:
+                self._on_invalid(line, error)
+            except RecursionError:
+                self._send_error(None, ErrorCode.INVALID_REQUEST, f"Invalid request: {_TOO_DEEP}")
             return
         except msgspec.DecodeError as error:
             if line.strip():
                 self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {error}")
+            return
+        except RecursionError:
+            # Valid JSON perhaps, but nested deeper than the decoder goes: never a reason
+            # to drop the connection.
+            self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {_TOO_DEEP}")
             return
         method = message.method
         id = message.id
@@ -485,6 +495,8 @@ class Peer:
                 value = decode_any(params) if params else None
             except msgspec.DecodeError as error:  # pragma: no cover - the line was valid JSON
                 raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}") from None
+            except RecursionError:
+                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
             return served, _fallback_spec(method, fallback, notify), value, target
         try:
             if spec.shape is InputShape.UNIT:
@@ -497,6 +509,8 @@ class Peer:
             raise RpcError(
                 ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
             ) from None
+        except RecursionError:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
         return served, spec, decoded, target
 
     def _on_request(self, id: RequestId | None, method: str, params: Raw, targeted: bool) -> None:
@@ -675,6 +689,9 @@ class Peer:
             await self._writer.wait_closed()
         except (ConnectionError, OSError) as error:
             log.debug("closing the transport: %r", error)
+
+
+_TOO_DEEP = "JSON nested too deeply"
 
 
 def _fallback_spec(method: str, fallback: MethodFallback, notify: bool) -> MethodSpec:

@@ -223,3 +223,21 @@ async def test_a_member_the_implementation_leaves_out_is_unsupported_whatever_it
         answer = await client.call("sample:echo:call", {"input": 42}, id="x")
         assert answer["id"] == "x" and answer["error"]["code"] == -32601
         await client.assert_still_serving()
+
+
+@run_async
+async def test_deeply_nested_json_is_refused_and_the_connection_goes_on() -> None:
+    deep_array = b"[" * 100_000 + b"]" * 100_000
+    deep_object = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(deep_array + b"\n")
+        answer = await client.receive()
+        assert answer["id"] is None and answer["error"]["code"] in (-32700, -32600)
+        await client.send(deep_object + b"\n")
+        answer = await client.receive()
+        assert answer["id"] is None and answer["error"]["code"] in (-32700, -32600)
+        params = b'{"input":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+        await client.send(b'{"jsonrpc":"2.0","id":3,"method":"sample:echo:call","params":' + params + b"}\n")
+        answer = await client.receive()
+        assert answer["id"] in (3, None) and answer["error"]["code"] in (-32700, -32600, -32602)
+        await client.assert_still_serving()
