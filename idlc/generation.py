@@ -42,7 +42,7 @@ def run_generate(
 ) -> GenerateOutcome:
     # Imported here: Jinja2 and the templates are only needed by this command.
     from idlc.codegen import generate
-    from idlc.codegen.output import OutputConflict, check_package, write_package
+    from idlc.codegen.output import check_package, conflicts, write_package
     from idlc.pipeline import compile_files
 
     outcome = GenerateOutcome()
@@ -62,6 +62,21 @@ def run_generate(
         outcome.failed = True
         outcome.messages.append("nothing was written: fix the errors above first")
         return outcome
+    if not check:
+        # All or nothing across packages too: look for anything in the way of any
+        # package before writing the first one.
+        for job, generated in planned:
+            for path in conflicts(job.out, generated):
+                diagnostics.add(
+                    codes.FOREIGN_OUTPUT_FILE,
+                    f"{display_path(path)} exists and was not written by idlc",
+                    None,
+                    help="move it away, or generate into another folder",
+                )
+        if diagnostics.has_errors:
+            outcome.failed = True
+            outcome.messages.append("nothing was written: fix the errors above first")
+            return outcome
     for job, generated in planned:
         if check:
             findings = check_package(job.out, generated)
@@ -70,18 +85,17 @@ def run_generate(
                 if finding.diff:
                     outcome.diffs.append(finding.diff)
             outcome.failed |= bool(findings)
-        else:
-            try:
-                report = write_package(job.out, generated)
-            except OutputConflict as conflict:
-                for path in conflict.paths:
-                    diagnostics.add(
-                        codes.FOREIGN_OUTPUT_FILE,
-                        f"{display_path(path)} exists and was not written by idlc",
-                        None,
-                        help="move it away, or generate into another folder",
-                    )
-                outcome.failed = True
-                continue
-            outcome.messages.extend(report.summary_lines())
+            continue
+        try:
+            report = write_package(job.out, generated)
+        except OSError as error:
+            diagnostics.add(
+                codes.UNWRITABLE_OUTPUT,
+                f"cannot write {display_path(job.out / generated.package)}: "
+                f"{error.strerror or error}",
+                None,
+            )
+            outcome.failed = True
+            continue
+        outcome.messages.extend(report.summary_lines())
     return outcome

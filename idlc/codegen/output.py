@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from idlc.codegen import GeneratedPackage
 
@@ -25,6 +25,7 @@ __all__ = [
     "OutputConflict",
     "WriteReport",
     "check_package",
+    "conflicts",
     "write_package",
 ]
 
@@ -76,15 +77,24 @@ def _expected(generated: GeneratedPackage) -> dict[str, str]:
 
 
 def _read_manifest(folder: Path) -> set[str]:
+    """The files idlc wrote into `folder` before, as paths relative to it.
+
+    Only paths that stay inside the folder count: an edited or corrupt manifest must never
+    make idlc remove a file elsewhere (an absolute path, `..`).
+    """
     try:
         text = (folder / MANIFEST).read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (OSError, UnicodeDecodeError):
         return set()
     paths = set()
     for line in text.splitlines():
         line = line.strip()
-        if line and not line.startswith("#") and ".." not in Path(line).parts:
-            paths.add(line)
+        if not line or line.startswith("#"):
+            continue
+        relative = PurePosixPath(line)
+        if relative.is_absolute() or ".." in relative.parts or "\\" in line:
+            continue
+        paths.add(line)
     return paths
 
 
@@ -95,27 +105,41 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def conflicts(out_dir: Path, generated: GeneratedPackage) -> list[Path]:
+    """The paths in the way of writing `generated`: files idlc would have to overwrite but
+    did not write, or a file where the package folder should be. Writes nothing."""
+    folder = out_dir / generated.package
+    if folder.exists() and not folder.is_dir():
+        return [folder]
+    previous = _read_manifest(folder)
+    found = []
+    for relative, text in _expected(generated).items():
+        path = folder / relative
+        if relative == MANIFEST or relative in previous or not path.exists():
+            continue
+        if path.is_dir() or _read(path) != text:
+            found.append(path)
+    return found
+
+
 def write_package(out_dir: Path, generated: GeneratedPackage) -> WriteReport:
     """Write `generated` into `out_dir/<package>/`, replacing what idlc wrote there before."""
     if generated.has_errors:
         raise ValueError("the generated package has errors; nothing is written")
+    in_the_way = conflicts(out_dir, generated)
+    if in_the_way:
+        raise OutputConflict(in_the_way)
     folder = out_dir / generated.package
     report = WriteReport(folder)
     expected = _expected(generated)
     previous = _read_manifest(folder)
     changes: dict[str, str] = {}
-    conflicts: list[Path] = []
     for relative, text in expected.items():
         path = folder / relative
-        current = _read(path)
-        if current == text:
+        if _read(path) == text:
             report.unchanged.append(path)
             continue
-        if path.exists() and relative not in previous and relative != MANIFEST:
-            conflicts.append(path)
         changes[relative] = text
-    if conflicts:
-        raise OutputConflict(conflicts)
     import tempfile  # here, not at the top: `--check` never needs it
 
     staged: list[tuple[str, Path]] = []

@@ -78,6 +78,7 @@ RECURSIVE_ALIAS = _code("E0204", "type alias refers to itself without a record b
 FILE_NOT_FOUND = _code("E0901", "input file not found")
 BAD_CONFIGURATION = _code("E0902", "bad `[tool.idlc]` configuration")
 FOREIGN_OUTPUT_FILE = _code("E0903", "generation would overwrite a file idlc did not write")
+UNWRITABLE_OUTPUT = _code("E0904", "generated files cannot be written")
 
 # -- lints (Wxxxx) ------------------------------------------------------------------------
 REVISION_FORMAT = _code("W0001", "revision is not `<interface id>@<integer>`")
