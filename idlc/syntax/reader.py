@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import threading
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.source import SourceFile
@@ -12,6 +13,7 @@ from idlc.source import SourceFile
 MAX_REPORTED = 5
 
 _runs: list[tuple[int, int]] = []  # filled by the error handler during one decode
+_decoding = threading.Lock()  # the error handler is process-wide: one repair at a time
 
 
 def _collect(error: UnicodeError) -> tuple[str, int]:
@@ -35,9 +37,10 @@ def decode(path: str, data: bytes, diagnostics: Diagnostics) -> SourceFile | Non
         return SourceFile(path, data.decode("utf-8"))
     except UnicodeDecodeError:
         pass
-    _runs.clear()
-    repaired = SourceFile(path, data.decode("utf-8", errors="idlc-collect"))
-    runs = list(_runs)
+    with _decoding:
+        _runs.clear()
+        repaired = SourceFile(path, data.decode("utf-8", errors="idlc-collect"))
+        runs = list(_runs)
     for start, end in runs[:MAX_REPORTED]:
         # The character offset of the bad bytes in the repaired text, for line and column.
         offset = len(data[:start].decode("utf-8", errors="replace"))
