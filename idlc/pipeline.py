@@ -17,7 +17,8 @@ from pathlib import Path
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.semantics import model
-from idlc.semantics.resolver import resolve, without_gc
+from idlc.gcpause import paused_gc
+from idlc.semantics.resolver import resolve
 from idlc.source import SourceFile, SourceMap
 from idlc.source import display_path as _display_path
 from idlc.syntax import ast, parser, reader
@@ -167,7 +168,7 @@ def parse_files(paths: Sequence[Path]) -> Parsed:
     diagnostics = Diagnostics()
     sources = SourceMap()
     loader = _Loader(diagnostics, sources)
-    with without_gc():
+    with paused_gc():
         files = [loader.load(path) for path in loader.expand(paths)]
     return Parsed(files, diagnostics, sources)
 
@@ -230,7 +231,7 @@ def compile_files(
     An import defined nowhere stays opaque. Never raises for bad input: every problem is a
     diagnostic. Syntax errors stop the compilation before name resolution.
     """
-    with without_gc():
+    with paused_gc():
         return _compile(paths, include_dirs)
 
 

@@ -8,11 +8,10 @@ for unknown names are computed only when a name is unknown.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from idlc.diagnostics import Diagnostic, Diagnostics, Related, codes
+from idlc.gcpause import paused_gc
 from idlc.semantics import checks, lints, model
 from idlc.semantics.cycles import check_cycles
 from idlc.semantics.scope import Entry, Kind, Scope, build_scope
@@ -50,24 +49,11 @@ def resolve(
     (in the order of `files`) and position. Returns None when there is any error.
     """
     found = Diagnostics()
-    with without_gc():
+    with paused_gc():
         result = _Resolver(files, found, source_map).run(sources)
     order = {file.path: index for index, file in enumerate(files)}
     diagnostics.extend(sorted(found, key=lambda item: _sort_key(item, order)))
     return None if found.has_errors else result
-
-
-@contextmanager
-def without_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: a compilation allocates millions of small,
-    acyclic objects, and the collector's passes over them cost more than the work itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _sort_key(diagnostic: Diagnostic, order: dict[str, int]) -> tuple[int, int, int]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import gc
 import hashlib
 import os
 import pickle
@@ -25,6 +24,7 @@ from typing import Any
 from idlc import __version__
 from idlc.diagnostics import Diagnostics, codes
 from idlc.fsutil import write_atomic
+from idlc.gcpause import paused_gc
 from idlc.resources import data_dir
 from idlc.source import SourceFile, Span
 from idlc.syntax import ast, escapes, lalr
@@ -426,17 +426,12 @@ def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
         recovery,
         {"NAME": _BUILDER.NAME, "STRING": _BUILDER.STRING},
     )
-    # Parsing allocates many small objects that all stay alive; the cyclic garbage
-    # collector would scan them again and again for nothing (it doubled the time at 4 MB).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        decls = parser.parse()
+        with paused_gc():
+            decls = parser.parse()
     except lalr.SyntaxStop:
         pass  # recovery gave up; it has reported why
     finally:
-        if collecting:
-            gc.enable()
         del _BUILDER.state
     recovery.finish()
     for comment in state.comments:
