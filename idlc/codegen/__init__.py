@@ -15,10 +15,10 @@ Generated packages import only `idlc.runtime`, msgspec and the standard library.
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 
 from idlc.diagnostics import Diagnostic
+from idlc.gcpause import paused_gc
 from idlc.semantics.model import Model
 
 __all__ = ["GeneratedPackage", "generate"]
@@ -42,16 +42,8 @@ def generate(model: Model, package: str) -> GeneratedPackage:
     from idlc.codegen.render import render_package
     from idlc.codegen.views import build
 
-    # Generation allocates millions of short-lived objects and creates no garbage cycles
-    # worth collecting; the cycle collector would otherwise keep re-scanning the (large,
-    # long-lived) model, which costs about a third of generation on large schemas.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         view, diagnostics = build(model, package)
         if any(diagnostic.is_error for diagnostic in diagnostics):
             return GeneratedPackage(package, {}, tuple(diagnostics))
         return GeneratedPackage(package, render_package(model, view), tuple(diagnostics))
-    finally:
-        if collecting:
-            gc.enable()
