@@ -16,6 +16,7 @@ from idlc.semantics import checks, lints, model
 from idlc.semantics.cycles import check_cycles
 from idlc.semantics.scope import Entry, Kind, Scope, build_scope
 from idlc.semantics.types import TypeConverter, python_member_name
+from idlc.semantics.unique import UniqueNames, Wording
 from idlc.source import SourceMap, Span
 from idlc.syntax import ast
 
@@ -154,36 +155,24 @@ class _Resolver:
         )
         lints.check_revision(decl, self.diagnostics)
         members: list[model.Member] = []
-        names: dict[str, ast.Member] = {}
-        python: dict[str, ast.Member] = {}
+        names = UniqueNames(
+            Wording(
+                codes.DUPLICATE_MEMBER,
+                lambda shown: f"member {shown} is declared twice in interface `{decl.name.value}`",
+                "declared again here",
+                "rename or remove one of the two members",
+                "first declared here",
+                "members",
+                "Python method",
+                "rename one of them",
+                "declared",
+            ),
+            python_member_name,
+            self.diagnostics,
+        )
         for member in decl.members:
             name = member.name
-            first = names.get(name.value)
-            if first is not None:
-                self.diagnostics.add(
-                    codes.DUPLICATE_MEMBER,
-                    f"member `{name.value}` is declared twice in interface `{decl.name.value}`",
-                    name.span,
-                    label="declared again here",
-                    help="rename or remove one of the two members",
-                    related=[Related("first declared here", first.name.span)],
-                )
-            else:
-                names[name.value] = member
-                python_name = python_member_name(name.value)
-                other = python.get(python_name)
-                if other is not None:
-                    self.diagnostics.add(
-                        codes.PYTHON_NAME_COLLISION,
-                        f"members `{other.name.value}` and `{name.value}` both become the "
-                        f"Python method `{python_name}`",
-                        name.span,
-                        label=f"becomes `{python_name}`",
-                        help="rename one of them",
-                        related=[Related(f"`{other.name.value}` is declared here", other.name.span)],
-                    )
-                else:
-                    python[python_name] = member
+            names.add(name.value, f"`{name.value}`", name.span)
             members.append(self._member(member))
         return model.Interface(
             decl.name.value,

@@ -13,6 +13,7 @@ from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model
 from idlc.semantics.scope import Kind, Scope
 from idlc.semantics.suggest import did_you_mean
+from idlc.semantics.unique import UniqueNames, Wording
 from idlc.source import Span
 from idlc.syntax import ast
 
@@ -35,6 +36,30 @@ def name_span(span: Span, name: str) -> Span:
         span.line,
         span.column + len(name),
     )
+
+
+_FIELD_WORDING = Wording(
+    codes.DUPLICATE_FIELD,
+    lambda shown: f"field {shown} is declared twice in this record",
+    "declared again here",
+    "rename or remove one of the two fields",
+    "first declared here",
+    "fields",
+    "Python attribute",
+    "rename one of them",
+    "declared",
+)
+_ENUM_WORDING = Wording(
+    codes.DUPLICATE_ENUM_VALUE,
+    lambda shown: f"enum value {shown} is listed twice",
+    "listed again here",
+    "remove one of the two",
+    "first listed here",
+    "enum values",
+    "Python enum member",
+    "two values of one enum must differ in more than case and punctuation",
+    "listed",
+)
 
 
 class TypeConverter:
@@ -179,36 +204,10 @@ class TypeConverter:
 
     def record(self, node: ast.RecordType) -> model.Record:
         fields: list[model.Field] = []
-        seen: dict[str, ast.Field] = {}
-        python: dict[str, ast.Field] = {}
+        names = UniqueNames(_FIELD_WORDING, python_field_name, self.diagnostics)
         for item in node.fields:
             name = item.name
-            first = seen.get(name.value)
-            if first is not None:
-                self.diagnostics.add(
-                    codes.DUPLICATE_FIELD,
-                    f"field `{name.value}` is declared twice in this record",
-                    name.span,
-                    label="declared again here",
-                    help="rename or remove one of the two fields",
-                    related=[Related("first declared here", first.name.span)],
-                )
-            else:
-                seen[name.value] = item
-                python_name = python_field_name(name.value)
-                other = python.get(python_name)
-                if other is not None:
-                    self.diagnostics.add(
-                        codes.PYTHON_NAME_COLLISION,
-                        f"fields `{other.name.value}` and `{name.value}` both become the Python "
-                        f"attribute `{python_name}`",
-                        name.span,
-                        label=f"becomes `{python_name}`",
-                        help="rename one of them",
-                        related=[Related(f"`{other.name.value}` is declared here", other.name.span)],
-                    )
-                else:
-                    python[python_name] = item
+            names.add(name.value, f"`{name.value}`", name.span)
             default = None
             if item.default is not None:
                 literal = item.default
@@ -249,36 +248,10 @@ class TypeConverter:
 
     def enum(self, node: ast.EnumType) -> model.Enum:
         values: list[model.EnumValue] = []
-        seen: dict[str, ast.EnumValue] = {}
-        python: dict[str, ast.EnumValue] = {}
+        names = UniqueNames(_ENUM_WORDING, naming.enum_member_name, self.diagnostics)
         for item in node.values:
             literal = item.value
-            first = seen.get(literal.value)
-            if first is not None:
-                self.diagnostics.add(
-                    codes.DUPLICATE_ENUM_VALUE,
-                    f"enum value {literal.raw} is listed twice",
-                    literal.span,
-                    label="listed again here",
-                    help="remove one of the two",
-                    related=[Related("first listed here", first.value.span)],
-                )
-            else:
-                seen[literal.value] = item
-                python_name = naming.enum_member_name(literal.value)
-                other = python.get(python_name)
-                if other is not None:
-                    self.diagnostics.add(
-                        codes.PYTHON_NAME_COLLISION,
-                        f"enum values {other.value.raw} and {literal.raw} both become the Python "
-                        f"enum member `{python_name}`",
-                        literal.span,
-                        label=f"becomes `{python_name}`",
-                        help="two values of one enum must differ in more than case and punctuation",
-                        related=[Related(f"{other.value.raw} is listed here", other.value.span)],
-                    )
-                else:
-                    python[python_name] = item
+            names.add(literal.value, literal.raw, literal.span)
             values.append(
                 model.EnumValue(
                     literal.value, item.doc.text if item.doc is not None else None, item.span
