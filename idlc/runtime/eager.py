@@ -6,9 +6,10 @@ saves a task and an event-loop turn per message, and makes handlers start in the
 messages arrived. A handler that does suspend continues in a real task, so it can still be
 awaited, cancelled and tracked like any other.
 
-Unlike 3.12's eager tasks, the first step runs while the reading task is the current task:
-a handler that needs `asyncio.current_task()` to be its own (`asyncio.timeout`, a
-`TaskGroup`) must await something before using it, e.g. `await asyncio.sleep(0)`.
+Unlike 3.12's eager tasks, the first step runs in the reader's place: in the transport's
+callback (no current task) or in the reading task of a `Peer` over a StreamReader. A handler
+that needs `asyncio.current_task()` to be its own (`asyncio.timeout`, a `TaskGroup`) must
+await something before using it, e.g. `await asyncio.sleep(0)`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,22 @@
 """Newline-delimited framing with a size limit that skips, rather than fails on, long lines.
 
 `asyncio.StreamReader.readline` raises once a line exceeds the reader's limit and leaves the
-stream in a state that is awkward to recover from. Reading chunks and splitting them here
-keeps the limit ours: an oversized line is dropped as it streams in (only its first bytes are
-kept, to answer it) and the next line is read normally. One read also yields every complete
-line it carried, so a burst of small messages costs one wake-up, not one per line.
+stream in a state that is awkward to recover from. Splitting chunks here keeps the limit
+ours: an oversized line is dropped as it streams in (only its first bytes are kept, to
+answer it) and the next line is read normally. One chunk also yields every complete line it
+carried, so a burst of small messages is handled in one go, not one wake-up per line.
+
+Two ways in: `LineReader` reads an `asyncio.StreamReader` from a task; `LineProtocol` is an
+`asyncio.Protocol` that the transport feeds directly and that hands lines to its sink as
+they arrive, in the event loop's callback, with no task to wake. The transports use the
+protocol; the reader serves `Peer(reader, writer)` on any stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol, cast
 
 #: How much one read asks for; also the largest overshoot of the concurrency bound per read.
 CHUNK_SIZE: Final = 256 * 1024
@@ -27,30 +32,21 @@ class Oversized:
     prefix: bytes
 
 
-class LineReader:
-    def __init__(self, stream: asyncio.StreamReader, max_line: int) -> None:
-        self._stream = stream
+Line = bytes | Oversized
+
+
+class LineSplitter:
+    """Cuts a byte stream into lines (without their newline), skipping oversized ones."""
+
+    def __init__(self, max_line: int) -> None:
         self._max_line = max_line
         self._partial = bytearray()
         #: While skipping an oversized line: its first bytes and the size seen so far.
         self._skipped: tuple[bytes, int] | None = None
 
-    async def read_lines(self) -> list[bytes | Oversized]:
-        """The next complete lines (without their newline); an empty list at end of stream.
-
-        A last line without a newline is returned at end of stream as it is, so that a
-        truncated message gets its parse error instead of vanishing.
-        """
-        while True:
-            chunk = await self._stream.read(CHUNK_SIZE)
-            if not chunk:
-                return self._finish()
-            lines = self._feed(chunk)
-            if lines:
-                return lines
-
-    def _feed(self, chunk: bytes) -> list[bytes | Oversized]:
-        out: list[bytes | Oversized] = []
+    def feed(self, chunk: bytes) -> list[Line]:
+        """The lines `chunk` completes, in order; possibly none."""
+        out: list[Line] = []
         if self._skipped is not None:
             end = chunk.find(b"\n")
             prefix, size = self._skipped
@@ -82,7 +78,9 @@ class LineReader:
             self._skipped = (bytes(self._partial[:PREFIX_SIZE]), len(self._partial))
             self._partial.clear()
 
-    def _finish(self) -> list[bytes | Oversized]:
+    def finish(self) -> list[Line]:
+        """At end of stream: a last line without a newline, as it is, so that a truncated
+        message gets its parse error instead of vanishing."""
         if self._skipped is not None:
             prefix, size = self._skipped
             self._skipped = None
@@ -92,3 +90,168 @@ class LineReader:
             self._partial.clear()
             return [line]
         return []
+
+
+class LineReader:
+    """Lines from an `asyncio.StreamReader`, read by whoever awaits `read_lines`."""
+
+    def __init__(self, stream: asyncio.StreamReader, max_line: int) -> None:
+        self._stream = stream
+        self._splitter = LineSplitter(max_line)
+
+    async def read_lines(self) -> list[Line]:
+        """The next complete lines; an empty list at end of stream."""
+        while True:
+            chunk = await self._stream.read(CHUNK_SIZE)
+            if not chunk:
+                return self._splitter.finish()
+            lines = self._splitter.feed(chunk)
+            if lines:
+                return lines
+
+
+class LineSink(Protocol):
+    """Where a `LineProtocol` delivers; `Peer` is one."""
+
+    def lines_received(self, lines: list[Line]) -> None: ...
+
+    def input_ended(self, error: BaseException | None) -> None: ...
+
+
+class LineProtocol(asyncio.Protocol):
+    """Splits what a transport receives into lines and hands them to a sink at once.
+
+    Lines and the end of input that arrive before a sink is attached are kept and delivered
+    on `attach`. For a transport that also writes (a socket), it keeps the write side's flow
+    control, which `TransportWriter` waits on.
+    """
+
+    def __init__(self, max_line: int) -> None:
+        self._splitter = LineSplitter(max_line)
+        self._sink: LineSink | None = None
+        self._early: list[Line] = []
+        self._early_end: tuple[BaseException | None] | None = None
+        self._ended = False
+        self._transport: asyncio.BaseTransport | None = None
+        self._write_paused = False
+        self._write_waiter: asyncio.Future[None] | None = None
+        self._lost = False
+        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    @property
+    def transport(self) -> asyncio.BaseTransport:
+        if self._transport is None:
+            raise RuntimeError("not connected yet")
+        return self._transport
+
+    def attach(self, sink: LineSink) -> None:
+        if self._sink is not None:
+            raise RuntimeError("this connection already has a reader")
+        self._sink = sink
+        if self._early:
+            early, self._early = self._early, []
+            sink.lines_received(early)
+        if self._early_end is not None:
+            sink.input_ended(self._early_end[0])
+
+    # ------------------------------------------------------------ reading
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        lines = self._splitter.feed(data)
+        if lines:
+            self._deliver(lines)
+
+    def eof_received(self) -> bool:
+        self._end(None)
+        # Keep a socket open for writing: handlers may still answer a half-closed peer.
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end(exc)
+        self._lost = True
+        waiter = self._write_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(ConnectionResetError("Connection lost"))
+        if not self._closed.done():
+            self._closed.set_result(None)
+
+    def _end(self, error: BaseException | None) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        lines = self._splitter.finish() if error is None else []
+        if lines:
+            self._deliver(lines)
+        if self._sink is None:
+            self._early_end = (error,)
+        else:
+            self._sink.input_ended(error)
+
+    def _deliver(self, lines: list[Line]) -> None:
+        if self._sink is None:
+            self._early.extend(lines)
+        else:
+            self._sink.lines_received(lines)
+
+    def pause_reading(self) -> None:
+        transport = self._transport
+        if transport is not None and not transport.is_closing():
+            cast(asyncio.ReadTransport, transport).pause_reading()
+
+    def resume_reading(self) -> None:
+        transport = self._transport
+        if transport is not None and not transport.is_closing():
+            cast(asyncio.ReadTransport, transport).resume_reading()
+
+    def close(self) -> None:
+        """Stop reading and close the transport (for a socket, once its writes are out)."""
+        if self._transport is not None:
+            self._transport.close()
+
+    # ------------------------------------------------------------ writing (sockets)
+
+    def pause_writing(self) -> None:
+        self._write_paused = True
+
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        waiter = self._write_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def writable(self) -> None:
+        """Return once the transport takes more; raise if the connection is lost."""
+        if self._lost:
+            raise ConnectionResetError("Connection lost")
+        if not self._write_paused:
+            return
+        waiter = self._write_waiter
+        if waiter is None or waiter.done():
+            waiter = self._write_waiter = asyncio.get_running_loop().create_future()
+        await waiter
+
+    async def wait_closed(self) -> None:
+        await self._closed
+
+
+class TransportWriter:
+    """The writing half of a transport whose protocol is a `LineProtocol` (a socket)."""
+
+    def __init__(self, protocol: LineProtocol) -> None:
+        self._protocol = protocol
+        self.transport = cast(asyncio.WriteTransport, protocol.transport)
+
+    def write(self, data: bytes) -> None:
+        self.transport.write(data)
+
+    async def drain(self) -> None:
+        await self._protocol.writable()
+
+    def close(self) -> None:
+        self.transport.close()
+
+    async def wait_closed(self) -> None:
+        await self._protocol.wait_closed()

@@ -1,9 +1,14 @@
 """One JSON-RPC 2.0 connection: it serves objects and calls the other side, both at once.
 
-Reading happens in one task that decodes each line and either resolves a pending call or
-starts the handler of an incoming one; every message out is written straight to the
-transport by whoever produced it. There is no queue between the wire and the handlers, and
-a handler that finishes without waiting never even becomes a task (see `eager`).
+Each line read is decoded and either resolves a pending call or starts the handler of an
+incoming one; every message out is written straight to the transport by whoever produced it.
+There is no queue between the wire and the handlers, and a handler that finishes without
+waiting never even becomes a task (see `eager`).
+
+Lines come either from a `LineProtocol`, which the transport feeds and which hands them over
+as they arrive, in the event loop's callback (what the transports use: no task to wake per
+read), or from an `asyncio.StreamReader` read by a task. Both keep the same bound on
+handlers, size limit and end-of-input behaviour.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import contextvars
 import functools
 import logging
 import traceback
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -25,7 +31,7 @@ from idlc.runtime.codec import decoder_for
 from idlc.runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
 from idlc.runtime.eager import start_eagerly
 from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
-from idlc.runtime.framing import LineReader, Oversized
+from idlc.runtime.framing import Line, LineProtocol, LineReader, Oversized
 from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
 from idlc.runtime.wire import (
     JSONRPC,
@@ -140,11 +146,15 @@ class Peer:
     Serves `root` (calls without `$target`) and objects registered under keys; sends calls
     with `request` and `notify`. Use it as an async context manager, or call `start()` and
     later `close()`; `wait_closed()` returns once the other side has gone.
+
+    `reader` is an `asyncio.StreamReader`, or a `LineProtocol` attached to the transport
+    (lines are then handled as the transport delivers them; the peer owns that transport and
+    closes it). The protocol's `max_line` should be the options' `max_message_size`.
     """
 
     def __init__(
         self,
-        reader: asyncio.StreamReader,
+        reader: asyncio.StreamReader | LineProtocol,
         writer: ByteWriter,
         root: object | None = None,
         *,
@@ -152,11 +162,13 @@ class Peer:
     ) -> None:
         self._options = options if options is not None else PeerOptions()
         self._loop = asyncio.get_running_loop()
-        self._lines = LineReader(reader, self._options.max_message_size)
         self._writer = writer
-        #: Where bytes go: the transport itself when the writer is an asyncio StreamWriter,
-        #: whose `write` only forwards to it.
-        self._transport = writer.transport if isinstance(writer, asyncio.StreamWriter) else None
+        #: Where bytes go: the transport itself when the writer is an asyncio StreamWriter
+        #: (or our own `TransportWriter`), whose `write` only forwards to it.
+        transport = getattr(writer, "transport", None)
+        self._transport: asyncio.WriteTransport | None = (
+            transport if isinstance(transport, asyncio.WriteTransport) else None
+        )
         self._send: Callable[[bytes], object] = (
             self._transport.write if self._transport is not None else writer.write
         )
@@ -180,12 +192,40 @@ class Peer:
         #: While reading or letting handlers finish, `close()` interrupts the run task.
         self._interruptible = False
         self._task: asyncio.Task[None] | None = None
+        # Reading from a StreamReader, in the run task:
+        self._lines: LineReader | None = None
+        # Reading through a LineProtocol, in its callbacks:
+        self._protocol: LineProtocol | None = None
+        #: Lines received but not yet handled: before `start()`, at the handler bound, or
+        #: while waiting for the writer to drain. Reading is paused while there are any.
+        self._backlog: deque[Line] = deque()
+        #: The end of input the protocol reported, held until the backlog is handled.
+        self._end_reported: tuple[BaseException | None] | None = None
+        #: Set once the protocol's input has ended and been handled; `_input_error` says
+        #: why if it failed.
+        self._input_done: asyncio.Future[None] = self._loop.create_future()
+        self._input_error: BaseException | None = None
+        #: The context lines are handled in: `current_peer()` is this peer there.
+        self._context: contextvars.Context | None = None
+        self._resume_scheduled = False
+        self._draining: asyncio.Task[None] | None = None
+        if isinstance(reader, LineProtocol):
+            self._protocol = reader
+            reader.attach(self)
+        else:
+            self._lines = LineReader(reader, self._options.max_message_size)
 
     # ---------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
         """Start reading and serving; calls can be sent only after this."""
         if self._task is None:
+            if self._protocol is not None:
+                self._context = contextvars.copy_context()
+                self._context.run(_current_peer.set, self)
+                # Lines that came before now are handled in a callback of their own, as
+                # they would have been had they come later.
+                self._schedule_resume()
             self._task = self._loop.create_task(self._run(), name="idlc-peer")
 
     async def close(self) -> None:
@@ -323,7 +363,12 @@ class Peer:
         _current_peer.set(self)
         self._interruptible = True
         try:
-            await self._read_loop()
+            if self._lines is not None:
+                await self._read_loop()
+            else:
+                await self._input_done
+                if self._input_error is not None:
+                    raise self._input_error
             self._end_input()
             if self._handlers:
                 await asyncio.wait(
@@ -340,6 +385,7 @@ class Peer:
             await self._shut_down()
 
     async def _read_loop(self) -> None:
+        assert self._lines is not None
         read_lines = self._lines.read_lines
         on_line = self._on_line
         bound = self._options.max_concurrent_handlers
@@ -370,6 +416,107 @@ class Peer:
             else:
                 assert isinstance(line, Oversized)
                 self._on_oversized(line)
+
+    # ------------------------------------------- reading through a LineProtocol
+
+    def lines_received(self, lines: list[Line]) -> None:
+        """Handle lines as the protocol delivers them (`LineSink`)."""
+        context = self._context
+        if context is None or self._backlog or self._draining is not None:
+            # Not started, or paused: keep them in order behind the others.
+            self._backlog.extend(lines)
+            self._pause_reading()
+            return
+        if not self._input_ended:
+            context.run(self._handle_lines, lines)
+
+    def input_ended(self, error: BaseException | None) -> None:
+        """The protocol's input has ended, with the transport's error if it failed."""
+        if error is not None or not (self._backlog or self._draining is not None):
+            # A failed connection ends at once, as a StreamReader read would raise.
+            self._finish_input(error)
+        else:
+            self._end_reported = (error,)
+
+    def _finish_input(self, error: BaseException | None) -> None:
+        done = self._input_done
+        if not done.done():
+            self._input_error = error
+            done.set_result(None)
+
+    def _handle_lines(self, lines: list[Line]) -> None:
+        bound = self._options.max_concurrent_handlers
+        handlers = self._handlers
+        on_line = self._on_line
+        try:
+            for index, line in enumerate(lines):
+                if len(handlers) >= bound:
+                    # Backpressure: what is not read stays in the transport, which stops
+                    # reading from the other side once its buffer is full.
+                    self._backlog.extend(lines[index:])
+                    self._pause_reading()
+                    return
+                if type(line) is bytes:
+                    on_line(line)
+                else:
+                    assert isinstance(line, Oversized)
+                    self._on_oversized(line)
+                if self._input_ended:
+                    return
+            self._wait_for_writer()
+        except Exception as error:
+            # Reported by the run task, which then closes the connection.
+            self._finish_input(error)
+
+    def _wait_for_writer(self) -> None:
+        """Error answers are written without waiting; respect the writer's limit before
+        taking in more. Pauses reading while the writer may be paused."""
+        transport = self._transport
+        if transport is None:
+            return  # our writers without a transport never make anyone wait
+        if not transport.is_closing():
+            low, _ = transport.get_write_buffer_limits()
+            if transport.get_write_buffer_size() <= low:
+                return  # its protocol cannot be paused
+        self._pause_reading()
+        self._draining = self._loop.create_task(self._drain_then_resume(), context=self._context)
+
+    async def _drain_then_resume(self) -> None:
+        try:
+            await self._writer.drain()
+        except (ConnectionError, OSError) as error:
+            self._finish_input(error)
+            return
+        finally:
+            self._draining = None
+        self._resume()
+
+    def _pause_reading(self) -> None:
+        assert self._protocol is not None
+        self._protocol.pause_reading()
+
+    def _schedule_resume(self) -> None:
+        if not self._resume_scheduled:
+            self._resume_scheduled = True
+            self._loop.call_soon(self._resume, context=self._context)
+
+    def _resume(self) -> None:
+        """Handle the backlog as far as the bound allows; then read again."""
+        self._resume_scheduled = False
+        if self._draining is not None or self._input_ended:
+            return
+        if self._backlog:
+            # What the bound leaves unhandled goes back into the (then empty) backlog.
+            lines = list(self._backlog)
+            self._backlog.clear()
+            self._handle_lines(lines)
+            if self._backlog or self._draining is not None or self._input_done.done():
+                return
+        if self._end_reported is not None:
+            self._finish_input(self._end_reported[0])
+            return
+        assert self._protocol is not None
+        self._protocol.resume_reading()
 
     def _on_line(self, line: bytes) -> None:
         try:
@@ -631,6 +778,8 @@ class Peer:
         waiter = self._slot_freed
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+        if self._backlog and self._context is not None:
+            self._schedule_resume()
 
     # ---------------------------------------------------------------- writing errors
 
@@ -684,7 +833,12 @@ class Peer:
             _, stuck = await asyncio.wait(handlers, timeout=self._options.close_timeout)
             for task in stuck:
                 log.warning("handler %r ignored its cancellation; left running", task)
+        if self._draining is not None:
+            self._draining.cancel()
         self._writer.close()
+        if self._protocol is not None:
+            self._backlog.clear()
+            self._protocol.close()
         try:
             await self._writer.wait_closed()
         except (ConnectionError, OSError) as error:

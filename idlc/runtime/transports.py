@@ -2,7 +2,8 @@
 
 Each client-side helper is an async context manager that yields a started peer and closes it
 on exit; servers take a factory for the root object of each connection. Every transport uses
-the same newline-delimited framing.
+the same newline-delimited framing, read through a `LineProtocol` (lines are handled as the
+transport delivers them) except a child process's output, read as a StreamReader.
 """
 
 from __future__ import annotations
@@ -15,36 +16,108 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import IO, Any
 
-from idlc.runtime.framing import CHUNK_SIZE
+from idlc.runtime.framing import CHUNK_SIZE, LineProtocol, TransportWriter
 from idlc.runtime.peer import ByteWriter, Peer, PeerOptions
 
 #: Makes the root object for each accepted connection (one shared object is `lambda: obj`).
 RootFactory = Callable[[], object]
 
-_ClientHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+#: Starts a listener whose every connection gets a protocol from the given factory.
+_Listen = Callable[[Callable[[], LineProtocol]], Awaitable[asyncio.Server]]
 
 
 # ---------------------------------------------------------------- in memory
 
 
-class _MemoryWriter:
-    """Feeds what is written straight into the other peer's reader. No flow control."""
+class _MemoryPipe(asyncio.ReadTransport):
+    """One direction of a memory pair: what is written reaches the other peer's protocol.
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-        self._closed = False
+    Delivery happens in a callback of its own, never inside `write`, so a peer is never
+    re-entered while it handles a message. The writer never waits; pausing the reading side
+    keeps data here until it resumes.
+    """
+
+    def __init__(self, protocol: LineProtocol) -> None:
+        super().__init__()
+        self._loop = asyncio.get_running_loop()
+        self._protocol = protocol
+        self._buffer = bytearray()
+        self._eof = False
+        self._closing = False
+        self._paused = False
+        self._scheduled = False
+        protocol.connection_made(self)
+
+    # the writing side (a ByteWriter)
 
     def write(self, data: bytes) -> None:
-        if not self._closed:
-            self._reader.feed_data(data)
+        if not self._eof and not self._closing:
+            self._buffer += data
+            self._schedule()
+
+    async def drain(self) -> None:
+        return None
+
+    def close_writing(self) -> None:
+        if not self._eof:
+            self._eof = True
+            self._schedule()
+
+    # the reading side (the protocol's transport)
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        if not self._closing:
+            self._closing = True
+            self._buffer.clear()
+            self._loop.call_soon(self._protocol.connection_lost, None)
+
+    def is_reading(self) -> bool:
+        return not self._paused and not self._closing
+
+    def pause_reading(self) -> None:
+        self._paused = True
+
+    def resume_reading(self) -> None:
+        if self._paused:
+            self._paused = False
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self._deliver)
+
+    def _deliver(self) -> None:
+        self._scheduled = False
+        if self._paused or self._closing:
+            return
+        if self._buffer:
+            data = bytes(self._buffer)
+            self._buffer.clear()
+            self._protocol.data_received(data)
+        if self._eof and not self._buffer and not self._paused and not self._closing:
+            self._closing = True
+            self._protocol.eof_received()
+            self._protocol.connection_lost(None)
+
+
+class _MemoryWriter:
+    """The writing end of a `_MemoryPipe`."""
+
+    def __init__(self, pipe: _MemoryPipe) -> None:
+        self._pipe = pipe
+
+    def write(self, data: bytes) -> None:
+        self._pipe.write(data)
 
     async def drain(self) -> None:
         return None
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._reader.feed_eof()
+        self._pipe.close_writing()
 
     async def wait_closed(self) -> None:
         return None
@@ -58,10 +131,13 @@ async def memory_pair(
     options: PeerOptions | None = None,
 ) -> AsyncIterator[tuple[Peer, Peer]]:
     """Two connected peers in this process, for tests: what one writes, the other reads."""
-    a_reader = asyncio.StreamReader(limit=CHUNK_SIZE)
-    b_reader = asyncio.StreamReader(limit=CHUNK_SIZE)
-    a = Peer(a_reader, _MemoryWriter(b_reader), a_root, options=options)
-    b = Peer(b_reader, _MemoryWriter(a_reader), b_root, options=options)
+    max_line = (options or PeerOptions()).max_message_size
+    a_protocol = LineProtocol(max_line)
+    b_protocol = LineProtocol(max_line)
+    to_a = _MemoryPipe(a_protocol)
+    to_b = _MemoryPipe(b_protocol)
+    a = Peer(a_protocol, _MemoryWriter(to_b), a_root, options=options)
+    b = Peer(b_protocol, _MemoryWriter(to_a), b_root, options=options)
     async with a, b:
         yield a, b
 
@@ -99,21 +175,22 @@ def _pollable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
-async def _open_reader(fd: int) -> asyncio.StreamReader:
+async def _open_reader(fd: int, max_line: int) -> LineProtocol:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=CHUNK_SIZE)
+    protocol = LineProtocol(max_line)
     if _pollable(fd):
         try:
             pipe = os.fdopen(fd, "rb", buffering=0)
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
-            return reader
+            await loop.connect_read_pipe(lambda: protocol, pipe)
+            return protocol
         except PermissionError:
             pass  # e.g. /dev/null: a character device epoll refuses; read it like a file
-    # A regular file never blocks, so reading it in the loop's thread is fine.
+    # A regular file never blocks; it is read whole, off the loop's thread.
     data = await loop.run_in_executor(None, _read_all, fd)
-    reader.feed_data(data)
-    reader.feed_eof()
-    return reader
+    if data:
+        protocol.data_received(data)
+    protocol.eof_received()
+    return protocol
 
 
 def _read_all(fd: int) -> bytes:
@@ -144,7 +221,7 @@ async def connect_fds(
 
     The peer owns both descriptors and closes them.
     """
-    reader = await _open_reader(read_fd)
+    reader = await _open_reader(read_fd, (options or PeerOptions()).max_message_size)
     writer = await _open_writer(write_fd)
     async with Peer(reader, writer, root, options=options) as peer:
         yield peer
@@ -245,34 +322,56 @@ class RpcServer:
         await self._server.serve_forever()
 
 
+class _Accepted(LineProtocol):
+    """The protocol of an accepted connection: tells the server once it is connected."""
+
+    def __init__(self, max_line: int, on_connect: Callable[[LineProtocol], None]) -> None:
+        super().__init__(max_line)
+        self._on_connect = on_connect
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._on_connect(self)
+
+
 @contextlib.asynccontextmanager
 async def _serve(
-    start: Callable[[_ClientHandler], Awaitable[asyncio.Server]],
+    listen: _Listen,
     root_factory: RootFactory,
     options: PeerOptions | None,
 ) -> AsyncIterator[RpcServer]:
+    loop = asyncio.get_running_loop()
+    max_line = (options or PeerOptions()).max_message_size
     peers: set[Peer] = set()
+    serving: set[asyncio.Task[None]] = set()
     closing = False
 
-    async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def on_connect(protocol: LineProtocol) -> None:
         if closing:
-            writer.close()
+            protocol.close()
             return
-        peer = Peer(reader, writer, root_factory(), options=options)
+        peer = Peer(protocol, TransportWriter(protocol), root_factory(), options=options)
         peers.add(peer)
+        task = loop.create_task(run(peer))
+        serving.add(task)
+        task.add_done_callback(serving.discard)
+
+    async def run(peer: Peer) -> None:
         try:
             async with peer:
                 await peer.wait_closed()
         finally:
             peers.discard(peer)
 
-    server = await start(on_client)
+    server = await listen(lambda: _Accepted(max_line, on_connect))
     try:
         yield RpcServer(server, peers)
     finally:
         closing = True
         server.close()
         await asyncio.gather(*(peer.close() for peer in list(peers)))
+        if serving:
+            await asyncio.wait(list(serving))
         await server.wait_closed()
 
 
@@ -285,10 +384,10 @@ def serve_tcp(
 ) -> contextlib.AbstractAsyncContextManager[RpcServer]:
     """Listen on `host:port`; leaving the block closes the listener and every connection."""
 
-    async def start(handler: _ClientHandler) -> asyncio.Server:
-        return await asyncio.start_server(handler, host, port, limit=CHUNK_SIZE)
+    async def listen(factory: Callable[[], LineProtocol]) -> asyncio.Server:
+        return await asyncio.get_running_loop().create_server(factory, host, port)
 
-    return _serve(start, root_factory, options)
+    return _serve(listen, root_factory, options)
 
 
 def serve_unix(
@@ -299,10 +398,10 @@ def serve_unix(
 ) -> contextlib.AbstractAsyncContextManager[RpcServer]:
     """Listen on the Unix socket `path`; leaving the block closes it and every connection."""
 
-    async def start(handler: _ClientHandler) -> asyncio.Server:
-        return await asyncio.start_unix_server(handler, path, limit=CHUNK_SIZE)
+    async def listen(factory: Callable[[], LineProtocol]) -> asyncio.Server:
+        return await asyncio.get_running_loop().create_unix_server(factory, path)
 
-    return _serve(start, root_factory, options)
+    return _serve(listen, root_factory, options)
 
 
 @contextlib.asynccontextmanager
@@ -314,8 +413,9 @@ async def connect_tcp(
     options: PeerOptions | None = None,
 ) -> AsyncIterator[Peer]:
     """A peer connected to a TCP server; `root` serves the server's calls back."""
-    reader, writer = await asyncio.open_connection(host, port, limit=CHUNK_SIZE)
-    async with Peer(reader, writer, root, options=options) as peer:
+    protocol = LineProtocol((options or PeerOptions()).max_message_size)
+    await asyncio.get_running_loop().create_connection(lambda: protocol, host, port)
+    async with Peer(protocol, TransportWriter(protocol), root, options=options) as peer:
         yield peer
 
 
@@ -327,6 +427,7 @@ async def connect_unix(
     options: PeerOptions | None = None,
 ) -> AsyncIterator[Peer]:
     """A peer connected to a Unix-socket server; `root` serves the server's calls back."""
-    reader, writer = await asyncio.open_unix_connection(path, limit=CHUNK_SIZE)
-    async with Peer(reader, writer, root, options=options) as peer:
+    protocol = LineProtocol((options or PeerOptions()).max_message_size)
+    await asyncio.get_running_loop().create_unix_connection(lambda: protocol, os.fspath(path))
+    async with Peer(protocol, TransportWriter(protocol), root, options=options) as peer:
         yield peer
