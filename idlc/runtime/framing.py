@@ -15,6 +15,7 @@ protocol; the reader serves `Peer(reader, writer)` on any stream.
 from __future__ import annotations
 
 import asyncio
+import collections
 from dataclasses import dataclass
 from typing import Final, Protocol, cast
 
@@ -134,7 +135,9 @@ class LineProtocol(asyncio.Protocol):
         self._ended = False
         self._transport: asyncio.BaseTransport | None = None
         self._write_paused = False
-        self._write_waiter: asyncio.Future[None] | None = None
+        #: One future per task waiting to write: a shared one would be cancelled for all
+        #: of them when one waiter is cancelled (asyncio's streams keep a deque too).
+        self._write_waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._lost = False
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -172,9 +175,10 @@ class LineProtocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._end(exc)
         self._lost = True
-        waiter = self._write_waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_exception(ConnectionResetError("Connection lost"))
+        for waiter in self._write_waiters:
+            if not waiter.done():
+                waiter.set_exception(ConnectionResetError("Connection lost"))
+        self._write_waiters.clear()
         if not self._closed.done():
             self._closed.set_result(None)
 
@@ -218,9 +222,10 @@ class LineProtocol(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self._write_paused = False
-        waiter = self._write_waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        for waiter in self._write_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._write_waiters.clear()
 
     async def writable(self) -> None:
         """Return once the transport takes more; raise if the connection is lost."""
@@ -228,10 +233,13 @@ class LineProtocol(asyncio.Protocol):
             raise ConnectionResetError("Connection lost")
         if not self._write_paused:
             return
-        waiter = self._write_waiter
-        if waiter is None or waiter.done():
-            waiter = self._write_waiter = asyncio.get_running_loop().create_future()
-        await waiter
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._write_waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if waiter in self._write_waiters:
+                self._write_waiters.remove(waiter)
 
     async def wait_closed(self) -> None:
         await self._closed

@@ -621,6 +621,8 @@ class Peer:
                 raise RpcError(
                     ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
                 ) from None
+            except RecursionError:
+                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
         if target is None:
             served = self._root
             if served is None:
@@ -699,6 +701,9 @@ class Peer:
             request_id = decode_cancel(params if params else _EMPTY_OBJECT).request_id
         except msgspec.ValidationError as error:
             log.warning("ignored %s: %s", CANCEL_METHOD, error)
+            return
+        except RecursionError:
+            log.warning("ignored %s: %s", CANCEL_METHOD, _TOO_DEEP)
             return
         task = self._incoming.get(request_id)
         if task is not None:
@@ -840,9 +845,20 @@ class Peer:
             self._backlog.clear()
             self._protocol.close()
         try:
-            await self._writer.wait_closed()
+            # A transport closes once its buffer is written out; a peer that stopped
+            # reading would keep it open for ever, so give it `close_timeout`, then abort.
+            await asyncio.wait_for(self._writer.wait_closed(), self._options.close_timeout)
+        except TimeoutError:
+            log.warning("the other side did not take the last %s; connection aborted", "writes")
+            self._abort_transport()
         except (ConnectionError, OSError) as error:
             log.debug("closing the transport: %r", error)
+
+    def _abort_transport(self) -> None:
+        transport = self._transport or getattr(self._writer, "transport", None)
+        abort = getattr(transport, "abort", None)
+        if abort is not None:
+            abort()
 
 
 _TOO_DEEP = "JSON nested too deeply"
@@ -872,4 +888,6 @@ def _remote_error(raw: Raw) -> RpcError:
         error = decode_error(raw)
     except msgspec.ValidationError as problem:
         return ProtocolError(f"Malformed error response: {problem}", validation_data(problem))
+    except RecursionError:
+        return ProtocolError(f"Malformed error response: {_TOO_DEEP}")
     return RpcError(error.code, error.message, error.data)

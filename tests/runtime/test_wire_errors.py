@@ -241,3 +241,35 @@ async def test_deeply_nested_json_is_refused_and_the_connection_goes_on() -> Non
         answer = await client.receive()
         assert answer["id"] in (3, None) and answer["error"]["code"] in (-32700, -32600, -32602)
         await client.assert_still_serving()
+
+
+@run_async
+async def test_json_nested_near_the_decoder_limit_never_closes_the_connection() -> None:
+    """Around the depth where decoding the envelope starts to fail, the later decodes
+    (target, cancel, error response) fail first; each must answer or be ignored, never
+    end the connection. (Past the envelope's own limit a line is answered as unparseable,
+    whatever it was meant to be, so the answers are not counted here.)"""
+    async with raw_connection(SampleService()) as (client, _):
+        for depth in range(700, 1300):
+            nested = b"[" * depth + b"]" * depth
+            await client.send(
+                b'{"jsonrpc":"2.0","id":1,"method":"sample:ping:get",'
+                b'"params":{"$target":"x","d":' + nested + b"}}\n"
+            )
+            await client.send(
+                b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1,"d":'
+                + nested
+                + b"}}\n"
+            )
+            await client.send(
+                b'{"jsonrpc":"2.0","id":99,"error":{"code":1,"message":"m","data":'
+                + nested
+                + b"}}\n"
+            )
+        await client.send(b'{"jsonrpc":"2.0","id":"last","method":"sample:ping:get"}\n')
+        while True:
+            answer = await client.receive()  # fails if the connection ended
+            if answer.get("id") == "last":
+                assert answer["result"] == "pong"
+                break
+            assert "error" in answer
