@@ -63,7 +63,16 @@ class _Continuation(Coroutine[Any, Any, None]):
         return self._coro.send(value)
 
     def throw(self, *args: Any) -> Any:
+        pending = self._pending
         self._pending = _STARTED
+        error = args[0] if args else None
+        cancelled = isinstance(error, asyncio.CancelledError) or (
+            isinstance(error, type) and issubclass(error, asyncio.CancelledError)
+        )
+        if cancelled and isinstance(pending, asyncio.Future) and not pending.done():
+            # Cancelled before the task took its first step: the task never saw what the
+            # coroutine awaits, so cancel that too, as a task's cancel() would have.
+            pending.cancel()
         return self._coro.throw(*args)
 
     def close(self) -> None:

@@ -48,7 +48,15 @@ Interceptor: TypeAlias = Callable[[CallInfo, Proceed], Awaitable[Any]]
 def applies_to(interceptor: Interceptor, method: str) -> bool:
     """Whether `interceptor` wraps calls to `method` (see its optional `methods`)."""
     methods = getattr(interceptor, "methods", None)
-    return methods is None or method in methods
+    if methods is None:
+        return True
+    if isinstance(methods, str):
+        # `in` on a string would match substrings (`"session/prompt"` holds `"prompt"`).
+        raise TypeError(
+            f"{type(interceptor).__name__}.methods must be a collection of method names, "
+            f"not the string {methods!r}"
+        )
+    return method in methods
 
 
 class SerializeTransactions:

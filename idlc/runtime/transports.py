@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import stat
 import sys
@@ -24,6 +25,8 @@ RootFactory = Callable[[], object]
 
 #: Starts a listener whose every connection gets a protocol from the given factory.
 _Listen = Callable[[Callable[[], LineProtocol]], Awaitable[asyncio.Server]]
+
+log = logging.getLogger("idlc.runtime")
 
 
 # ---------------------------------------------------------------- in memory
@@ -350,7 +353,15 @@ async def _serve(
         if closing:
             protocol.close()
             return
-        peer = Peer(protocol, TransportWriter(protocol), root_factory(), options=options)
+        try:
+            root = root_factory()
+        except Exception:
+            # No root, no connection: close it rather than leave the client waiting (and
+            # its lines piling up with no peer to take them).
+            log.exception("the root factory failed; connection closed")
+            protocol.close()
+            return
+        peer = Peer(protocol, TransportWriter(protocol), root, options=options)
         peers.add(peer)
         task = loop.create_task(run(peer))
         serving.add(task)

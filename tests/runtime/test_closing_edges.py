@@ -68,3 +68,73 @@ async def test_one_cancelled_writer_does_not_cancel_the_others() -> None:
     await asyncio.wait_for(second, 1)
     protocol.close()
     ours.close()
+
+
+@run_async
+async def test_a_handler_cancelled_before_its_first_step_cancels_what_it_awaits() -> None:
+    """A handler started inline that waits on a child task, then is cancelled in the same
+    loop turn: the child must be cancelled too, not left running detached."""
+    from idlc.runtime.eager import start_eagerly
+
+    child_finished = asyncio.Event()
+
+    async def child() -> None:
+        await asyncio.sleep(0.2)
+        child_finished.set()
+
+    spawned: list[asyncio.Task[None]] = []
+
+    async def handler() -> None:
+        task = asyncio.ensure_future(child())
+        spawned.append(task)
+        await task
+
+    continuation = start_eagerly(asyncio.get_running_loop(), handler())
+    assert continuation is not None
+    continuation.cancel()  # before the task's first step
+    try:
+        await continuation
+    except asyncio.CancelledError:
+        pass
+    await asyncio.sleep(0.3)
+    assert spawned[0].cancelled()
+    assert not child_finished.is_set()
+
+
+@run_async
+async def test_a_failing_root_factory_closes_that_connection() -> None:
+    from idlc.runtime import serve_tcp
+
+    def no_root() -> object:
+        raise RuntimeError("no root for this connection")
+
+    async with serve_tcp(no_root, "127.0.0.1", 0) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(_request(1, "sample:ping:get", {}))
+        try:
+            await writer.drain()
+        except ConnectionError:
+            pass
+        try:
+            data = await asyncio.wait_for(reader.read(), 5)
+        except ConnectionError:
+            data = b""
+        assert data == b""  # closed, with no answer, instead of left hanging
+        writer.close()
+
+
+def test_an_interceptor_methods_string_is_refused() -> None:
+    from idlc.runtime.interceptors import applies_to
+
+    class Narrow:
+        methods = "session/prompt"
+
+        async def __call__(self, call: object, proceed: object) -> object:
+            raise AssertionError("never called")
+
+    try:
+        applies_to(Narrow(), "prompt")  # type: ignore[arg-type]
+    except TypeError as error:
+        assert "collection of method names" in str(error)
+    else:
+        raise AssertionError("a string `methods` must be refused, not matched by substring")
