@@ -15,13 +15,16 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from idlc import __version__
 from idlc.diagnostics import Diagnostic, Diagnostics, without_allowed
 from idlc.source import SourceMap
+
+if TYPE_CHECKING:
+    from idlc.config import Config
 
 _FORMATS = click.Choice(["human", "json", "github"])
 
@@ -71,7 +74,7 @@ def _internal_errors() -> Iterator[None]:
         sys.exit(3)
 
 
-def _configured(diagnostics: Diagnostics):  # type: ignore[no-untyped-def]
+def _configured(diagnostics: Diagnostics) -> Config | None:
     from idlc import config
 
     return config.load(diagnostics)
