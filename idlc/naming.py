@@ -51,8 +51,12 @@ def member_name(name: str) -> str:
 
 
 def field_name(name: str) -> str:
-    """The Python attribute (and keyword argument) for a record field."""
-    return snake_case(name)
+    """The Python attribute (and keyword argument) for a record field.
+
+    Leading underscores are dropped (`_meta` → `meta`): in Python they would mark the
+    attribute private, which a field of a message is not; the wire name keeps them.
+    """
+    return snake_case(name.lstrip("_") or name)
 
 
 def enum_member_name(value: str) -> str:

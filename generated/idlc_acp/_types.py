@@ -259,7 +259,7 @@ class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Note: in future versions of the protocol, this will be required.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -300,7 +300,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -318,7 +318,7 @@ class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Whether the Client supports `fs/read_text_file` requests."""
     write_text_file: bool = msgspec.field(default=False, name="writeTextFile")
     """Whether the Client supports `fs/write_text_file` requests."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -338,7 +338,7 @@ class ClientSessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True
     Omitted or `null` both mean the client does not advertise support for any
     config option extensions.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -361,7 +361,7 @@ class SessionConfigOptionsCapabilities(
     `configOptions`, and the client may send `session/set_config_option`
     requests with `type: "boolean"` and a boolean `value`.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -375,7 +375,7 @@ class BooleanConfigOptionCapabilities(msgspec.Struct, kw_only=True, omit_default
     Supplying `{}` means the client supports boolean session configuration options.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -398,7 +398,7 @@ class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     configured agent invocation in an interactive terminal. When `true`, the
     agent may include `terminal` entries in its authentication methods.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -421,7 +421,7 @@ class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -435,7 +435,7 @@ class ElicitationFormCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tr
     Supplying `{}` means the client supports form-based elicitation.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -449,7 +449,7 @@ class ElicitationUrlCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     Supplying `{}` means the client supports URL-based elicitation.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -477,7 +477,7 @@ class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -514,7 +514,7 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Note: in future versions of the protocol, this will be required.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -550,7 +550,7 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Session lifecycle and prompt capabilities advertised by the agent."""
     auth: AgentAuthCapabilities | None = None
     """Authentication-related capabilities supported by the agent."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -583,7 +583,7 @@ class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     When enabled, the Client is allowed to include [`ContentBlock::Resource`]
     in prompt requests for pieces of context that are referenced in the message.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -598,7 +598,7 @@ class McpCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Agent supports [`McpServer::Http`]."""
     sse: bool = False
     """Agent supports [`McpServer::Sse`]."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -658,7 +658,7 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -672,7 +672,7 @@ class SessionListCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Supplying `{}` means the agent supports listing sessions.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -686,7 +686,7 @@ class SessionDeleteCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -707,7 +707,7 @@ class SessionAdditionalDirectoriesCapabilities(
     complete ordered additional-root list associated with a listed session.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -721,7 +721,7 @@ class SessionResumeCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True
     Supplying `{}` means the agent supports resuming sessions.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -735,7 +735,7 @@ class SessionCloseCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True)
     Supplying `{}` means the agent supports closing sessions.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -752,7 +752,7 @@ class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports the logout method.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -766,7 +766,7 @@ class LogoutCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Supplying `{}` means the agent supports the logout method.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -798,7 +798,7 @@ class AuthMethodTerminal(
     """Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -818,7 +818,7 @@ class AuthMethodAgent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable name of the authentication method."""
     description: str | None = None
     """Optional description providing more details about this authentication method."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -848,7 +848,7 @@ class AuthenticateRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -859,7 +859,7 @@ class AuthenticateRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class AuthenticateResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to the `authenticate` method."""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -873,7 +873,7 @@ class LogoutRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Terminates the current authenticated session.
     """
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -884,7 +884,7 @@ class LogoutRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class LogoutResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to the `logout` method."""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -912,7 +912,7 @@ class NewSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
     mcp_servers: list[McpServer] = msgspec.field(name="mcpServers")
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -939,7 +939,7 @@ class McpServerHttp(
     """URL to the MCP server."""
     headers: list[HttpHeader]
     """HTTP headers to set when making requests to the MCP server."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -966,7 +966,7 @@ class McpServerSse(
     """URL to the MCP server."""
     headers: list[HttpHeader]
     """HTTP headers to set when making requests to the MCP server."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -985,7 +985,7 @@ class McpServerStdio(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Command-line arguments to pass to the MCP server."""
     env: list[EnvVariable]
     """Environment variables to set when launching the MCP server."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1012,7 +1012,7 @@ class HttpHeader(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The name of the HTTP header."""
     value: str
     """The value to set for the HTTP header."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1027,7 +1027,7 @@ class EnvVariable(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The name of the environment variable."""
     value: str
     """The value to set for the environment variable."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1056,7 +1056,7 @@ class NewSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
         name="configOptions",
     )
     """Initial session configuration options if supported by the Agent."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1071,7 +1071,7 @@ class SessionModeState(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The current mode the Agent is in."""
     available_modes: list[SessionMode] = msgspec.field(name="availableModes")
     """The set of modes that the Agent can operate in"""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1091,7 +1091,7 @@ class SessionMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable name shown for this protocol object."""
     description: str | None = None
     """Optional human-readable details shown with this protocol object."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1114,7 +1114,7 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Optional description for the Client to display to the user."""
     category: SessionConfigOptionCategory | None = None
     """Optional semantic category for this option (UX only)."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1145,7 +1145,7 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Optional description for the Client to display to the user."""
     category: SessionConfigOptionCategory | None = None
     """Optional semantic category for this option (UX only)."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1177,7 +1177,7 @@ class SessionConfigSelectOption(
     """Human-readable label for this option value."""
     description: str | None = None
     """Optional description for this option value."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1199,7 +1199,7 @@ class SessionConfigSelectGroup(
     """Human-readable label for this group."""
     options: list[SessionConfigSelectOption]
     """The set of option values in this group."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1232,7 +1232,7 @@ class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to load."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1253,7 +1253,7 @@ class LoadSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
         name="configOptions",
     )
     """Initial session configuration options if supported by the Agent."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1287,7 +1287,7 @@ class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
     mcp_servers: list[McpServer] | None = msgspec.field(default=None, name="mcpServers")
     """List of MCP servers to connect to for this session."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1308,7 +1308,7 @@ class ResumeSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
         name="configOptions",
     )
     """Initial session configuration options if supported by the Agent."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1326,7 +1326,7 @@ class ListSessionsRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: str | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1343,7 +1343,7 @@ class ListSessionsResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1372,7 +1372,7 @@ class SessionInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable title for the session"""
     updated_at: str | None = msgspec.field(default=None, name="updatedAt")
     """ISO 8601 timestamp of last activity"""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1388,7 +1388,7 @@ class DeleteSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to delete."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1399,7 +1399,7 @@ class DeleteSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class DeleteSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response from deleting a session."""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1419,7 +1419,7 @@ class CloseSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to close."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1430,7 +1430,7 @@ class CloseSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class CloseSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response from closing a session."""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1445,7 +1445,7 @@ class SetSessionModeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The ID of the session to set the mode for."""
     mode_id: SessionModeId = msgspec.field(name="modeId")
     """The ID of the mode to set."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1456,7 +1456,7 @@ class SetSessionModeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class SetSessionModeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to `session/set_mode` method."""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1480,7 +1480,7 @@ class SetSessionConfigOptionRequestBoolean(
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
     """The ID of the configuration option to set."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1507,7 +1507,7 @@ class SetSessionConfigOptionRequestDefault(
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
     """The ID of the configuration option to set."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1520,7 +1520,7 @@ class SetSessionConfigOptionResponse(msgspec.Struct, kw_only=True, omit_defaults
 
     config_options: list[SessionConfigOption] = msgspec.field(name="configOptions")
     """The full set of configuration options and their current values."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1553,7 +1553,7 @@ class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1568,7 +1568,7 @@ class TextContent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Optional annotations that help clients decide how to display or route this content."""
     text: str
     """Text payload carried by this content block."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1601,7 +1601,7 @@ class ImageContent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """MIME type describing the encoded media payload."""
     uri: str | None = None
     """URI associated with this resource or media payload."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1631,7 +1631,7 @@ class AudioContent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Base64-encoded media payload."""
     mime_type: str = msgspec.field(name="mimeType")
     """MIME type describing the encoded media payload."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1669,7 +1669,7 @@ class ResourceLink(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Optional display title for end-user UI."""
     uri: str
     """URI associated with this resource or media payload."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1697,7 +1697,7 @@ class EmbeddedResource(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Optional annotations that help clients decide how to display or route this content."""
     resource: EmbeddedResourceResource
     """Embedded resource payload, either text or binary data."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1729,7 +1729,7 @@ class Annotations(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Timestamp indicating when the underlying resource was last modified."""
     priority: float | None = None
     """Relative importance of this content when clients choose what to surface."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1751,7 +1751,7 @@ class TextResourceContents(
     """Text payload carried by this content block."""
     uri: str
     """URI associated with this resource or media payload."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1773,7 +1773,7 @@ class BlobResourceContents(
     """MIME type describing the encoded media payload."""
     uri: str
     """URI associated with this resource or media payload."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1789,7 +1789,7 @@ class PromptResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     stop_reason: StopReason = msgspec.field(name="stopReason")
     """Indicates why the agent stopped processing the turn."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1805,7 +1805,7 @@ class CancelNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to cancel operations for."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1825,7 +1825,7 @@ class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1844,7 +1844,7 @@ class ContentChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1911,7 +1911,7 @@ class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Raw input parameters sent to the tool."""
     raw_output: _hooks.JsonValue | None = msgspec.field(default=None, name="rawOutput")
     """Raw output returned by the tool."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1954,7 +1954,7 @@ class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Update the raw input."""
     raw_output: _hooks.JsonValue | None = msgspec.field(default=None, name="rawOutput")
     """Update the raw output."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -1988,7 +1988,7 @@ class Plan(msgspec.Struct, kw_only=True, omit_defaults=True):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2013,7 +2013,7 @@ class AvailableCommandsUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     available_commands: list[AvailableCommand] = msgspec.field(name="availableCommands")
     """Commands the agent can execute"""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2039,7 +2039,7 @@ class CurrentModeUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     current_mode_id: SessionModeId = msgspec.field(name="currentModeId")
     """The ID of the current mode"""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2065,7 +2065,7 @@ class ConfigOptionUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     config_options: list[SessionConfigOption] = msgspec.field(name="configOptions")
     """The full set of configuration options and their current values."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2094,7 +2094,7 @@ class SessionInfoUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable title for the session. Set to null to clear."""
     updated_at: str | None = msgspec.field(default=None, name="updatedAt")
     """ISO 8601 timestamp of last activity. Set to null to clear."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2121,7 +2121,7 @@ class UsageUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Total context window size in tokens."""
     cost: Cost | None = None
     """Cumulative session cost (optional)."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2144,7 +2144,7 @@ class Content(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     content: ContentBlock
     """The actual content block."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2176,7 +2176,7 @@ class Diff(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The original content (None for new files)."""
     new_text: str = msgspec.field(name="newText")
     """The new content after modification."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2204,7 +2204,7 @@ class Terminal(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """Identifier of the terminal instance to embed in the content stream."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2240,7 +2240,7 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The absolute file path being accessed or modified."""
     line: _UInt32 | None = None
     """Optional line number within the file."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2264,7 +2264,7 @@ class PlanEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2281,7 +2281,7 @@ class AvailableCommand(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable description of what the command does."""
     input: AvailableCommandInput | None = None
     """Input for the command if required"""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2294,7 +2294,7 @@ class UnstructuredCommandInput(msgspec.Struct, kw_only=True, omit_defaults=True)
 
     hint: str
     """A hint to display when the input hasn't been provided yet"""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2309,7 +2309,7 @@ class Cost(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Total cumulative cost for session."""
     currency: str
     """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2331,7 +2331,7 @@ class RequestPermissionRequest(msgspec.Struct, kw_only=True, omit_defaults=True)
     """Details about the tool call requiring permission."""
     options: list[PermissionOption]
     """Available permission options for the user to choose from."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2348,7 +2348,7 @@ class PermissionOption(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2361,7 +2361,7 @@ class RequestPermissionResponse(msgspec.Struct, kw_only=True, omit_defaults=True
 
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2391,7 +2391,7 @@ class SelectedPermissionOutcome(msgspec.Struct, kw_only=True, omit_defaults=True
 
     option_id: PermissionOptionId = msgspec.field(name="optionId")
     """The ID of the option the user selected."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2423,7 +2423,7 @@ class ReadTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Line number to start reading from (1-based)."""
     limit: _UInt32 | None = None
     """Maximum number of lines to read."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2436,7 +2436,7 @@ class ReadTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     content: str
     """Content payload returned by this response."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2456,7 +2456,7 @@ class WriteTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Absolute path to the file to write."""
     content: str
     """The text content to write to the file."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2467,7 +2467,7 @@ class WriteTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class WriteTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to `fs/write_text_file`"""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2501,7 +2501,7 @@ class CreateTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     string output, even if this means the retained output is slightly less than the
     specified limit.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2514,7 +2514,7 @@ class CreateTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The unique identifier for the created terminal."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2529,7 +2529,7 @@ class TerminalOutputRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The session ID for this request."""
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to get output from."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2549,7 +2549,7 @@ class TerminalOutputResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
         name="exitStatus",
     )
     """Exit status if the command has completed."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2564,7 +2564,7 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The process exit code (may be null if terminated by signal)."""
     signal: str | None = None
     """The signal that terminated the process (may be null if exited normally)."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2579,7 +2579,7 @@ class WaitForTerminalExitRequest(msgspec.Struct, kw_only=True, omit_defaults=Tru
     """The session ID for this request."""
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to wait for."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2594,7 +2594,7 @@ class WaitForTerminalExitResponse(msgspec.Struct, kw_only=True, omit_defaults=Tr
     """The process exit code (may be null if terminated by signal)."""
     signal: str | None = None
     """The signal that terminated the process (may be null if exited normally)."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2609,7 +2609,7 @@ class KillTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The session ID for this request."""
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to kill."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2620,7 +2620,7 @@ class KillTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class KillTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to `terminal/kill` method"""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2635,7 +2635,7 @@ class ReleaseTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The session ID for this request."""
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """The ID of the terminal to release."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2646,7 +2646,7 @@ class ReleaseTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 class ReleaseTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Response to terminal/release method"""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2661,7 +2661,7 @@ class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A JSON Schema describing the form fields to present to the user."""
     message: str
     """A human-readable message describing what input is needed."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2699,7 +2699,7 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The URL to direct the user to."""
     message: str
     """A human-readable message describing what input is needed."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2762,7 +2762,7 @@ class ElicitationSchema(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2822,7 +2822,7 @@ class StringPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2869,7 +2869,7 @@ class NumberPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2916,7 +2916,7 @@ class IntegerPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -2953,7 +2953,7 @@ class BooleanPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3002,7 +3002,7 @@ class MultiSelectPropertySchema(msgspec.Struct, kw_only=True, omit_defaults=True
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3041,7 +3041,7 @@ class EnumOption(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3054,7 +3054,7 @@ class StringMultiSelectItems(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     enum: list[str]
     """Allowed enum values."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3078,7 +3078,7 @@ class TitledMultiSelectItems(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     any_of: list[EnumOption] = msgspec.field(name="anyOf")
     """Titled enum options."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3133,7 +3133,7 @@ class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     content: dict[str, ElicitationContentValue] | None = None
     """The user-provided content, if any, as an object matching the requested schema."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3162,7 +3162,7 @@ class CreateElicitationResponseDecline(
 ):
     """The user declined the elicitation."""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3180,7 +3180,7 @@ class CreateElicitationResponseCancel(
 ):
     """The elicitation was cancelled."""
 
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3201,7 +3201,7 @@ class CompleteElicitationNotification(msgspec.Struct, kw_only=True, omit_default
 
     elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
     """The ID of the elicitation that completed."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 
@@ -3217,7 +3217,7 @@ class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True
 
     request_id: RequestId = msgspec.field(name="requestId")
     """The ID of the request to cancel."""
-    _meta: dict[str, _hooks.JsonValue] | None = None
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
 

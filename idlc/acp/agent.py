@@ -79,7 +79,7 @@ def agent_capabilities(
         mcp_capabilities=mcp,
         session_capabilities=session if session != SessionCapabilities() else None,
         auth=(AgentAuthCapabilities(logout=LogoutCapabilities()) if "logout" in members else None),
-        _meta=meta,
+        meta=meta,
     )
 
 

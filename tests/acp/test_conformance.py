@@ -71,7 +71,7 @@ def test_null_and_absent_optionals_both_decode_and_are_omitted() -> None:
     decoded = msgspec.json.decode(
         json.dumps(raw).encode(), type=idlc_acp.ReadTextFileRequest, dec_hook=dec_hook
     )
-    assert decoded.line is None and decoded._meta is None
+    assert decoded.line is None and decoded.meta is None
     assert json.loads(msgspec.json.encode(decoded)) == {"sessionId": "s", "path": "/a"}
 
 
@@ -83,7 +83,7 @@ def test_meta_stays_its_own_field() -> None:
     decoded = msgspec.json.decode(
         json.dumps(raw).encode(), type=idlc_acp.PromptRequest, dec_hook=dec_hook
     )
-    assert decoded.session_id == "real" and decoded._meta == {"sessionId": "fake"}
+    assert decoded.session_id == "real" and decoded.meta == {"sessionId": "fake"}
 
 
 @pytest.mark.parametrize(

@@ -259,12 +259,12 @@ async def run(options: argparse.Namespace) -> int:
                     cwd=options.cwd,
                     mcp_servers=[],
                     # Not `cwd`: the official Python agent would take `_meta.cwd` for the cwd.
-                    _meta={"sessionId": shadow},
+                    meta={"sessionId": shadow},
                 )
             )
             blocks = ["meta must not shadow"]
             # Only `sessionId`: the official Python agent lets a `_meta.session_id` through.
-            stop = await prompt(created.session_id, blocks, "allow", _meta={"sessionId": shadow})
+            stop = await prompt(created.session_id, blocks, "allow", meta={"sessionId": shadow})
             return {
                 "sent": blocks,
                 "shadow": shadow,
