@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from idlc.breaking.compare import Change, Comparison, InterfaceReport
+from idlc.diagnostics.render import github_data, github_property
 from idlc.source import SourceMap, Span
 
 __all__ = ["Shown", "render_github", "render_human", "render_json"]
@@ -173,11 +174,11 @@ def render_github(comparisons: Sequence[Comparison], shown: Shown) -> str:
                 command = "error" if report.failing else "notice"
                 span, _ = shown.locate(change)
                 title = f"{change.rule.id} {change.rule.name}"
-                properties = [f"title={_property(title)}"]
+                properties = [f"title={github_property(title)}"]
                 message = f"{change.message}\n{_revision_line(report)}"
                 if span is not None and (change.side == "new" or span is change.span):
                     properties = [
-                        f"file={_property(span.file)}",
+                        f"file={github_property(span.file)}",
                         f"line={span.line}",
                         f"col={span.column}",
                         f"endLine={span.end_line}",
@@ -186,13 +187,6 @@ def render_github(comparisons: Sequence[Comparison], shown: Shown) -> str:
                     ]
                 elif span is not None:
                     message += f"\nwas at {span.file}:{span.line}:{span.column}"
-                out.append(f"::{command} {','.join(properties)}::{_data(message)}\n")
+                out.append(f"::{command} {','.join(properties)}::{github_data(message)}\n")
     return "".join(out)
 
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")

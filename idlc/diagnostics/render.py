@@ -164,11 +164,11 @@ def render_github(diagnostics: Iterable[Diagnostic]) -> str:
     out = []
     for diagnostic in diagnostics:
         command = "error" if diagnostic.is_error else "warning"
-        properties = [f"title={_property(diagnostic.code.id + ' ' + diagnostic.code.title)}"]
+        properties = [f"title={github_property(diagnostic.code.id + ' ' + diagnostic.code.title)}"]
         span = diagnostic.span
         if span is not None:
             properties = [
-                f"file={_property(span.file)}",
+                f"file={github_property(span.file)}",
                 f"line={span.line}",
                 f"col={span.column}",
                 f"endLine={span.end_line}",
@@ -176,13 +176,15 @@ def render_github(diagnostics: Iterable[Diagnostic]) -> str:
                 *properties,
             ]
         message = diagnostic.message + (f"\nhelp: {diagnostic.help}" if diagnostic.help else "")
-        out.append(f"::{command} {','.join(properties)}::{_data(message)}\n")
+        out.append(f"::{command} {','.join(properties)}::{github_data(message)}\n")
     return "".join(out)
 
 
-def _data(text: str) -> str:
+def github_data(text: str) -> str:
+    """`text` escaped as the message of a GitHub workflow command."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+def github_property(text: str) -> str:
+    """`text` escaped as a property value (`file=…`) of a GitHub workflow command."""
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
