@@ -14,12 +14,13 @@ handlers, size limit and end-of-input behaviour.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import logging
 import traceback
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Protocol
@@ -615,14 +616,8 @@ class Peer:
         """Find the object and member a call is for and decode its params, or raise RpcError."""
         target = None
         if targeted and params:
-            try:
+            with _invalid_params():
                 target = decode_target(params)
-            except msgspec.ValidationError as error:
-                raise RpcError(
-                    ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
-                ) from None
-            except RecursionError:
-                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
         if target is None:
             served = self._root
             if served is None:
@@ -640,26 +635,16 @@ class Peer:
             fallback = self._options.fallback
             if fallback is None or method == CANCEL_METHOD:
                 raise Unsupported(method, f"Method not found: {method}")
-            try:
+            with _invalid_params():
                 value = decode_any(params) if params else None
-            except msgspec.DecodeError as error:  # pragma: no cover - the line was valid JSON
-                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}") from None
-            except RecursionError:
-                raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
             return served, _fallback_spec(method, fallback, notify), value, target
-        try:
+        with _invalid_params():
             if spec.shape is InputShape.UNIT:
                 if params and not targeted:
                     decode_target(params)  # only checks that params is an object (or null)
                 decoded = None
             else:
                 decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
-        except msgspec.ValidationError as error:
-            raise RpcError(
-                ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
-            ) from None
-        except RecursionError:
-            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
         return served, spec, decoded, target
 
     def _on_request(self, id: RequestId | None, method: str, params: Raw, targeted: bool) -> None:
@@ -862,6 +847,21 @@ class Peer:
 
 
 _TOO_DEEP = "JSON nested too deeply"
+
+
+@contextlib.contextmanager
+def _invalid_params() -> Iterator[None]:
+    """Params that do not decode become -32602 (with the JSON path when msgspec gives one)."""
+    try:
+        yield
+    except msgspec.ValidationError as error:
+        raise RpcError(
+            ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
+        ) from None
+    except msgspec.DecodeError as error:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}") from None
+    except RecursionError:
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
 
 
 def _fallback_spec(method: str, fallback: MethodFallback, notify: bool) -> MethodSpec:
