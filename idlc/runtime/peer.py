@@ -14,13 +14,12 @@ handlers, size limit and end-of-input behaviour.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import functools
 import logging
 import traceback
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Protocol
@@ -616,7 +615,7 @@ class Peer:
         """Find the object and member a call is for and decode its params, or raise RpcError."""
         target = None
         if targeted and params:
-            with _invalid_params():
+            with _invalid_params:
                 target = decode_target(params)
         if target is None:
             served = self._root
@@ -635,10 +634,10 @@ class Peer:
             fallback = self._options.fallback
             if fallback is None or method == CANCEL_METHOD:
                 raise Unsupported(method, f"Method not found: {method}")
-            with _invalid_params():
+            with _invalid_params:
                 value = decode_any(params) if params else None
             return served, _fallback_spec(method, fallback, notify), value, target
-        with _invalid_params():
+        with _invalid_params:
             if spec.shape is InputShape.UNIT:
                 if params and not targeted:
                     decode_target(params)  # only checks that params is an object (or null)
@@ -849,19 +848,29 @@ class Peer:
 _TOO_DEEP = "JSON nested too deeply"
 
 
-@contextlib.contextmanager
-def _invalid_params() -> Iterator[None]:
-    """Params that do not decode become -32602 (with the JSON path when msgspec gives one)."""
-    try:
-        yield
-    except msgspec.ValidationError as error:
-        raise RpcError(
-            ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
-        ) from None
-    except msgspec.DecodeError as error:
-        raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}") from None
-    except RecursionError:
-        raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
+class _InvalidParams:
+    """`with _invalid_params:` turns params that do not decode into -32602 (with the JSON
+    path when msgspec gives one). A plain object, not a generator: it is on every call."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, _: object
+    ) -> None:
+        if error is None:
+            return
+        if isinstance(error, msgspec.ValidationError):
+            raise RpcError(
+                ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
+            ) from None
+        if isinstance(error, msgspec.DecodeError):
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}") from None
+        if isinstance(error, RecursionError):
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {_TOO_DEEP}") from None
+
+
+_invalid_params: Final = _InvalidParams()
 
 
 def _fallback_spec(method: str, fallback: MethodFallback, notify: bool) -> MethodSpec:
