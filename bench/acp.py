@@ -29,8 +29,8 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-import acp  # noqa: E402  (the official SDK)
-from acp.schema import (  # noqa: E402
+import acp  (the official SDK)
+from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
     InitializeResponse,
@@ -38,10 +38,10 @@ from acp.schema import (  # noqa: E402
     PromptResponse,
 )
 
-from idlc.acp import Agent, Client, agent_options, client_options  # noqa: E402
-from idlc.acp import AgentConnection, current_client  # noqa: E402
-from idlc.runtime import connect_fds  # noqa: E402
-from idlc_acp import (  # noqa: E402
+from idlc_acp import Agent, Client, agent_options, client_options
+from idlc_acp import AgentConnection, current_client
+from idlc_runtime import connect_fds
+from idlc_acp import (
     AgentCapabilities as IdlcAgentCapabilities,
     ContentBlockText,
     InitializeRequest,

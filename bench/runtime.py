@@ -1,4 +1,4 @@
-"""Round trips per second of idlc.runtime against a raw asyncio + json baseline.
+"""Round trips per second of idlc_runtime against a raw asyncio + json baseline.
 
 Both sides of each connection live in this one process, joined by two `os.pipe` pairs, so
 the figures measure the runtime's own cost per message (framing, decoding, dispatch, tasks,
@@ -8,7 +8,7 @@ encoding, writes), not a network. Scenarios:
   (b) a request whose handler sends 10 notifications to the caller before answering.
 
 The baseline is what one writes without a runtime: asyncio streams, `readline`, stdlib
-`json`, a dict of handlers, no validation; like idlc.runtime it runs every incoming request
+`json`, a dict of handlers, no validation; like idlc_runtime it runs every incoming request
 and notification in its own task, so both do the same work.
 
 Usage:  python bench/runtime.py [--runs 7] [--count 3000]
@@ -31,7 +31,7 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from idlc.runtime import (  # noqa: E402
+from idlc_runtime import (  # noqa: E402
     Execution,
     InputShape,
     InterfaceSpec,
@@ -120,7 +120,7 @@ Bench.__idlc_interface__ = InterfaceSpec(
 )
 
 
-# ---------------------------------------------------------------- idlc.runtime
+# ---------------------------------------------------------------- idlc_runtime
 
 
 async def ours(method: str, count: int) -> float:
@@ -273,7 +273,7 @@ def main() -> None:
         f"Python {sys.version.split()[0]}, msgspec {msgspec.__version__}, "
         f"{args.runs} runs x {args.count} round trips, median round trips/s"
     )
-    print(f"{'scenario':36} {'idlc.runtime':>14} {'raw baseline':>14} {'ratio':>7}")
+    print(f"{'scenario':36} {'idlc_runtime':>14} {'raw baseline':>14} {'ratio':>7}")
     for name, (mine, raw) in results.items():
         print(f"{name:36} {mine:14,.0f} {raw:14,.0f} {mine / raw:6.2f}x")
 

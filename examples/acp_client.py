@@ -22,15 +22,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-
-import msgspec  # noqa: E402
-
-from idlc import __version__  # noqa: E402
-from idlc.acp import PROTOCOL_VERSION, Client, spawn_agent  # noqa: E402
-from idlc.runtime import RpcError  # noqa: E402
-from idlc_acp import (  # noqa: E402
+import msgspec
+from idlc_acp import (
+    PROTOCOL_VERSION,
     CancelNotification,
+    Client,
     ClientCapabilities,
     ContentBlockText,
     FileSystemCapabilities,
@@ -48,7 +44,10 @@ from idlc_acp import (  # noqa: E402
     SessionNotification,
     WriteTextFileRequest,
     WriteTextFileResponse,
+    __version__,
+    spawn_agent,
 )
+from idlc_runtime import RpcError
 
 _encoder = msgspec.json.Encoder()
 

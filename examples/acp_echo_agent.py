@@ -17,25 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import uuid
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-
-from idlc import __version__  # noqa: E402
-from idlc.acp import (
+from idlc_acp import (
     PROTOCOL_VERSION,
     Agent,
-    agent_capabilities,
-    current_client,
-    run_agent,
-)  # noqa: E402
-from idlc_acp import (  # noqa: E402
     CancelNotification,
     ClientCapabilities,
     ContentBlockText,
-    ContentChunk,
     Implementation,
     InitializeRequest,
     InitializeResponse,
@@ -46,6 +35,7 @@ from idlc_acp import (  # noqa: E402
     PromptCapabilities,
     PromptRequest,
     PromptResponse,
+    __version__,
     ReadTextFileRequest,
     RequestPermissionOutcomeSelected,
     RequestPermissionRequest,
@@ -60,6 +50,9 @@ from idlc_acp import (  # noqa: E402
     ToolCallStatus,
     ToolCallUpdate,
     ToolKind,
+    agent_capabilities,
+    current_client,
+    run_agent,
 )
 
 #: The pause between echoed blocks, in seconds.
@@ -96,7 +89,7 @@ class EchoAgent(Agent):
         session_id = input.session_id
         cwd = self.sessions.get(session_id)
         if cwd is None:
-            from idlc.runtime import RpcError
+            from idlc_runtime import RpcError
 
             raise RpcError(-32002, f"Unknown session: {session_id}", {"sessionId": session_id})
         peer = current_client()
@@ -165,7 +158,7 @@ class EchoAgent(Agent):
         return PromptResponse(stop_reason=StopReason.END_TURN)
 
     async def cancel(self, input: CancelNotification) -> None:
-        # `idlc.acp` already cancels the running turn of `input.session_id`; nothing else to
+        # `idlc_acp` already cancels the running turn of `input.session_id`; nothing else to
         # stop here. Declaring it only documents that cancellation is supported.
         return None
 

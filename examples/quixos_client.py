@@ -1,8 +1,9 @@
 """A walkthrough of the Quixos agent interfaces through the generated proxies.
 
-Run it from the repository root:
+Run it from the repository root, where `generated/` holds the committed package
+`quixos_agent` (it is not installed, so put it on the import path):
 
-    python examples/quixos_client.py
+    PYTHONPATH=generated python examples/quixos_client.py
 
 It starts `examples/quixos_server.py` as a child process, talks JSON-RPC to it over the
 child's stdin and stdout, and prints each step: the directory (the connection's root
@@ -14,20 +15,13 @@ the server's own log (on stderr) as well.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import sys
 from pathlib import Path
 
-# The generated package is committed in the repository's `generated/` folder, not installed:
-# put that folder on the import path, with the repository root in front so that `idlc.runtime`
-# is the one of this checkout, the one the generated code was made for.
-_REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(_REPO), str(_REPO / "generated")]
-
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-
-from idlc.runtime import ErrorCode, Peer, RpcError, Unsupported, spawn  # noqa: E402
-from quixos_agent import (  # noqa: E402
+from idlc_runtime import ErrorCode, Peer, RpcError, Unsupported, spawn
+from quixos_agent import (
     AgentContextSubjectRef,
     AgentDirectoryProxy,
     AgentRequestObjectRef,

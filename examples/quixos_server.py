@@ -1,9 +1,10 @@
 """An in-memory Quixos agent directory served over JSON-RPC with the generated skeletons.
 
-Run it from the repository root:
+Run it from the repository root, where `generated/` holds the committed package
+`quixos_agent` (it is not installed, so put it on the import path):
 
-    python examples/quixos_server.py                        # one client on stdin/stdout
-    python examples/quixos_server.py --tcp 127.0.0.1:8765   # TCP clients (port 0: any free)
+    PYTHONPATH=generated python examples/quixos_server.py                        # one client on stdin/stdout
+    PYTHONPATH=generated python examples/quixos_server.py --tcp 127.0.0.1:8765   # TCP clients (port 0: any free)
 
 `examples/quixos_client.py` spawns it and walks through every member. Nothing but the
 protocol is written to stdout; logging goes to stderr.
@@ -56,26 +57,18 @@ Application errors: `UNKNOWN_OBJECT` (4004) for a reference to nothing this dire
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import hashlib
+import json
+import logging
+import signal
 import sys
-from pathlib import Path
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Final
 
-# The generated package is committed in the repository's `generated/` folder, not installed:
-# put that folder on the import path, with the repository root in front so that `idlc.runtime`
-# is the one of this checkout, the one the generated code was made for.
-_REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(_REPO), str(_REPO / "generated")]
-
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import hashlib  # noqa: E402
-import json  # noqa: E402
-import logging  # noqa: E402
-import signal  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from datetime import UTC, datetime  # noqa: E402
-from typing import Final  # noqa: E402
-
-from idlc.runtime import (  # noqa: E402
+from idlc_runtime import (
     PeerOptions,
     RpcError,
     SerializeTransactions,
@@ -83,7 +76,7 @@ from idlc.runtime import (  # noqa: E402
     serve_stdio,
     serve_tcp,
 )
-from quixos_agent import (  # noqa: E402
+from quixos_agent import (
     AgentAdmission,
     AgentContextSubjectRef,
     AgentDirectory,

@@ -1,6 +1,6 @@
 """Write a first draft of `idl/acp.idl` from the ACP JSON Schema (protocol version 1).
 
-    python tools/acp_idl.py [../shared/acp/v1] > idl/acp.idl
+    python tools/acp_idl.py [idl/acp-schema/v1] > idl/acp.idl && idlc fmt idl/acp.idl
 
 The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
 translation so that a schema update can be diffed against it. It knows the member names of
@@ -354,11 +354,10 @@ class Converter:
             assert wire in wire_order, wire
             by_interface[MEMBERS[wire][0]].append(wire)
         out = [
-            "// The Agent Client Protocol (ACP), protocol version 1, as of schema-v1.21.0.",
-            "//",
-            "// Source: ../shared/acp/v1/schema.json and meta.json (agentclientprotocol/",
-            "// agent-client-protocol, Apache-2.0); see ../shared/acp/SOURCE.md. Member names and",
-            "// the required set follow the MoonBit SDK's `Agent` and `Client` traits. Doc comments",
+            "// The Agent Client Protocol (ACP), protocol version 1, as the schema vendored in",
+            "// idl/acp-schema/v1 says it (from @agentclientprotocol/sdk 2.4.0, Apache-2.0; see",
+            "// idl/acp-schema/NOTICE). Member names and the required set follow the seed traits",
+            "// of the ACP `Agent` and `Client` (the MoonBit SDK's style). Doc comments",
             "// are the schema's descriptions. Member ids are the wire method names (docs/acp-gaps.md",
             "// G6); `// Gn` comments mark the other places where the language cannot say ACP exactly.",
             "",

@@ -12,7 +12,7 @@ import typing
 
 import msgspec
 
-from idlc.runtime import hooks as _hooks
+from idlc_runtime import hooks as _hooks
 
 from ._refs import AgentContextSubjectRef, AgentRequestObjectRef, AgentThreadObjectRef
 

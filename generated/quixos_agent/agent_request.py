@@ -13,9 +13,9 @@ import typing
 
 import msgspec
 
-from idlc import runtime as _rt
-from idlc.runtime import Unsupported
-from idlc.runtime import hooks as _hooks
+import idlc_runtime as _rt
+from idlc_runtime import Unsupported
+from idlc_runtime import hooks as _hooks
 
 from ._refs import (
     AgentContextSubjectRef,

@@ -9,7 +9,7 @@ requires = ["hatchling", "idlc"]
 build-backend = "hatchling.build"
 
 [project]
-dependencies = ["idlc"]            # generated code imports idlc.runtime
+dependencies = ["idlc"]            # generated code imports idlc_runtime
 
 [tool.hatch.build.hooks.idlc]       # enables this hook
 

@@ -10,7 +10,7 @@ costs ~1.4 ms per output line, which would make large schemas slower to generate
 protoc). A module that still has a code line over black's limit is passed through black
 in-process as a fallback; tests check every generated file against black.
 
-Generated packages import only `idlc.runtime`, msgspec and the standard library.
+Generated packages import only `idlc_runtime`, msgspec and the standard library.
 """
 
 from __future__ import annotations

@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-#: `<repo>/../shared`, which is also where CI copies it (beside the clone).
-SHARED = ROOT.parent / "shared"
-ACP = SHARED / "acp" / "v1"
-GENERATED = ROOT / "generated"
+#: The vendored ACP v1 schema (idl/acp-schema/NOTICE says where it comes from).
+ACP = ROOT / "idl" / "acp-schema" / "v1"
 ECHO_AGENT = ROOT / "examples" / "acp_echo_agent.py"
 CLIENT = ROOT / "examples" / "acp_client.py"
 TEE = Path(__file__).with_name("tee.py")
 FIXTURES = Path(__file__).with_name("fixtures")
-
-if str(GENERATED) not in sys.path:
-    sys.path.append(str(GENERATED))
-
-requires_schema = pytest.mark.skipif(
-    not (ACP / "schema.json").is_file(),
-    reason=f"the ACP schema is not at {ACP} (shared/ must sit beside the repository)",
-)
-
 
 @cache
 def schema() -> dict[str, Any]:

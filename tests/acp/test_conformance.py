@@ -9,9 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from .conftest import FIXTURES, all_methods, method_defs, requires_schema, schema_errors
-
-pytestmark = requires_schema
+from .conftest import FIXTURES, all_methods, method_defs, schema_errors
 
 
 def fixture_cases() -> list[tuple[str, str, int]]:
@@ -27,7 +25,7 @@ def fixture_cases() -> list[tuple[str, str, int]]:
 def spec_of(method: str) -> Any:
     import idlc_acp
 
-    for interface in (idlc_acp.Agent, idlc_acp.Client, idlc_acp.Protocol):
+    for interface in (idlc_acp.protocol.Agent, idlc_acp.protocol.Client, idlc_acp.protocol.Protocol):
         spec = interface.__idlc_interface__.methods.get(method)
         if spec is not None:
             return spec
@@ -45,7 +43,7 @@ def test_there_is_a_fixture_for_every_method_and_every_result() -> None:
 
 @pytest.mark.parametrize(("file", "kind", "index"), fixture_cases())
 def test_fixture_round_trips_and_validates(file: str, kind: str, index: int) -> None:
-    from idlc.runtime.hooks import dec_hook, enc_hook
+    from idlc_runtime.hooks import dec_hook, enc_hook
 
     doc = json.loads((FIXTURES / file).read_text())
     method = doc["method"]
@@ -65,7 +63,7 @@ def test_fixture_round_trips_and_validates(file: str, kind: str, index: int) -> 
 
 def test_null_and_absent_optionals_both_decode_and_are_omitted() -> None:
     import idlc_acp
-    from idlc.runtime.hooks import dec_hook
+    from idlc_runtime.hooks import dec_hook
 
     raw = {"sessionId": "s", "path": "/a", "line": None, "limit": None, "_meta": None}
     decoded = msgspec.json.decode(
@@ -77,7 +75,7 @@ def test_null_and_absent_optionals_both_decode_and_are_omitted() -> None:
 
 def test_meta_stays_its_own_field() -> None:
     import idlc_acp
-    from idlc.runtime.hooks import dec_hook
+    from idlc_runtime.hooks import dec_hook
 
     raw = {"sessionId": "real", "prompt": [], "_meta": {"sessionId": "fake"}}
     decoded = msgspec.json.decode(
@@ -101,7 +99,7 @@ def test_meta_stays_its_own_field() -> None:
 )
 def test_schema_invalid_messages_are_refused(type_name: str, message: Any) -> None:
     import idlc_acp
-    from idlc.runtime.hooks import dec_hook
+    from idlc_runtime.hooks import dec_hook
 
     assert schema_errors(message, type_name) != []
     with pytest.raises(msgspec.ValidationError):
@@ -112,7 +110,7 @@ def test_schema_invalid_messages_are_refused(type_name: str, message: Any) -> No
 
 def test_open_enums_and_open_variants_keep_unknown_values() -> None:
     import idlc_acp
-    from idlc.runtime.hooks import dec_hook, enc_hook
+    from idlc_runtime.hooks import dec_hook, enc_hook
 
     category = msgspec.json.decode(
         b'"_vendor"', type=idlc_acp.SessionConfigOptionCategory, dec_hook=dec_hook
@@ -128,7 +126,7 @@ def test_open_enums_and_open_variants_keep_unknown_values() -> None:
 
 def test_values_equal_to_their_default_decode_and_are_left_out() -> None:
     import idlc_acp
-    from idlc.runtime.hooks import dec_hook
+    from idlc_runtime.hooks import dec_hook
 
     raw = {"type": "object", "properties": {}}
     decoded = msgspec.json.decode(

@@ -7,9 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from .conftest import all_methods, method_defs, requires_schema, schema
-
-pytestmark = requires_schema
+from .conftest import all_methods, method_defs, schema
 
 #: Envelopes and error objects: JSON-RPC framing that the runtime handles, not ACP types.
 NOT_TYPES = {"Error", "ErrorCode"}
@@ -46,7 +44,7 @@ def specs() -> dict[str, Any]:
     import idlc_acp
 
     table: dict[str, Any] = {}
-    for interface in (idlc_acp.Agent, idlc_acp.Client, idlc_acp.Protocol):
+    for interface in (idlc_acp.protocol.Agent, idlc_acp.protocol.Client, idlc_acp.protocol.Protocol):
         for wire, spec in interface.__idlc_interface__.methods.items():
             assert wire not in table, wire
             table[wire] = spec

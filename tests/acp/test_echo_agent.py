@@ -9,18 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from .conftest import ECHO_AGENT, TEE, message_errors, requires_schema
-
-pytestmark = requires_schema
-
 import idlc_acp  # noqa: E402
-from idlc.acp import Client, spawn_agent  # noqa: E402
-from idlc.acp.client import AgentConnection  # noqa: E402
-from idlc.runtime import Unsupported  # noqa: E402
-from idlc_acp import (  # noqa: E402
+import pytest
+from idlc_acp import (  # noqa: E402  # noqa: E402
     CancelNotification,
+    Client,
     ClientCapabilities,
     ContentBlockText,
     FileSystemCapabilities,
@@ -36,7 +29,12 @@ from idlc_acp import (  # noqa: E402
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
+    spawn_agent,
 )
+from idlc_acp.client import AgentConnection  # noqa: E402
+from idlc_runtime import Unsupported  # noqa: E402
+
+from .conftest import ECHO_AGENT, TEE, message_errors
 
 README_FIRST_LINE = "# Echo test project"
 
@@ -309,7 +307,7 @@ def test_meta_cannot_shadow_the_session_id(project: Path, wire_log: Path) -> Non
 
 
 def test_capabilities_follow_what_an_agent_implements() -> None:
-    from idlc.acp import Agent, agent_capabilities
+    from idlc_acp import Agent, agent_capabilities
 
     class Rich(Agent):
         async def initialize(self, input: Any) -> Any: ...

@@ -9,9 +9,7 @@ import sys
 import time
 from typing import Any
 
-from .conftest import ECHO_AGENT, message_errors, requires_schema
-
-pytestmark = requires_schema
+from .conftest import ECHO_AGENT, message_errors
 
 
 class Raw:

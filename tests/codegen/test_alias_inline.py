@@ -53,7 +53,7 @@ def test_inline_types_are_named_after_their_container(package: Any) -> None:
 
 
 def test_values_decode_through_the_named_inline_types(package: Any) -> None:
-    from idlc.runtime import hooks
+    from idlc_runtime import hooks
 
     entries = msgspec.json.decode(
         b'[{"x": "a"}, {"y": 3}]', type=package.Entries, dec_hook=hooks.dec_hook

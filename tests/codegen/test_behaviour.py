@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from idlc.runtime import ErrorCode, Unsupported, hooks, implemented_members
+from idlc_runtime import ErrorCode, Unsupported, hooks, implemented_members
 
 ENCODER = msgspec.json.Encoder(enc_hook=hooks.enc_hook)
 

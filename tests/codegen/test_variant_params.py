@@ -51,7 +51,7 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def test_variant_input_is_sent_as_the_params_object(package: Any) -> None:
-    from idlc.runtime import memory_pair
+    from idlc_runtime import memory_pair
 
     seen: list[Any] = []
 

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
-_GENERATED = str(Path(__file__).resolve().parents[2] / "generated")
-if _GENERATED not in sys.path:
-    sys.path.insert(0, _GENERATED)
-
-import pytest  # noqa: E402
-from quixos_harness import (  # noqa: E402
+import pytest
+from quixos_harness import (
     TRANSPORTS,
     Connect,
     stdio_connection,

@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import os
 import re
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from idlc.runtime import Peer, connect_tcp, spawn
+from idlc_runtime import Peer, connect_tcp, spawn
 from quixos_agent import (
     AgentContextSubjectRef,
     AgentDirectoryProxy,
@@ -29,6 +30,9 @@ from quixos_agent import (
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "examples" / "quixos_server.py"
 CLIENT = REPO / "examples" / "quixos_client.py"
+#: The examples import the committed, uninstalled `generated/quixos_agent`, so they are started
+#: as their docstrings say: with `generated` on PYTHONPATH.
+EXAMPLE_ENV = {**os.environ, "PYTHONPATH": str(REPO / "generated")}
 TRANSPORTS = ("stdio", "tcp")
 WHEN = "2025-01-01T12:00:00Z"
 
@@ -66,6 +70,7 @@ def tcp_server() -> Iterator[tuple[str, int]]:
     """
     process = subprocess.Popen(
         [sys.executable, str(SERVER), "--quiet", "--tcp", "127.0.0.1:0"],
+        env=EXAMPLE_ENV,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -100,7 +105,7 @@ def tcp_server() -> Iterator[tuple[str, int]]:
 @contextlib.asynccontextmanager
 async def stdio_connection() -> AsyncIterator[Peer]:
     """A peer talking to a freshly started server over the child's stdin and stdout."""
-    async with spawn([sys.executable, str(SERVER), "--quiet"]) as peer:
+    async with spawn([sys.executable, str(SERVER), "--quiet"], env=EXAMPLE_ENV) as peer:
         yield peer
 
 

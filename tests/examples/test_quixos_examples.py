@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from quixos_harness import CLIENT, REPO, SERVER
-
-
-def _env_without_pythonpath() -> dict[str, str]:
-    # The scripts must find `generated/` on their own, from wherever they are started.
-    return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+from quixos_harness import CLIENT, EXAMPLE_ENV, REPO, SERVER
 
 
 def test_client_walkthrough_runs_to_completion(tmp_path: Path) -> None:
     finished = subprocess.run(
         [sys.executable, str(CLIENT)],
         cwd=tmp_path,
-        env=_env_without_pythonpath(),
+        env=EXAMPLE_ENV,
         capture_output=True,
         text=True,
         timeout=60,
@@ -59,7 +53,7 @@ def test_client_fails_when_the_server_misbehaves(tmp_path: Path) -> None:
     finished = subprocess.run(
         [sys.executable, str(broken / "quixos_client.py")],
         cwd=tmp_path,
-        env=_env_without_pythonpath(),
+        env=EXAMPLE_ENV,
         capture_output=True,
         text=True,
         timeout=60,
@@ -77,7 +71,7 @@ def test_server_serves_stdio_without_installation(tmp_path: Path) -> None:
     finished = subprocess.run(
         [sys.executable, str(SERVER)],
         cwd=tmp_path,
-        env=_env_without_pythonpath(),
+        env=EXAMPLE_ENV,
         input=request,
         capture_output=True,
         timeout=60,
@@ -104,7 +98,7 @@ def test_examples_pass_mypy_strict(tmp_path: Path) -> None:
             str(CLIENT.relative_to(REPO)),
         ],
         cwd=REPO,
-        env={**_env_without_pythonpath(), "MYPYPATH": str(REPO / "generated")},
+        env={**EXAMPLE_ENV, "MYPYPATH": str(REPO / "generated")},
         capture_output=True,
         text=True,
         timeout=120,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from idlc_runtime import ErrorCode, RpcError, Unsupported, connect_tcp
 from quixos_agent import (
     AgentContextSubjectRef,
     AgentDirectoryProxy,
@@ -33,8 +34,6 @@ from quixos_harness import (
     submission,
     within,
 )
-
-from idlc.runtime import ErrorCode, RpcError, Unsupported, connect_tcp
 
 
 @run_async

@@ -1,8 +1,8 @@
-"""An ACP client written with idlc's own SDK (`idlc.acp` + the generated `idlc_acp`).
+"""An ACP client written with idlc's own SDK (`idlc_acp` + the generated `idlc_acp`).
 
     python tests/interop/idlc_scenario_client.py --cwd DIR [--no-fs] -- AGENT_CMD [ARGS...]
 
-Spawns the agent with `idlc.acp.spawn_agent`, runs the interop scenarios and prints the same
+Spawns the agent with `idlc_acp.spawn_agent`, runs the interop scenarios and prints the same
 JSON records as js/client.mjs and py_official_client.py, so the tests judge all three alike.
 """
 
@@ -20,13 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-
-from idlc.acp import AgentConnection, Client, spawn_agent
-from idlc.runtime import RpcError
-from idlc.runtime.hooks import enc_hook
-
-from idlc_acp import (  # noqa: E402  (idlc.acp makes the generated package importable)
+from idlc_acp import (  # noqa: E402  (idlc_acp makes the generated package importable)
     CancelNotification,
+    Client,
     ClientCapabilities,
     ContentBlockText,
     FileSystemCapabilities,
@@ -43,7 +39,10 @@ from idlc_acp import (  # noqa: E402  (idlc.acp makes the generated package impo
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
+    spawn_agent,
 )
+from idlc_runtime import RpcError
+from idlc_runtime.hooks import enc_hook
 
 SCENARIO_TIMEOUT = 60.0
 CANCEL_BLOCKS = 30

@@ -17,7 +17,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import acp
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
@@ -31,6 +30,8 @@ from acp.schema import (
     TextContentBlock,
     ToolCallUpdate,
 )
+
+import acp
 
 CHUNK_INTERVAL = 0.1
 

@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import acp
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
@@ -31,6 +30,8 @@ from acp.schema import (
     RequestPermissionResponse,
 )
 from pydantic import BaseModel
+
+import acp
 
 SCENARIO_TIMEOUT = 60.0
 CANCEL_BLOCKS = 30

@@ -18,7 +18,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 JS = HERE / "js"
-GENERATED = REPO / "generated"
 PYTHON = sys.executable
 RUN_TIMEOUT = 300.0
 
@@ -75,7 +74,7 @@ def tee(log: Path, command: Sequence[str]) -> list[str]:
 
 def child_env() -> dict[str, str]:
     env = dict(os.environ)
-    paths = [str(REPO), str(GENERATED), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    paths = [str(REPO), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
 

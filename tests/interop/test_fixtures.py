@@ -15,10 +15,9 @@ from typing import Any
 import idlc_acp
 import msgspec
 import pytest
-
-from idlc.runtime.codec import decoder_for
-from idlc.runtime.hooks import enc_hook
-from idlc.runtime.wire import ErrorObject
+from idlc_runtime.codec import decoder_for
+from idlc_runtime.hooks import enc_hook
+from idlc_runtime.wire import ErrorObject
 
 from .wire_check import Message, Schema
 

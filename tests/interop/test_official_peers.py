@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from .expectations import assert_echo_agent
-from .support import PY_AGENT, PY_CLIENT, TS_AGENT, TS_CLIENT, drive, require_node_modules
+from .support import (
+    PY_AGENT,
+    PY_CLIENT,
+    TS_AGENT,
+    TS_CLIENT,
+    drive,
+    require_node_modules,
+)
 from .wire_check import Schema, read_tee_log
 
 PAIRS = {

@@ -11,8 +11,16 @@ from pathlib import Path
 import pytest
 
 from .expectations import assert_echo_agent
-from .support import ECHO_AGENT, PY_CLIENT, REPO, TS_CLIENT, Recorded, drive, require_file
-from .support import require_node_modules
+from .support import (
+    ECHO_AGENT,
+    PY_CLIENT,
+    REPO,
+    TS_CLIENT,
+    Recorded,
+    drive,
+    require_file,
+    require_node_modules,
+)
 from .wire_check import Schema, read_tee_log
 
 CLIENTS = {"ts-client": TS_CLIENT, "py-client": PY_CLIENT}

@@ -1,6 +1,6 @@
 """idlc's ACP client drives the agents written with the official SDKs.
 
-`idlc_scenario_client.py` (idlc.acp + idlc_acp) runs the same scenarios as the official
+`idlc_scenario_client.py` (idlc_acp + idlc_acp) runs the same scenarios as the official
 clients against tests/interop/py_official_agent.py and js/agent.mjs; examples/acp_client.py
 runs its one prompt against both. Every message our client puts on the wire is recorded
 (tee.py around the agent) and checked against the ACP v1 schema.
@@ -15,13 +15,13 @@ import pytest
 
 from .expectations import assert_echo_agent
 from .support import (
+    HERE,
     OUR_CLIENT,
     PY_AGENT,
     PYTHON,
     REPO,
     RUN_TIMEOUT,
     TS_AGENT,
-    HERE,
     Recorded,
     child_env,
     drive,

@@ -19,8 +19,8 @@ from jsonschema import Draft202012Validator
 
 Side = Literal["agent", "client"]
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-SCHEMA_PATH = SHARED / "acp" / "v1" / "schema.json"
+#: The vendored ACP v1 schema (idl/acp-schema/NOTICE says where it comes from).
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "idl" / "acp-schema" / "v1" / "schema.json"
 
 
 @dataclass

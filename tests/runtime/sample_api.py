@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar
 
 import msgspec
 
-from idlc.runtime import (
+from idlc_runtime import (
     Execution,
     InputShape,
     InterfaceSpec,

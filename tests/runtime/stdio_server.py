@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from idlc.runtime import serve_stdio  # noqa: E402
+from idlc_runtime import serve_stdio  # noqa: E402
 from tests.runtime.support import SampleService  # noqa: E402
 
 

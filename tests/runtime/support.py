@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
-from idlc.runtime import Peer, PeerOptions, RpcError, current_peer
+from idlc_runtime import Peer, PeerOptions, RpcError, current_peer
 
 from .sample_api import AgentObjectRef, Item, Sample, SampleProxy
 

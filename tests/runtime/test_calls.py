@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from idlc.runtime import (
+from idlc_runtime import (
     ErrorCode,
     PeerOptions,
     ProtocolError,

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from idlc.runtime import ConnectionClosed, Peer, PeerOptions, memory_pair
+from idlc_runtime import ConnectionClosed, Peer, PeerOptions, memory_pair
 
 from .sample_api import SampleProxy
 from .support import SampleService, raw_connection, run_async, within
@@ -127,7 +127,7 @@ async def test_closing_fails_calls_and_the_other_side_cancels_its_handlers() -> 
 async def test_a_handler_can_close_its_own_connection() -> None:
     class Closer(SampleService):
         async def ping(self) -> str:
-            from idlc.runtime import current_peer
+            from idlc_runtime import current_peer
 
             await current_peer().close()
             return "unreachable"

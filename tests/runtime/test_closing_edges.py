@@ -7,8 +7,8 @@ import json
 import socket
 import time
 
-from idlc.runtime import Peer, PeerOptions
-from idlc.runtime.framing import LineProtocol, TransportWriter
+from idlc_runtime import Peer, PeerOptions
+from idlc_runtime.framing import LineProtocol, TransportWriter
 
 from .support import SampleService, run_async
 
@@ -74,7 +74,7 @@ async def test_one_cancelled_writer_does_not_cancel_the_others() -> None:
 async def test_a_handler_cancelled_before_its_first_step_cancels_what_it_awaits() -> None:
     """A handler started inline that waits on a child task, then is cancelled in the same
     loop turn: the child must be cancelled too, not left running detached."""
-    from idlc.runtime.eager import start_eagerly
+    from idlc_runtime.eager import start_eagerly
 
     child_finished = asyncio.Event()
 
@@ -103,7 +103,7 @@ async def test_a_handler_cancelled_before_its_first_step_cancels_what_it_awaits(
 
 @run_async
 async def test_a_failing_root_factory_closes_that_connection() -> None:
-    from idlc.runtime import serve_tcp
+    from idlc_runtime import serve_tcp
 
     def no_root() -> object:
         raise RuntimeError("no root for this connection")
@@ -124,7 +124,7 @@ async def test_a_failing_root_factory_closes_that_connection() -> None:
 
 
 def test_an_interceptor_methods_string_is_refused() -> None:
-    from idlc.runtime.interceptors import applies_to
+    from idlc_runtime.interceptors import applies_to
 
     class Narrow:
         methods = "session/prompt"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from idlc.runtime import ErrorCode, PeerOptions, RpcError, Unsupported, memory_pair
+from idlc_runtime import ErrorCode, PeerOptions, RpcError, Unsupported, memory_pair
 
 from .sample_api import SampleProxy
 from .support import SampleService, run_async, within

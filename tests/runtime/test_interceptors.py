@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from idlc.runtime import (
+from idlc_runtime import (
     CallInfo,
     Execution,
     PeerOptions,

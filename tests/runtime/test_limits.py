@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from idlc.runtime import PeerOptions, ProtocolError, connect_fds, memory_pair
+from idlc_runtime import PeerOptions, ProtocolError, connect_fds, memory_pair
 
 from .sample_api import SampleProxy
 from .support import SampleService, raw_connection, run_async, within

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from idlc.runtime import (
+from idlc_runtime import (
     ConnectionClosed,
     connect_fds,
     connect_tcp,

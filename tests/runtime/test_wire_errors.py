@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from idlc.runtime import PeerOptions
+from idlc_runtime import PeerOptions
 
 from .sample_api import Sample
 from .support import NamedItem, SampleService, raw_connection, run_async

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,3 +47,26 @@ def checkout_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One pre-commit cache per test session: idlc's hook environment is installed once."""
     yield tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture(scope="session")
+def wheels(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The wheels of the three distributions built from the snapshot, by project name:
+    `idlc` (the compiler, the top folder), `idlc-runtime` (runtime/), `idlc-acp` (acp/)."""
+    folder = tmp_path_factory.mktemp("wheels")
+    for project in (checkout_snapshot, checkout_snapshot / "runtime", checkout_snapshot / "acp"):
+        built = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(project)],
+            capture_output=True, text=True, timeout=600,
+        )
+        assert built.returncode == 0, built.stderr
+    found = {wheel.name.split("-")[0].replace("_", "-"): wheel for wheel in folder.glob("*.whl")}
+    assert sorted(found) == ["idlc", "idlc-acp", "idlc-runtime"], sorted(found)
+    return found
+
+
+@pytest.fixture(scope="session")
+def published_runtime(wheels: dict[str, Path]) -> dict[str, str]:
+    """Environment variables under which pip finds `idlc-runtime` (a dependency of idlc that a
+    real index would serve) among the wheels built from the snapshot."""
+    return {"PIP_FIND_LINKS": str(wheels["idlc-runtime"].parent)}

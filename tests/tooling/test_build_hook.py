@@ -37,7 +37,8 @@ build-backend = "hatchling.build"
 [project]
 name = "weather-sample"
 version = "0.1"
-dependencies = ["idlc"]
+# The generated package needs the runtime only; idlc is needed to build, not to run.
+dependencies = ["idlc-runtime"]
 
 [tool.hatch.build.targets.wheel]
 packages = ["src/weather_sample"]
@@ -62,18 +63,11 @@ def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProce
 
 
 @pytest.fixture(scope="module")
-def environment(tmp_path_factory: pytest.TempPathFactory, checkout_snapshot: Path) -> Path:
-    """A fresh virtual environment with idlc installed from its wheel (built from a snapshot
-    of this checkout) and the dependencies of this test environment."""
+def environment(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -> Path:
+    """A fresh virtual environment with idlc and idlc-runtime installed from their wheels (built
+    from a snapshot of this checkout) and the other dependencies of this test environment."""
     folder = tmp_path_factory.mktemp("build-hook")
-    wheels = folder / "wheels"
-    built = run(
-        sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-        "-w", wheels, checkout_snapshot,
-    )
-    assert built.returncode == 0, built.stderr
-    [wheel] = wheels.glob("idlc-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
+    with zipfile.ZipFile(wheels["idlc"]) as archive:
         entry_points = next(
             (archive.read(name).decode() for name in archive.namelist() if name.endswith("entry_points.txt")),
             "",
@@ -89,7 +83,10 @@ def environment(tmp_path_factory: pytest.TempPathFactory, checkout_snapshot: Pat
     ).stdout.strip()
     ours = [path for path in sys.path if path.endswith("site-packages")]
     (Path(site) / "deps.pth").write_text("\n".join(ours) + "\n")
-    installed = run(sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site, wheel)
+    installed = run(
+        sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site,
+        wheels["idlc"], wheels["idlc-runtime"],
+    )
     assert installed.returncode == 0, installed.stderr
     return environment
 

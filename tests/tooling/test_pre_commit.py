@@ -71,15 +71,16 @@ def downstream(tmp_path: Path) -> Path:
     return repo
 
 
-def hook_environment(pre_commit_home: Path) -> dict[str, str]:
+def hook_environment(pre_commit_home: Path, published_runtime: dict[str, str]) -> dict[str, str]:
     """Without PYTHONPATH: the hooks must run the idlc installed in pre-commit's environment,
-    not this checkout."""
+    not this checkout. pre-commit installs idlc from the snapshot, and its dependency
+    idlc-runtime from the runtime's wheel, as an index would serve it."""
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return {**environment, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"}
+    return {**environment, **published_runtime, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"}
 
 
 def try_repo(
-    repo: Path, checkout_snapshot: Path, pre_commit_home: Path, *hooks: str
+    repo: Path, checkout_snapshot: Path, pre_commit_home: Path, published_runtime: dict[str, str], *hooks: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(checkout_snapshot), *hooks, "--all-files", "--color", "never"],
@@ -87,7 +88,7 @@ def try_repo(
         capture_output=True,
         text=True,
         timeout=600,
-        env=hook_environment(pre_commit_home),
+        env=hook_environment(pre_commit_home, published_runtime),
     )
 
 
@@ -103,7 +104,7 @@ def hook_config(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.fixture
 def run_hook(
-    downstream: Path, hook_config: Path, pre_commit_home: Path
+    downstream: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
 ) -> Callable[[str], subprocess.CompletedProcess[str]]:
     def run(hook: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -112,7 +113,7 @@ def run_hook(
             capture_output=True,
             text=True,
             timeout=600,
-            env=hook_environment(pre_commit_home),
+            env=hook_environment(pre_commit_home, published_runtime),
         )
 
     return run
@@ -131,10 +132,10 @@ def test_the_hooks_file_lists_the_four_hooks() -> None:
 
 
 def test_a_clean_tree_passes_every_hook_with_try_repo(
-    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
+    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path, published_runtime: dict[str, str]
 ) -> None:
     # No hook id: try-repo runs every hook of the repository, with one installation.
-    result = try_repo(downstream, checkout_snapshot, pre_commit_home)
+    result = try_repo(downstream, checkout_snapshot, pre_commit_home, published_runtime)
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
     passed = [line for line in result.stdout.splitlines() if line.endswith("Passed")]
     names = ["idlc fmt", "idlc check", "idlc generate", "idlc generate --check"]
@@ -143,7 +144,7 @@ def test_a_clean_tree_passes_every_hook_with_try_repo(
 
     stale = downstream / "gen" / "clock_api" / "clock.py"
     stale.write_text(stale.read_text() + "# edited by hand\n")
-    one = try_repo(downstream, checkout_snapshot, pre_commit_home, "idlc-generate-check")
+    one = try_repo(downstream, checkout_snapshot, pre_commit_home, published_runtime, "idlc-generate-check")
     assert one.returncode == 1, one.stdout
     assert "gen/clock_api/clock.py" in one.stdout
 

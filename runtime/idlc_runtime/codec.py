@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from idlc.runtime.hooks import dec_hook
+from idlc_runtime.hooks import dec_hook
 
 _decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
 

@@ -27,13 +27,19 @@ from typing import Any, Final, Protocol
 import msgspec
 from msgspec import UNSET, Raw
 
-from idlc.runtime.codec import decoder_for
-from idlc.runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
-from idlc.runtime.eager import start_eagerly
-from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
-from idlc.runtime.framing import Line, LineProtocol, LineReader, Oversized
-from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
-from idlc.runtime.wire import (
+from idlc_runtime.codec import decoder_for
+from idlc_runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
+from idlc_runtime.eager import start_eagerly
+from idlc_runtime.errors import (
+    ConnectionClosed,
+    ErrorCode,
+    ProtocolError,
+    RpcError,
+    Unsupported,
+)
+from idlc_runtime.framing import Line, LineProtocol, LineReader, Oversized
+from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
+from idlc_runtime.wire import (
     JSONRPC,
     CancelParams,
     RequestId,
@@ -51,7 +57,7 @@ from idlc.runtime.wire import (
     with_target,
 )
 
-log = logging.getLogger("idlc.runtime")
+log = logging.getLogger("idlc_runtime")
 
 CANCEL_METHOD: Final = "$/cancel_request"
 DEFAULT_MAX_MESSAGE_SIZE: Final = 50 * 1024 * 1024

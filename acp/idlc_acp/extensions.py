@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from idlc.runtime import MethodFallback, Unsupported
+from idlc_runtime import MethodFallback, Unsupported
 
 
 class Extensions:

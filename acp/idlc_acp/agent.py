@@ -1,6 +1,6 @@
 """Serving an ACP agent: one call on stdio, turns that `session/cancel` can stop.
 
-Subclass `idlc_acp.Agent` (or `idlc.acp.Agent`, which adds the extension hooks), implement
+Subclass `idlc_acp.Agent` (the generated skeleton plus the extension hooks), implement
 `initialize`, `new_session` and `prompt` plus whatever else the agent answers, and call
 `run_agent(MyAgent())`. While a call is handled, `current_client()` is the proxy of the client that
 made it, for `session/update` notifications and requests back.
@@ -13,9 +13,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from idlc.acp import _generated  # noqa: F401  (makes idlc_acp importable in a checkout)
-from idlc.acp.extensions import extension_fallback
-from idlc.runtime import (
+from idlc_runtime import (
     CallInfo,
     PeerOptions,
     Proceed,
@@ -24,8 +22,9 @@ from idlc.runtime import (
     serve_stdio,
 )
 
-import idlc_acp
-from idlc_acp import (
+from idlc_acp import protocol
+from idlc_acp.extensions import extension_fallback
+from idlc_acp.protocol import (
     AgentAuthCapabilities,
     AgentCapabilities,
     ClientProxy,
@@ -41,7 +40,7 @@ from idlc_acp import (
     StopReason,
 )
 
-log = logging.getLogger("idlc.acp")
+log = logging.getLogger("idlc_acp")
 
 #: The ACP protocol version this SDK speaks.
 PROTOCOL_VERSION = 1
@@ -53,7 +52,7 @@ def current_client() -> ClientProxy:
 
 
 def agent_capabilities(
-    agent: idlc_acp.Agent,
+    agent: protocol.Agent,
     *,
     prompt: PromptCapabilities | None = None,
     mcp: McpCapabilities | None = None,
@@ -110,7 +109,7 @@ class TurnControl:
     undone: a `$/cancel_request` or the connection closing still cancel the request.
     """
 
-    #: The only calls it wraps (`idlc.runtime.interceptors.applies_to`); others skip it.
+    #: The only calls it wraps (`idlc_runtime.interceptors.applies_to`); others skip it.
     methods = frozenset({"session/prompt", "session/cancel"})
 
     def __init__(self) -> None:
@@ -165,7 +164,7 @@ class TurnControl:
                     turn.task.uncancel()
 
 
-def agent_options(agent: idlc_acp.Agent, options: PeerOptions | None = None) -> PeerOptions:
+def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> PeerOptions:
     """`options` with what an ACP agent needs: turn cancellation and extension methods."""
     base = options if options is not None else PeerOptions()
     return dataclasses.replace(
@@ -175,12 +174,12 @@ def agent_options(agent: idlc_acp.Agent, options: PeerOptions | None = None) -> 
     )
 
 
-async def serve_agent(agent: idlc_acp.Agent, *, options: PeerOptions | None = None) -> None:
+async def serve_agent(agent: protocol.Agent, *, options: PeerOptions | None = None) -> None:
     """Serve `agent` on this process's stdin/stdout until stdin ends."""
     await serve_stdio(agent, options=agent_options(agent, options))
 
 
-def run_agent(agent: idlc_acp.Agent, *, options: PeerOptions | None = None) -> None:
+def run_agent(agent: protocol.Agent, *, options: PeerOptions | None = None) -> None:
     """Serve `agent` on stdio: the one call an agent's `main` needs."""
     try:
         asyncio.run(serve_agent(agent, options=options))

@@ -17,8 +17,8 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import IO, Any
 
-from idlc.runtime.framing import CHUNK_SIZE, LineProtocol, TransportWriter
-from idlc.runtime.peer import ByteWriter, Peer, PeerOptions
+from idlc_runtime.framing import CHUNK_SIZE, LineProtocol, TransportWriter
+from idlc_runtime.peer import ByteWriter, Peer, PeerOptions
 
 #: Makes the root object for each accepted connection (one shared object is `lambda: obj`).
 RootFactory = Callable[[], object]
@@ -26,7 +26,7 @@ RootFactory = Callable[[], object]
 #: Starts a listener whose every connection gets a protocol from the given factory.
 _Listen = Callable[[Callable[[], LineProtocol]], Awaitable[asyncio.Server]]
 
-log = logging.getLogger("idlc.runtime")
+log = logging.getLogger("idlc_runtime")
 
 
 # ---------------------------------------------------------------- in memory

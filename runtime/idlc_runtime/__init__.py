@@ -1,6 +1,8 @@
-"""The runtime that generated code imports. It never imports the compiler."""
+"""The runtime that generated code imports: msgspec only; it never imports the compiler."""
 
-from idlc.runtime.dispatch import (
+__version__ = "0.1.0"
+
+from idlc_runtime.dispatch import (
     SPEC_ATTRIBUTE,
     Execution,
     InputShape,
@@ -9,10 +11,27 @@ from idlc.runtime.dispatch import (
     implemented_members,
     spec_of,
 )
-from idlc.runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
-from idlc.runtime.interceptors import CallInfo, Interceptor, Proceed, SerializeTransactions
-from idlc.runtime.peer import ByteWriter, MethodFallback, Peer, PeerOptions, current_peer
-from idlc.runtime.transports import (
+from idlc_runtime.errors import (
+    ConnectionClosed,
+    ErrorCode,
+    ProtocolError,
+    RpcError,
+    Unsupported,
+)
+from idlc_runtime.interceptors import (
+    CallInfo,
+    Interceptor,
+    Proceed,
+    SerializeTransactions,
+)
+from idlc_runtime.peer import (
+    ByteWriter,
+    MethodFallback,
+    Peer,
+    PeerOptions,
+    current_peer,
+)
+from idlc_runtime.transports import (
     RootFactory,
     RpcServer,
     connect_fds,

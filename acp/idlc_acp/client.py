@@ -18,12 +18,11 @@ import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import IO, Any
 
-from idlc.acp import _generated  # noqa: F401  (makes idlc_acp importable in a checkout)
-from idlc.acp.extensions import extension_fallback
-from idlc.runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
+from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
 
-import idlc_acp
-from idlc_acp import (
+from idlc_acp import protocol
+from idlc_acp.extensions import extension_fallback
+from idlc_acp.protocol import (
     AgentProxy,
     CancelNotification,
     RequestPermissionOutcomeCancelled,
@@ -35,7 +34,7 @@ class PermissionControl:
     """Interceptor: the client's `session/request_permission` answers, by session, so that
     cancelling a session's turn answers them `{"outcome": "cancelled"}` at once."""
 
-    #: The only calls it wraps (`idlc.runtime.interceptors.applies_to`); others skip it.
+    #: The only calls it wraps (`idlc_runtime.interceptors.applies_to`); others skip it.
     methods = frozenset({"session/request_permission"})
 
     def __init__(self) -> None:
@@ -89,7 +88,7 @@ class AgentConnection(AgentProxy):
 
 
 def client_options(
-    client: idlc_acp.Client, options: PeerOptions | None = None
+    client: protocol.Client, options: PeerOptions | None = None
 ) -> tuple[PeerOptions, PermissionControl]:
     """`options` with what an ACP client needs, and the permission tracker it uses."""
     base = options if options is not None else PeerOptions()
@@ -106,7 +105,7 @@ def client_options(
 
 @contextlib.asynccontextmanager
 async def spawn_agent(
-    client: idlc_acp.Client,
+    client: protocol.Client,
     argv: Sequence[str],
     *,
     options: PeerOptions | None = None,
