@@ -11,7 +11,7 @@ Both tools run with Python's bytecode cache on (in a temporary PYTHONPYCACHEPREF
 by one untimed run), as they would be installed: a development shell with
 PYTHONDONTWRITEBYTECODE=1 would otherwise recompile idlc's own modules on every run.
 
-    /work/venv/bin/python bench/codegen.py [N ...]
+    .venv/bin/python bench/codegen.py [N ...]     (from the repository root; needs the `bench` extra)
 """
 
 from __future__ import annotations

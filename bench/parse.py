@@ -21,13 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from synthetic import schema
+
+from idlc.pipeline import compile_files
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from synthetic import schema  # noqa: E402
-
-from idlc.pipeline import compile_files  # noqa: E402
 
 SEED = ROOT / "idl" / "quixos" / "agent_directory.idl"
 

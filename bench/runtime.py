@@ -24,19 +24,14 @@ import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from idlc_runtime import (  # noqa: E402
+from idlc_runtime import (
     Execution,
     InputShape,
     InterfaceSpec,
     MethodSpec,
-    Peer,
     connect_fds,
     current_peer,
 )

@@ -1,4 +1,4 @@
-"""Shared test helpers: where the repository, its IDL inputs and shared/ are."""
+"""Test helpers for every folder: where the repository and its IDL inputs are."""
 
 from __future__ import annotations
 

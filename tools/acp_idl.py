@@ -407,7 +407,7 @@ def main() -> None:
     folder = (
         Path(sys.argv[1])
         if len(sys.argv) > 1
-        else Path(__file__).resolve().parents[2] / "shared/acp/v1"
+        else Path(__file__).resolve().parents[1] / "idl" / "acp-schema" / "v1"
     )
     schema = json.loads((folder / "schema.json").read_text())
     meta = json.loads((folder / "meta.json").read_text())

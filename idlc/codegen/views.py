@@ -1092,7 +1092,7 @@ def _interface_method(
                 f"{input_class}(", keywords, ")", 16 if has_result else 12, item=True
             )
         elif _is_object_shaped(model, input_type):
-            # A named record or a variant is the params object itself (SPEC §3).
+            # A named record or a variant is the params object itself (docs/wire.md).
             annotation = ctx.expr(input_type)
             shape = "_rt.InputShape.RECORD"
             params_type = annotation

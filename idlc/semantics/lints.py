@@ -1,4 +1,4 @@
-"""Conventions worth a warning (`idlc check`), never an error: SPEC §1.4 "Lint"."""
+"""Conventions worth a warning (`idlc check`), never an error (docs/language.md, the W codes)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import enum
 
 
 class ErrorCode(enum.IntEnum):
-    """The codes the runtime itself produces (SPEC §3)."""
+    """The codes the runtime itself produces (docs/wire.md)."""
 
     PARSE_ERROR = -32700
     INVALID_REQUEST = -32600

@@ -1,4 +1,4 @@
-"""A variant input is the params object itself, like a record (SPEC §3, docs/acp-gaps.md G1).
+"""A variant input is the params object itself, like a record (docs/wire.md, docs/acp-gaps.md G1).
 
 ACP's `session/set_config_option` and `elicitation/create` take tagged unions as params;
 wrapping them in `{"input": …}` would make them unusable with any ACP peer.

@@ -1,6 +1,6 @@
 """Regenerate tests/interop/captured/: messages the official ACP SDKs put on the wire.
 
-    PYTHONPATH=. /work/venv/bin/python tests/interop/capture_fixtures.py
+    .venv/bin/python -m tests.interop.capture_fixtures     (from the repository root)
 
 Runs the official TypeScript client against the official Python agent and the official
 Python client against the official TypeScript agent, each through tee.py, and keeps the

@@ -1,7 +1,7 @@
 """The official SDKs' clients drive idlc's ACP echo agent (examples/acp_echo_agent.py).
 
 Every message the agent puts on the wire is recorded (tee.py) and checked against the ACP v1
-schema in shared/acp/v1/schema.json.
+schema vendored in idl/acp-schema/v1/schema.json.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Check captured ACP traffic against the v1 JSON Schema in shared/acp/v1.
+"""Check captured ACP traffic against the v1 JSON Schema vendored in idl/acp-schema/v1.
 
 Every message is checked twice: against the schema's top-level message union, and against the
 one `$defs` entry its method names (`x-method`/`x-side` annotations): a request's params

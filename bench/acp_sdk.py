@@ -7,7 +7,7 @@ process), and the client runs prompt turns one after another. In each turn the a
 when the client has the answer and has handled all 10 updates. The SDKs take turns, run after
 run, so both see the same machine load; the medians are printed, then the ratio.
 
-    python bench/acp.py [--runs 7] [--turns 400]
+    python bench/acp_sdk.py [--runs 7] [--turns 400]
 
 The official SDK is PyPI `agent-client-protocol` (module `acp`, in the test extras).
 """
@@ -21,15 +21,8 @@ import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
-# This file is named acp.py, like the official SDK's package: its own folder must not shadow it.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
-
-import acp  (the official SDK)
 from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
@@ -37,23 +30,36 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
 )
-
-from idlc_acp import Agent, Client, agent_options, client_options
-from idlc_acp import AgentConnection, current_client
-from idlc_runtime import connect_fds
 from idlc_acp import (
-    AgentCapabilities as IdlcAgentCapabilities,
+    Agent,
+    AgentConnection,
+    Client,
     ContentBlockText,
     InitializeRequest,
-    InitializeResponse as IdlcInitializeResponse,
     NewSessionRequest,
-    NewSessionResponse as IdlcNewSessionResponse,
     PromptRequest,
-    PromptResponse as IdlcPromptResponse,
     SessionNotification,
     SessionUpdateAgentMessageChunk,
     StopReason,
+    agent_options,
+    client_options,
+    current_client,
 )
+from idlc_acp import (
+    AgentCapabilities as IdlcAgentCapabilities,
+)
+from idlc_acp import (
+    InitializeResponse as IdlcInitializeResponse,
+)
+from idlc_acp import (
+    NewSessionResponse as IdlcNewSessionResponse,
+)
+from idlc_acp import (
+    PromptResponse as IdlcPromptResponse,
+)
+from idlc_runtime import connect_fds
+
+import acp  # the official SDK
 
 UPDATES = 10
 PROMPT_TEXT = "How are you today?"
