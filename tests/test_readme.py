@@ -24,7 +24,7 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one() -> Non
     commands = _readme_commands()
     assert len(commands) == 2, commands
     install, tests = commands
-    assert "idlc check" in install
+    assert "idlc generate" in install, "the first command runs the main job"
     ci_lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert tests in ci_lines, "'.ci/run' must run the README's test command as written"
 
