@@ -21,7 +21,7 @@ from typing import Final, Protocol, cast
 
 #: How much one read asks for; also the largest overshoot of the concurrency bound per read.
 CHUNK_SIZE: Final = 256 * 1024
-#: How much of an oversized line is kept to find out what it was.
+#: How much of each end of an oversized line is kept to find out what it was.
 PREFIX_SIZE: Final = 1024
 
 
@@ -31,6 +31,8 @@ class Oversized:
 
     size: int
     prefix: bytes
+    #: Its last bytes: some encoders put the id after the params (docs/wire.md §8).
+    suffix: bytes
 
 
 Line = bytes | Oversized
@@ -42,20 +44,27 @@ class LineSplitter:
     def __init__(self, max_line: int) -> None:
         self._max_line = max_line
         self._partial = bytearray()
-        #: While skipping an oversized line: its first bytes and the size seen so far.
-        self._skipped: tuple[bytes, int] | None = None
+        #: While skipping an oversized line: its first bytes, the size seen so far and
+        #: its last bytes so far.
+        self._skipped: tuple[bytes, int, bytes] | None = None
 
     def feed(self, chunk: bytes) -> list[Line]:
         """The lines `chunk` completes, in order; possibly none."""
         out: list[Line] = []
         if self._skipped is not None:
             end = chunk.find(b"\n")
-            prefix, size = self._skipped
+            prefix, size, suffix = self._skipped
             if end < 0:
-                self._skipped = (prefix, size + len(chunk))
+                self._skipped = (prefix, size + len(chunk), _last(suffix, chunk))
                 return out
             self._skipped = None
-            out.append(Oversized(size + end, prefix))
+            out.append(
+                Oversized(
+                    size + end,
+                    prefix,
+                    _last(suffix, chunk[max(0, end - PREFIX_SIZE) : end]),
+                )
+            )
             chunk = chunk[end + 1 :]
         if b"\n" not in chunk:
             self._extend_partial(chunk)
@@ -68,7 +77,10 @@ class LineSplitter:
         tail = parts.pop()
         limit = self._max_line
         for line in parts:
-            out.append(line if len(line) <= limit else Oversized(len(line), line[:PREFIX_SIZE]))
+            if len(line) <= limit:
+                out.append(line)
+            else:
+                out.append(Oversized(len(line), line[:PREFIX_SIZE], line[-PREFIX_SIZE:]))
         self._extend_partial(tail)
         return out
 
@@ -76,21 +88,33 @@ class LineSplitter:
         self._partial += data
         if len(self._partial) > self._max_line:
             # Stop buffering: keep what identifies the message and drop the rest as it comes.
-            self._skipped = (bytes(self._partial[:PREFIX_SIZE]), len(self._partial))
-            self._partial.clear()
+            partial = self._partial
+            self._skipped = (
+                bytes(partial[:PREFIX_SIZE]),
+                len(partial),
+                bytes(partial[-PREFIX_SIZE:]),
+            )
+            partial.clear()
 
     def finish(self) -> list[Line]:
         """At end of stream: a last line without a newline, as it is, so that a truncated
         message gets its parse error instead of vanishing."""
         if self._skipped is not None:
-            prefix, size = self._skipped
+            prefix, size, suffix = self._skipped
             self._skipped = None
-            return [Oversized(size, prefix)]
+            return [Oversized(size, prefix, suffix)]
         if self._partial:
             line = bytes(self._partial)
             self._partial.clear()
             return [line]
         return []
+
+
+def _last(suffix: bytes, more: bytes) -> bytes:
+    """The last `PREFIX_SIZE` bytes of `suffix + more`, without copying all of `more`."""
+    if len(more) >= PREFIX_SIZE:
+        return more[-PREFIX_SIZE:]
+    return (suffix + more)[-PREFIX_SIZE:]
 
 
 class LineReader:

@@ -17,9 +17,12 @@ PING = b'{"jsonrpc":"2.0","id":1,"method":"sample:ping:get"}'
 
 
 @run_async
-async def test_malformed_json_is_a_parse_error() -> None:
+async def test_malformed_json_is_a_parse_error_with_the_id_it_shows() -> None:
     async with raw_connection(SampleService()) as (client, _):
         await client.send(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
+        answer = await client.receive()
+        assert answer["id"] == 1 and answer["error"]["code"] == -32700
+        await client.send(b'{"jsonrpc": "2.0", "method": \n')
         answer = await client.receive()
         assert answer["id"] is None and answer["error"]["code"] == -32700
         await client.assert_still_serving()
@@ -35,7 +38,6 @@ async def test_blank_lines_are_ignored() -> None:
 @pytest.mark.parametrize(
     ("message", "expected_id"),
     [
-        (b"[1, 2]", None),
         (b"42", None),
         (b'"text"', None),
         (b'{"jsonrpc": "2.0", "id": 5}', 5),
@@ -162,11 +164,14 @@ async def test_oversized_messages_are_refused_and_skipped() -> None:
         answer = await client.receive()
         assert answer["id"] == 77 and answer["error"]["code"] == -32600
         assert answer["error"]["data"] == {"size": len(big), "limit": 4096}
-        # An oversized notification only gets a log line.
+        # Without a visible id (a notification, or a request whose id is hidden in the
+        # middle) the answer has id null: the other side still learns (docs/wire.md §8).
         notification = (
             f'{{"jsonrpc":"2.0","method":"sample:event:notify","params":{{"text":"{padding}"}}}}'
         )
         await client.send(notification.encode() + b"\n")
+        answer = await client.receive()
+        assert answer["id"] is None and answer["error"]["code"] == -32600
         # A line just under the limit is served, also when it arrives with the next ones.
         fits = '{"jsonrpc":"2.0","id":78,"method":"sample:echo:call","params":{"input":["%s"]}}'
         fits = fits % ("y" * (4096 - len(fits) + 2))
@@ -185,7 +190,7 @@ async def test_a_truncated_last_line_gets_a_parse_error_before_closing() -> None
         await client.send(b'{"jsonrpc":"2.0","id":2,"meth')
         client.writer.write_eof()
         answer = await client.receive()
-        assert answer["id"] is None and answer["error"]["code"] == -32700
+        assert answer["id"] == 2 and answer["error"]["code"] == -32700
         await server.wait_closed()
         assert await client.reader.read() == b""
 
