@@ -565,18 +565,16 @@ class Peer:
     def _on_batch(self, line: bytes) -> None:
         """An array: each member handled as if sent alone, the answers sent as one array
         (docs/wire.md §7)."""
-        if not self._options.accept_batches:
-            self._send_error(
-                None,
-                ErrorCode.INVALID_REQUEST,
-                "Invalid request: batches are not supported",
-            )
-            return
         try:
             members = decode_batch(line)
         except (msgspec.MsgspecError, RecursionError) as error:
             reason = _TOO_DEEP if isinstance(error, RecursionError) else str(error)
             self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {reason}")
+            return
+        if not self._options.accept_batches:
+            self._send_error(
+                None, ErrorCode.INVALID_REQUEST, "Invalid request: batches are not supported"
+            )
             return
         if not members:
             self._send_error(None, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch")
