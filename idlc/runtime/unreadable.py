@@ -33,8 +33,8 @@ _OPEN: Final = re.compile(_WS + rb"\{")
 _HEAD_MEMBER: Final = re.compile(
     _WS + rb"(" + _STRING + rb")" + _WS + rb":" + _WS + rb"(" + _SCALAR + rb")" + _WS + rb"([,}])"
 )
-#: The key of the first member whose value is nested (and so is not followed further).
-_HEAD_NESTED: Final = re.compile(_WS + rb"(" + _STRING + rb")" + _WS + rb":" + _WS + rb"[\[{]")
+#: The key of the member where the head stops: its value is nested or runs past the head.
+_HEAD_KEY: Final = re.compile(_WS + rb"(" + _STRING + rb")" + _WS + rb":")
 #: The scalar members that end the top-level object, after its last nested value.
 _TAIL: Final = re.compile(
     rb"(?:[,{]" + _WS + _STRING + _WS + rb":" + _WS + _SCALAR + _WS + rb")+\}" + _WS + rb"$"
@@ -90,9 +90,9 @@ def _scan_head(head: bytes, members: list[tuple[bytes, bytes | None]]) -> None:
     while True:
         member = _HEAD_MEMBER.match(head, position)
         if member is None:
-            nested = _HEAD_NESTED.match(head, position)
-            if nested is not None:
-                members.append((nested.group(1), None))
+            last = _HEAD_KEY.match(head, position)
+            if last is not None:
+                members.append((last.group(1), None))
             return
         members.append((member.group(1), member.group(2)))
         if member.group(3) == b"}":

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import idlc.runtime.peer
 from idlc.runtime import PeerOptions, ProtocolError, connect_fds
-from idlc.runtime.unreadable import identify, identify_line
+from idlc.runtime.unreadable import Identity, identify, identify_line
 
 from .sample_api import SampleProxy
 from .support import SampleService, raw_connection, run_async, within
@@ -181,3 +181,5 @@ def test_identify_finds_the_id_at_either_end_and_only_at_the_top_level() -> None
     response = identify_line(b'{"jsonrpc":"2.0","id":9,"result":{"big":')
     assert response.id == 9 and response.response
     assert not identify_line(b'{"jsonrpc":"2.0","id":9,"method":"m","result":1}').response
+    # A key whose value runs past the head still counts: this is a response.
+    assert identify(b'{"jsonrpc":"2.0","result":"rrrr', b'rrrr","id":3}') == Identity(3, True)

@@ -242,7 +242,9 @@ async def test_deeply_nested_json_is_refused_and_the_connection_goes_on() -> Non
         answer = await client.receive()
         assert answer["id"] is None and answer["error"]["code"] in (-32700, -32600)
         params = b'{"input":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-        await client.send(b'{"jsonrpc":"2.0","id":3,"method":"sample:echo:call","params":' + params + b"}\n")
+        await client.send(
+            b'{"jsonrpc":"2.0","id":3,"method":"sample:echo:call","params":' + params + b"}\n"
+        )
         answer = await client.receive()
         assert answer["id"] in (3, None) and answer["error"]["code"] in (-32700, -32600, -32602)
         await client.assert_still_serving()
@@ -278,3 +280,55 @@ async def test_json_nested_near_the_decoder_limit_never_closes_the_connection() 
                 assert answer["result"] == "pong"
                 break
             assert "error" in answer
+
+
+@pytest.mark.parametrize(
+    ("template", "expected_id"),
+    [
+        ('{{"jsonrpc":"2.0","method":"sample:echo:call","params":{{"input":["{}"]}},"id":79}}', 79),
+        (
+            '{{"params":{{"input":["{}"]}},"id":"late","jsonrpc":"2.0","method":"sample:echo:call"}}',
+            "late",
+        ),
+        ('{{"jsonrpc":"2.0","id":80,"params":{{"input":["{}"]}},"method":"sample:echo:call"}}', 80),
+        # An id nested in the params is not the message's.
+        (
+            '{{"jsonrpc":"2.0","method":"sample:echo:call","params":{{"input":["{}"],"id":81}}}}',
+            None,
+        ),
+    ],
+)
+@run_async
+async def test_an_oversized_request_is_answered_with_the_id_at_either_end(
+    template: str, expected_id: object
+) -> None:
+    """The caller always learns: the id is looked for at both ends (docs/wire.md §8)."""
+    options = PeerOptions(max_message_size=4096)
+    async with raw_connection(SampleService(), options) as (client, _):
+        big = template.format("x" * 100_000)
+        await client.send(big.encode() + b"\n")
+        answer = await client.receive()
+        assert answer["id"] == expected_id and answer["error"]["code"] == -32600
+        assert answer["error"]["data"] == {"size": len(big), "limit": 4096}
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_an_oversized_response_with_its_id_last_fails_the_call() -> None:
+    import asyncio
+
+    from idlc.runtime import ProtocolError
+
+    options = PeerOptions(max_message_size=4096)
+    async with raw_connection(SampleService(), options) as (client, server):
+        call = asyncio.ensure_future(server.request("x:big", None, str))
+        request = await client.receive()
+        big = '{"jsonrpc":"2.0","result":"%s","id":%d}' % ("r" * 10_000, request["id"])
+        await client.send(big.encode() + b"\n")
+        try:
+            await asyncio.wait_for(call, 5)
+        except ProtocolError as error:
+            assert "Response too large" in error.message
+        else:
+            raise AssertionError("the oversized response must fail the call")
+        await client.assert_still_serving()
