@@ -280,7 +280,7 @@ class Peer:
         self._objects[key] = _served(implementation, self._interceptors)
 
     def unregister(self, key: str) -> None:
-        """Stop serving the object under `key`; calls to it then get -32002. No-op if absent."""
+        """Stop serving the object under `key`; calls to it then get -32900. No-op if absent."""
         self._objects.pop(key, None)
 
     # ---------------------------------------------------------------- writing

@@ -134,7 +134,7 @@ async def test_unknown_methods_and_targets() -> None:
         answer = await client.call("no:such:method", {}, id="m")
         assert answer["id"] == "m" and answer["error"]["code"] == -32601
         answer = await client.call("item:name:get", {"$target": "ghost"}, id=9)
-        assert answer["id"] == 9 and answer["error"]["code"] == -32002
+        assert answer["id"] == 9 and answer["error"]["code"] == -32900
         # Unknown notifications are ignored without an answer.
         await client.send(b'{"jsonrpc":"2.0","method":"no:such:notification","params":{}}\n')
         await client.send(b'{"jsonrpc":"2.0","method":"sample:event:notify","params":{"x":1}}\n')
