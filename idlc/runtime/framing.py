@@ -19,6 +19,8 @@ import collections
 from dataclasses import dataclass
 from typing import Final, Protocol, cast
 
+from idlc.runtime.budget import InputBudget
+
 #: How much one read asks for; also the largest overshoot of the concurrency bound per read.
 CHUNK_SIZE: Final = 256 * 1024
 #: How much of each end of an oversized line is kept to find out what it was.
@@ -47,6 +49,11 @@ class LineSplitter:
         #: While skipping an oversized line: its first bytes, the size seen so far and
         #: its last bytes so far.
         self._skipped: tuple[bytes, int, bytes] | None = None
+
+    @property
+    def buffered(self) -> int:
+        """The bytes of the incomplete line held now."""
+        return len(self._partial)
 
     def feed(self, chunk: bytes) -> list[Line]:
         """The lines `chunk` completes, in order; possibly none."""
@@ -148,11 +155,16 @@ class LineProtocol(asyncio.Protocol):
 
     Lines and the end of input that arrive before a sink is attached are kept and delivered
     on `attach`. For a transport that also writes (a socket), it keeps the write side's flow
-    control, which `TransportWriter` waits on.
+    control, which `TransportWriter` waits on. With a `budget` (the connections of one
+    server share it), what it buffers counts against that bound, which may pause it.
     """
 
-    def __init__(self, max_line: int) -> None:
+    def __init__(self, max_line: int, budget: InputBudget | None = None) -> None:
         self._splitter = LineSplitter(max_line)
+        self._budget = budget
+        #: Reading is paused while the sink or the budget asks for it.
+        self._paused_by_sink = False
+        self._paused_by_budget = False
         self._sink: LineSink | None = None
         self._early: list[Line] = []
         self._early_end: tuple[BaseException | None] | None = None
@@ -188,6 +200,8 @@ class LineProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         lines = self._splitter.feed(data)
+        if self._budget is not None:
+            self._budget.update(self, self._splitter.buffered, bool(lines))
         if lines:
             self._deliver(lines)
 
@@ -197,6 +211,8 @@ class LineProtocol(asyncio.Protocol):
         return True
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._budget is not None:
+            self._budget.release(self)
         self._end(exc)
         self._lost = True
         for waiter in self._write_waiters:
@@ -225,14 +241,32 @@ class LineProtocol(asyncio.Protocol):
             self._sink.lines_received(lines)
 
     def pause_reading(self) -> None:
-        transport = self._transport
-        if transport is not None and not transport.is_closing():
-            cast(asyncio.ReadTransport, transport).pause_reading()
+        """The sink takes no more for now."""
+        self._paused_by_sink = True
+        self._apply_pause()
 
     def resume_reading(self) -> None:
+        self._paused_by_sink = False
+        self._apply_pause()
+
+    def budget_pause(self) -> None:
+        """The server's input budget is spent (`BudgetHolder`)."""
+        self._paused_by_budget = True
+        self._apply_pause()
+
+    def budget_resume(self) -> None:
+        self._paused_by_budget = False
+        self._apply_pause()
+
+    def _apply_pause(self) -> None:
         transport = self._transport
-        if transport is not None and not transport.is_closing():
-            cast(asyncio.ReadTransport, transport).resume_reading()
+        if transport is None or transport.is_closing():
+            return
+        reader = cast(asyncio.ReadTransport, transport)
+        if self._paused_by_sink or self._paused_by_budget:
+            reader.pause_reading()
+        else:
+            reader.resume_reading()
 
     def close(self) -> None:
         """Stop reading and close the transport (for a socket, once its writes are out)."""
