@@ -171,6 +171,8 @@ def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> 
         base,
         interceptors=(TurnControl(), *base.interceptors),
         fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
+        # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
+        accept_batches=False,
     )
 
 

@@ -98,6 +98,8 @@ def client_options(
             base,
             interceptors=(permissions, *base.interceptors),
             fallback=base.fallback if base.fallback is not None else extension_fallback(client),
+            # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
+            accept_batches=False,
         ),
         permissions,
     )

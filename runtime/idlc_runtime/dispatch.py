@@ -15,7 +15,7 @@ from typing import Any
 
 
 class InputShape(enum.Enum):
-    """How an operation's input travels in `params` (docs/wire.md)."""
+    """How an operation's input travels in `params` (docs/wire.md §4)."""
 
     #: No params (`{}` and absent are both accepted).
     UNIT = "unit"

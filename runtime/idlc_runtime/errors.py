@@ -8,18 +8,27 @@ so `except Unsupported` reads the same on both ends.
 from __future__ import annotations
 
 import enum
+from typing import Final
 
 
 class ErrorCode(enum.IntEnum):
-    """The codes the runtime itself produces (docs/wire.md)."""
+    """The codes the runtime itself produces (docs/wire.md §6)."""
 
+    # JSON-RPC 2.0's own.
     PARSE_ERROR = -32700
     INVALID_REQUEST = -32600
     METHOD_NOT_FOUND = -32601
     INVALID_PARAMS = -32602
     INTERNAL_ERROR = -32603
-    UNKNOWN_TARGET = -32002
+    # The cancellation convention of LSP, which ACP shares (docs/wire.md §9).
     REQUEST_CANCELLED = -32800
+    # The runtime's own range, -32999..-32900: outside JSON-RPC's reserved -32768..-32000
+    # (which protocols such as ACP fill with their own codes) and LSP's -32899..-32800.
+    UNKNOWN_TARGET = -32900
+
+
+#: The codes the runtime reserves for its own errors (docs/wire.md §6).
+RUNTIME_CODES: Final = range(-32999, -32899)
 
 
 class RpcError(Exception):

@@ -19,9 +19,11 @@ import collections
 from dataclasses import dataclass
 from typing import Final, Protocol, cast
 
+from idlc_runtime.budget import InputBudget
+
 #: How much one read asks for; also the largest overshoot of the concurrency bound per read.
 CHUNK_SIZE: Final = 256 * 1024
-#: How much of an oversized line is kept to find out what it was.
+#: How much of each end of an oversized line is kept to find out what it was.
 PREFIX_SIZE: Final = 1024
 
 
@@ -31,6 +33,8 @@ class Oversized:
 
     size: int
     prefix: bytes
+    #: Its last bytes: some encoders put the id after the params (docs/wire.md §8).
+    suffix: bytes
 
 
 Line = bytes | Oversized
@@ -42,20 +46,32 @@ class LineSplitter:
     def __init__(self, max_line: int) -> None:
         self._max_line = max_line
         self._partial = bytearray()
-        #: While skipping an oversized line: its first bytes and the size seen so far.
-        self._skipped: tuple[bytes, int] | None = None
+        #: While skipping an oversized line: its first bytes, the size seen so far and
+        #: its last bytes so far.
+        self._skipped: tuple[bytes, int, bytes] | None = None
+
+    @property
+    def buffered(self) -> int:
+        """The bytes of the incomplete line held now."""
+        return len(self._partial)
 
     def feed(self, chunk: bytes) -> list[Line]:
         """The lines `chunk` completes, in order; possibly none."""
         out: list[Line] = []
         if self._skipped is not None:
             end = chunk.find(b"\n")
-            prefix, size = self._skipped
+            prefix, size, suffix = self._skipped
             if end < 0:
-                self._skipped = (prefix, size + len(chunk))
+                self._skipped = (prefix, size + len(chunk), _last(suffix, chunk))
                 return out
             self._skipped = None
-            out.append(Oversized(size + end, prefix))
+            out.append(
+                Oversized(
+                    size + end,
+                    prefix,
+                    _last(suffix, chunk[max(0, end - PREFIX_SIZE) : end]),
+                )
+            )
             chunk = chunk[end + 1 :]
         if b"\n" not in chunk:
             self._extend_partial(chunk)
@@ -68,7 +84,10 @@ class LineSplitter:
         tail = parts.pop()
         limit = self._max_line
         for line in parts:
-            out.append(line if len(line) <= limit else Oversized(len(line), line[:PREFIX_SIZE]))
+            if len(line) <= limit:
+                out.append(line)
+            else:
+                out.append(Oversized(len(line), line[:PREFIX_SIZE], line[-PREFIX_SIZE:]))
         self._extend_partial(tail)
         return out
 
@@ -76,21 +95,33 @@ class LineSplitter:
         self._partial += data
         if len(self._partial) > self._max_line:
             # Stop buffering: keep what identifies the message and drop the rest as it comes.
-            self._skipped = (bytes(self._partial[:PREFIX_SIZE]), len(self._partial))
-            self._partial.clear()
+            partial = self._partial
+            self._skipped = (
+                bytes(partial[:PREFIX_SIZE]),
+                len(partial),
+                bytes(partial[-PREFIX_SIZE:]),
+            )
+            partial.clear()
 
     def finish(self) -> list[Line]:
         """At end of stream: a last line without a newline, as it is, so that a truncated
         message gets its parse error instead of vanishing."""
         if self._skipped is not None:
-            prefix, size = self._skipped
+            prefix, size, suffix = self._skipped
             self._skipped = None
-            return [Oversized(size, prefix)]
+            return [Oversized(size, prefix, suffix)]
         if self._partial:
             line = bytes(self._partial)
             self._partial.clear()
             return [line]
         return []
+
+
+def _last(suffix: bytes, more: bytes) -> bytes:
+    """The last `PREFIX_SIZE` bytes of `suffix + more`, without copying all of `more`."""
+    if len(more) >= PREFIX_SIZE:
+        return more[-PREFIX_SIZE:]
+    return (suffix + more)[-PREFIX_SIZE:]
 
 
 class LineReader:
@@ -124,11 +155,16 @@ class LineProtocol(asyncio.Protocol):
 
     Lines and the end of input that arrive before a sink is attached are kept and delivered
     on `attach`. For a transport that also writes (a socket), it keeps the write side's flow
-    control, which `TransportWriter` waits on.
+    control, which `TransportWriter` waits on. With a `budget` (the connections of one
+    server share it), what it buffers counts against that bound, which may pause it.
     """
 
-    def __init__(self, max_line: int) -> None:
+    def __init__(self, max_line: int, budget: InputBudget | None = None) -> None:
         self._splitter = LineSplitter(max_line)
+        self._budget = budget
+        #: Reading is paused while the sink or the budget asks for it.
+        self._paused_by_sink = False
+        self._paused_by_budget = False
         self._sink: LineSink | None = None
         self._early: list[Line] = []
         self._early_end: tuple[BaseException | None] | None = None
@@ -164,6 +200,8 @@ class LineProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         lines = self._splitter.feed(data)
+        if self._budget is not None:
+            self._budget.update(self, self._splitter.buffered, bool(lines))
         if lines:
             self._deliver(lines)
 
@@ -173,6 +211,8 @@ class LineProtocol(asyncio.Protocol):
         return True
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._budget is not None:
+            self._budget.release(self)
         self._end(exc)
         self._lost = True
         for waiter in self._write_waiters:
@@ -201,14 +241,32 @@ class LineProtocol(asyncio.Protocol):
             self._sink.lines_received(lines)
 
     def pause_reading(self) -> None:
-        transport = self._transport
-        if transport is not None and not transport.is_closing():
-            cast(asyncio.ReadTransport, transport).pause_reading()
+        """The sink takes no more for now."""
+        self._paused_by_sink = True
+        self._apply_pause()
 
     def resume_reading(self) -> None:
+        self._paused_by_sink = False
+        self._apply_pause()
+
+    def budget_pause(self) -> None:
+        """The server's input budget is spent (`BudgetHolder`)."""
+        self._paused_by_budget = True
+        self._apply_pause()
+
+    def budget_resume(self) -> None:
+        self._paused_by_budget = False
+        self._apply_pause()
+
+    def _apply_pause(self) -> None:
         transport = self._transport
-        if transport is not None and not transport.is_closing():
-            cast(asyncio.ReadTransport, transport).resume_reading()
+        if transport is None or transport.is_closing():
+            return
+        reader = cast(asyncio.ReadTransport, transport)
+        if self._paused_by_sink or self._paused_by_budget:
+            reader.pause_reading()
+        else:
+            reader.resume_reading()
 
     def close(self) -> None:
         """Stop reading and close the transport (for a socket, once its writes are out)."""

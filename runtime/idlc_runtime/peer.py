@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 import functools
 import logging
+import re
 import traceback
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -30,20 +31,16 @@ from msgspec import UNSET, Raw
 from idlc_runtime.codec import decoder_for
 from idlc_runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
 from idlc_runtime.eager import start_eagerly
-from idlc_runtime.errors import (
-    ConnectionClosed,
-    ErrorCode,
-    ProtocolError,
-    RpcError,
-    Unsupported,
-)
+from idlc_runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc_runtime.framing import Line, LineProtocol, LineReader, Oversized
 from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
+from idlc_runtime.unreadable import identify, identify_line
 from idlc_runtime.wire import (
     JSONRPC,
     CancelParams,
     RequestId,
     decode_any,
+    decode_batch,
     decode_cancel,
     decode_envelope,
     decode_error,
@@ -52,7 +49,6 @@ from idlc_runtime.wire import (
     encode_notification,
     encode_request,
     encode_result,
-    sniff_id,
     validation_data,
     with_target,
 )
@@ -104,6 +100,9 @@ class PeerOptions:
     #: Called for methods the served object does not declare (see `MethodFallback`);
     #: None answers them -32601 and ignores such notifications.
     fallback: MethodFallback | None = None
+    #: Handle JSON-RPC batches (docs/wire.md §7); when False an array is answered with
+    #: one -32600 (id null), as protocols without batches (ACP) expect.
+    accept_batches: bool = True
 
 
 _current_peer: contextvars.ContextVar[Peer] = contextvars.ContextVar("idlc_current_peer")
@@ -197,6 +196,11 @@ class Peer:
         self._closed = False
         #: While reading or letting handlers finish, `close()` interrupts the run task.
         self._interruptible = False
+        #: Set by `close()`: a run task that has not begun yet goes straight to shutting
+        #: down instead of reading (docs/wire.md §10).
+        self._close_requested = False
+        #: The batch whose members are being handled: their answers are collected there.
+        self._batch: _Batch | None = None
         self._task: asyncio.Task[None] | None = None
         # Reading from a StreamReader, in the run task:
         self._lines: LineReader | None = None
@@ -240,6 +244,7 @@ class Peer:
             self._closed = True
             self._writer.close()
             return
+        self._close_requested = True
         if self._interruptible:
             self._task.cancel()
         await asyncio.wait([self._task])
@@ -275,7 +280,7 @@ class Peer:
         self._objects[key] = _served(implementation, self._interceptors)
 
     def unregister(self, key: str) -> None:
-        """Stop serving the object under `key`; calls to it then get -32002. No-op if absent."""
+        """Stop serving the object under `key`; calls to it then get -32900. No-op if absent."""
         self._objects.pop(key, None)
 
     # ---------------------------------------------------------------- writing
@@ -367,6 +372,11 @@ class Peer:
     async def _run(self) -> None:
         # Handler tasks are created from this task, so they all inherit this value.
         _current_peer.set(self)
+        if self._close_requested:
+            # Closed before this task ever ran (a block with no await in it): nothing to
+            # read or wait for.
+            await self._shut_down()
+            return
         self._interruptible = True
         try:
             if self._lines is not None:
@@ -393,7 +403,7 @@ class Peer:
     async def _read_loop(self) -> None:
         assert self._lines is not None
         read_lines = self._lines.read_lines
-        on_line = self._on_line
+        take = self._take
         bound = self._options.max_concurrent_handlers
         handlers = self._handlers
         lines: list[bytes | Oversized] = []
@@ -417,11 +427,7 @@ class Peer:
                 continue
             line = lines[next_line]
             next_line += 1
-            if type(line) is bytes:
-                on_line(line)
-            else:
-                assert isinstance(line, Oversized)
-                self._on_oversized(line)
+            take(line)
 
     # ------------------------------------------- reading through a LineProtocol
 
@@ -453,7 +459,7 @@ class Peer:
     def _handle_lines(self, lines: list[Line]) -> None:
         bound = self._options.max_concurrent_handlers
         handlers = self._handlers
-        on_line = self._on_line
+        take = self._take
         try:
             for index, line in enumerate(lines):
                 if len(handlers) >= bound:
@@ -462,11 +468,7 @@ class Peer:
                     self._backlog.extend(lines[index:])
                     self._pause_reading()
                     return
-                if type(line) is bytes:
-                    on_line(line)
-                else:
-                    assert isinstance(line, Oversized)
-                    self._on_oversized(line)
+                take(line)
                 if self._input_ended:
                     return
             self._wait_for_writer()
@@ -524,23 +526,82 @@ class Peer:
         assert self._protocol is not None
         self._protocol.resume_reading()
 
+    def _take(self, line: Line) -> None:
+        """Handle one line. Nothing in a line ends the connection (docs/wire.md §8): every
+        way it can be wrong is answered where it is found, and anything else that goes
+        wrong here (a bug) is logged and answered -32603 rather than let through."""
+        try:
+            if type(line) is bytes:
+                self._on_line(line)
+            else:
+                assert isinstance(line, Oversized)
+                self._on_oversized(line)
+        except OSError:
+            raise  # writing failed: the transport is gone, which does end the connection
+        except Exception as error:
+            self._batch = None
+            self._on_failed_line(line, error)
+
+    def _on_failed_line(self, line: Line, error: Exception) -> None:
+        log.error("handling a line failed", exc_info=error)
+        try:
+            if isinstance(line, Oversized):
+                identity = identify(line.prefix, line.suffix)
+            else:
+                identity = identify_line(line)
+            if not identity.response:
+                self._send_error(identity.id, ErrorCode.INTERNAL_ERROR, "Internal error")
+        except OSError:
+            raise
+        except Exception:
+            log.exception("answering a line that failed failed too")
+
     def _on_line(self, line: bytes) -> None:
+        if _OPENS_ARRAY.match(line) is not None:
+            self._on_batch(line)
+        else:
+            self._on_message(line)
+
+    def _on_batch(self, line: bytes) -> None:
+        """An array: each member handled as if sent alone, the answers sent as one array
+        (docs/wire.md §7)."""
+        try:
+            members = decode_batch(line)
+        except (msgspec.MsgspecError, RecursionError) as error:
+            reason = _TOO_DEEP if isinstance(error, RecursionError) else str(error)
+            self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {reason}")
+            return
+        if not self._options.accept_batches:
+            self._send_error(
+                None, ErrorCode.INVALID_REQUEST, "Invalid request: batches are not supported"
+            )
+            return
+        if not members:
+            self._send_error(None, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch")
+            return
+        batch = _Batch(self._write_out)
+        self._batch = batch
+        try:
+            for member in members:
+                self._on_message(bytes(member))
+        finally:
+            self._batch = None
+        batch.seal()
+
+    def _on_message(self, line: bytes) -> None:
         try:
             message = decode_envelope(line)
         except msgspec.ValidationError as error:
-            try:
-                self._on_invalid(line, error)
-            except RecursionError:
-                self._send_error(None, ErrorCode.INVALID_REQUEST, f"Invalid request: {_TOO_DEEP}")
+            self._on_invalid(line, error)
             return
         except msgspec.DecodeError as error:
             if line.strip():
-                self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {error}")
+                self._on_unreadable(line, f"Parse error: {error}")
             return
         except RecursionError:
             # Valid JSON perhaps, but nested deeper than the decoder goes: never a reason
             # to drop the connection.
-            self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {_TOO_DEEP}")
+            self._on_unreadable(line, f"Parse error: {_TOO_DEEP}")
             return
         method = message.method
         id = message.id
@@ -565,8 +626,15 @@ class Peer:
             )
 
     def _on_invalid(self, line: bytes, error: msgspec.ValidationError) -> None:
-        """Valid JSON, but not a JSON-RPC message: answer with whatever id can be found."""
-        value = decode_any(line)
+        """Not a JSON-RPC message: answer with whatever id can be found."""
+        try:
+            value = decode_any(line)
+        except (msgspec.MsgspecError, RecursionError) as problem:
+            # msgspec saw the wrong type before the line's syntax error or a number it
+            # cannot hold: the line is no readable JSON after all.
+            reason = _TOO_DEEP if isinstance(problem, RecursionError) else str(problem)
+            self._on_unreadable(line, f"Parse error: {reason}")
+            return
         id: RequestId | None = None
         if isinstance(value, dict):
             found = value.get("id")
@@ -574,33 +642,47 @@ class Peer:
                 id = found
             if "method" not in value and ("result" in value or "error" in value):
                 # A response we cannot read: never answer a response, fail its call instead.
-                future = self._pending.pop(id, None) if id is not None else None
-                if future is not None and not future.done():
-                    future.set_exception(
-                        ProtocolError(f"Malformed response: {error}", validation_data(error))
-                    )
-                else:
-                    log.warning("dropped a malformed response: %s", error)
+                self._fail_call(
+                    id,
+                    ProtocolError(f"Malformed response: {error}", validation_data(error)),
+                    f"dropped a malformed response: {error}",
+                )
                 return
         self._send_error(id, ErrorCode.INVALID_REQUEST, f"Invalid request: {error}")
+
+    def _on_unreadable(self, line: bytes, text: str) -> None:
+        """A line that does not decode: -32700, with the id its ends show (docs/wire.md §8)."""
+        identity = identify_line(line)
+        if identity.response:
+            self._fail_call(
+                identity.id,
+                ProtocolError(f"Unreadable response: {text}"),
+                f"dropped: {text}",
+            )
+        else:
+            self._send_error(identity.id, ErrorCode.PARSE_ERROR, text)
 
     def _on_oversized(self, line: Oversized) -> None:
         limit = self._options.max_message_size
         text = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
-        sniffed = sniff_id(line.prefix)
-        if sniffed is None:
-            log.warning("%s; dropped", text)
-            return
-        id, is_request = sniffed
         data = {"size": line.size, "limit": limit}
-        if is_request:
-            self._send_error(id, ErrorCode.INVALID_REQUEST, text, data)
-            return
-        future = self._pending.pop(id, None)
-        if future is not None and not future.done():
-            future.set_exception(ProtocolError(f"Response too large: {text}", data))
+        identity = identify(line.prefix, line.suffix)
+        if identity.response:
+            self._fail_call(
+                identity.id,
+                ProtocolError(f"Response too large: {text}", data),
+                f"{text}; dropped",
+            )
         else:
-            log.warning("%s; dropped a response to an unknown request", text)
+            self._send_error(identity.id, ErrorCode.INVALID_REQUEST, text, data)
+
+    def _fail_call(self, id: RequestId | None, error: ProtocolError, otherwise: str) -> None:
+        """A response that cannot be read fails the call it answers (never answered itself)."""
+        future = self._pending.pop(id, None) if id is not None else None
+        if future is not None and not future.done():
+            future.set_exception(error)
+        else:
+            log.warning("%s (no pending call has id %r)", otherwise, id)
 
     def _on_response(self, id: RequestId | None, result: Raw, error: Raw) -> None:
         future = self._pending.pop(id, None) if id is not None else None
@@ -725,6 +807,10 @@ class Peer:
         params: Any,
         target: str | None,
     ) -> None:
+        # Runs up to its first await while its line is handled: a batch member is known.
+        batch = self._batch
+        if batch is not None:
+            batch.expect()
         try:
             try:
                 result = await self._invoke(served, spec, params, target, False)
@@ -744,7 +830,10 @@ class Peer:
             # No await between leaving `_incoming` and writing: a late cancel cannot slip in
             # and cause a second answer.
             self._incoming.pop(id, None)
-            self._send(message)
+            if batch is None:
+                self._send(message)
+            else:
+                batch.answer(message)
             if not self._flushed():
                 await self._writer.drain()
         except ConnectionError as error:
@@ -779,6 +868,13 @@ class Peer:
     # ---------------------------------------------------------------- writing errors
 
     def _write(self, message: bytes) -> None:
+        batch = self._batch
+        if batch is not None:
+            batch.add(message)
+        else:
+            self._write_out(message)
+
+    def _write_out(self, message: bytes) -> None:
         if not self._closed:
             self._send(message)
 
@@ -852,6 +948,47 @@ class Peer:
 
 
 _TOO_DEEP = "JSON nested too deeply"
+#: A line whose first character (after JSON whitespace) opens an array: a batch.
+_OPENS_ARRAY: Final = re.compile(rb"[ \t\r\n]*\[")
+
+
+class _Batch:
+    """The answers to one batch, sent as one array once the last is in (docs/wire.md §7).
+
+    Members answered while the batch is read (errors, handlers that finish at once) are
+    added as they come; a handler that has to wait is expected, and answers later.
+    """
+
+    def __init__(self, write: Callable[[bytes], None]) -> None:
+        self._write = write
+        self._answers: list[bytes] = []
+        self._expected = 0
+        self._sealed = False
+
+    def add(self, message: bytes) -> None:
+        self._answers.append(message)
+
+    def expect(self) -> None:
+        self._expected += 1
+
+    def answer(self, message: bytes) -> None:
+        """The answer of a handler that `expect()` announced."""
+        self._answers.append(message)
+        self._expected -= 1
+        self._send_when_complete()
+
+    def seal(self) -> None:
+        """Every member has been read: send once the expected answers are in."""
+        self._sealed = True
+        self._send_when_complete()
+
+    def _send_when_complete(self) -> None:
+        if not self._sealed or self._expected or not self._answers:
+            return  # a batch of notifications only gets no answer at all
+        # Each message is one encoded object followed by its newline.
+        body = b",".join(message[:-1] for message in self._answers)
+        self._answers = []
+        self._write(b"[" + body + b"]\n")
 
 
 class _InvalidParams:

@@ -17,11 +17,16 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import IO, Any
 
+from idlc_runtime.budget import InputBudget
 from idlc_runtime.framing import CHUNK_SIZE, LineProtocol, TransportWriter
 from idlc_runtime.peer import ByteWriter, Peer, PeerOptions
 
 #: Makes the root object for each accepted connection (one shared object is `lambda: obj`).
 RootFactory = Callable[[], object]
+
+#: The bytes of incomplete messages a server buffers over all its connections at once
+#: (docs/wire.md §11): a few default-sized messages, not one per connection.
+DEFAULT_MAX_BUFFERED_INPUT = 128 * 1024 * 1024
 
 #: Starts a listener whose every connection gets a protocol from the given factory.
 _Listen = Callable[[Callable[[], LineProtocol]], Awaitable[asyncio.Server]]
@@ -302,9 +307,12 @@ async def spawn(
 class RpcServer:
     """A listening socket whose every connection is a `Peer` serving a fresh root."""
 
-    def __init__(self, server: asyncio.Server, peers: set[Peer]) -> None:
+    def __init__(self, server: asyncio.Server, peers: set[Peer], budget: InputBudget) -> None:
         self._server = server
         self._peers = peers
+        #: The bound its connections share on buffered input; `held` and `peak` tell how
+        #: much it holds and held at most.
+        self.input_budget = budget
 
     @property
     def sockets(self) -> tuple[Any, ...]:
@@ -328,8 +336,13 @@ class RpcServer:
 class _Accepted(LineProtocol):
     """The protocol of an accepted connection: tells the server once it is connected."""
 
-    def __init__(self, max_line: int, on_connect: Callable[[LineProtocol], None]) -> None:
-        super().__init__(max_line)
+    def __init__(
+        self,
+        max_line: int,
+        on_connect: Callable[[LineProtocol], None],
+        budget: InputBudget,
+    ) -> None:
+        super().__init__(max_line, budget)
         self._on_connect = on_connect
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -342,9 +355,11 @@ async def _serve(
     listen: _Listen,
     root_factory: RootFactory,
     options: PeerOptions | None,
+    max_buffered_input: int,
 ) -> AsyncIterator[RpcServer]:
     loop = asyncio.get_running_loop()
     max_line = (options or PeerOptions()).max_message_size
+    budget = InputBudget(max_buffered_input)
     peers: set[Peer] = set()
     serving: set[asyncio.Task[None]] = set()
     closing = False
@@ -374,9 +389,9 @@ async def _serve(
         finally:
             peers.discard(peer)
 
-    server = await listen(lambda: _Accepted(max_line, on_connect))
+    server = await listen(lambda: _Accepted(max_line, on_connect, budget))
     try:
-        yield RpcServer(server, peers)
+        yield RpcServer(server, peers, budget)
     finally:
         closing = True
         server.close()
@@ -392,13 +407,18 @@ def serve_tcp(
     port: int,
     *,
     options: PeerOptions | None = None,
+    max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
 ) -> contextlib.AbstractAsyncContextManager[RpcServer]:
-    """Listen on `host:port`; leaving the block closes the listener and every connection."""
+    """Listen on `host:port`; leaving the block closes the listener and every connection.
+
+    `max_buffered_input` bounds the bytes of incomplete messages held over all connections
+    at once; past it, connections wait (docs/wire.md §11).
+    """
 
     async def listen(factory: Callable[[], LineProtocol]) -> asyncio.Server:
         return await asyncio.get_running_loop().create_server(factory, host, port)
 
-    return _serve(listen, root_factory, options)
+    return _serve(listen, root_factory, options, max_buffered_input)
 
 
 def serve_unix(
@@ -406,13 +426,18 @@ def serve_unix(
     path: str | os.PathLike[str],
     *,
     options: PeerOptions | None = None,
+    max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
 ) -> contextlib.AbstractAsyncContextManager[RpcServer]:
-    """Listen on the Unix socket `path`; leaving the block closes it and every connection."""
+    """Listen on the Unix socket `path`; leaving the block closes it and every connection.
+
+    `max_buffered_input` bounds the bytes of incomplete messages held over all connections
+    at once; past it, connections wait (docs/wire.md §11).
+    """
 
     async def listen(factory: Callable[[], LineProtocol]) -> asyncio.Server:
         return await asyncio.get_running_loop().create_unix_server(factory, path)
 
-    return _serve(listen, root_factory, options)
+    return _serve(listen, root_factory, options, max_buffered_input)
 
 
 @contextlib.asynccontextmanager

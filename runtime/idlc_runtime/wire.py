@@ -7,7 +7,6 @@ An empty `Raw` means the member was absent.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 import msgspec
@@ -53,7 +52,7 @@ class CancelParams(Struct, rename="camel"):
 
 # Outgoing messages are Structs so that msgspec writes them without building a dict.
 # Field order is wire order: `jsonrpc`, `id` and `method` come first, which keeps messages
-# readable and lets an oversized message still be answered (see `sniff_id`).
+# readable and lets an oversized message still be answered (see `unreadable`).
 
 
 class RequestOut(Struct, omit_defaults=True):
@@ -87,11 +86,14 @@ _target_decoder: Final = msgspec.json.Decoder(TargetOnly | None)
 _error_decoder: Final = msgspec.json.Decoder(ErrorObject)
 _cancel_decoder: Final = msgspec.json.Decoder(CancelParams)
 _any_decoder: Final = msgspec.json.Decoder()
+_batch_decoder: Final = msgspec.json.Decoder(list[Raw])
 
 decode_envelope: Final = _envelope_decoder.decode
 decode_error: Final = _error_decoder.decode
 decode_cancel: Final = _cancel_decoder.decode
 decode_any: Final = _any_decoder.decode
+#: A batch: the array's members, each kept as its bytes to be handled as if sent alone.
+decode_batch: Final = _batch_decoder.decode
 
 
 def decode_target(params: Raw) -> str | None:
@@ -134,29 +136,3 @@ def validation_data(error: msgspec.ValidationError) -> dict[str, str]:
     if not marker:
         return {"path": "$", "reason": str(error)}
     return {"path": rest.rstrip("`"), "reason": reason}
-
-
-# An oversized line is never parsed, but its first bytes usually say what it was: messages
-# put "jsonrpc", "id" and "method" before the payload. Only string members may precede the id,
-# so a match cannot come from inside a nested value.
-_STRING = r'"(?:[^"\\]|\\.)*"'
-_HEAD = re.compile(
-    rb"\s*\{(?:\s*" + _STRING.encode() + rb"\s*:\s*" + _STRING.encode() + rb"\s*,)*?"
-    rb"\s*\"id\"\s*:\s*(-?\d+|" + _STRING.encode() + rb")\s*,\s*\"(\w+)\""
-)
-_METHOD_BEFORE_ID = re.compile(rb'^\s*\{[^{\[]*?"method"\s*:')
-
-
-def sniff_id(prefix: bytes) -> tuple[RequestId, bool] | None:
-    """The id of a message from its first bytes, and whether it is a request.
-
-    None when the prefix does not show a top-level id before the payload.
-    """
-    match = _HEAD.match(prefix)
-    if match is None:
-        return None
-    raw_id, next_key = match.group(1), match.group(2)
-    id: RequestId = msgspec.json.decode(raw_id, type=RequestId)
-    head = prefix[: match.start(1)]
-    is_request = next_key == b"method" or _METHOD_BEFORE_ID.match(head) is not None
-    return id, is_request

@@ -44,7 +44,16 @@ def test_bad_input_gets_errors_and_the_agent_keeps_serving() -> None:
     try:
         agent.send(b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {')
         error = agent.receive()
-        assert error["error"]["code"] == -32700 and error["id"] is None
+        # The id the unparseable line shows is answered (docs/wire.md §8).
+        assert error["error"]["code"] == -32700 and error["id"] == 1
+        assert message_errors(error, requests) == []
+
+        # ACP has no batches: one -32600 with id null, as the official TypeScript SDK answers.
+        agent.send(
+            b'[{"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {"protocolVersion": 1}}]'
+        )
+        error = agent.receive()
+        assert error["error"]["code"] == -32600 and error["id"] is None
         assert message_errors(error, requests) == []
 
         agent.send({"jsonrpc": "1.0", "id": 2, "method": "initialize", "params": {}})

@@ -25,7 +25,7 @@ def test_client_walkthrough_runs_to_completion(tmp_path: Path) -> None:
         "AgentRequestClaimOutput(claimed=True, generation=1)",
         "AgentRequestClaimOutput(claimed=False, generation=1)",
         "Unsupported('agent:directory:reconcile-repair:call'",
-        "RpcError(-32002",
+        "RpcError(-32900",
         "Done.",
     ):
         assert expected in out, out

@@ -520,7 +520,7 @@ async def test_unknown_target(connect: Connect) -> None:
         for call in (missing.progress, missing.cancel, missing.items):
             with pytest.raises(RpcError) as raised:
                 await within(call())
-            assert raised.value.code == -32002
+            assert raised.value.code == -32900
             assert raised.value.data == {"target": "request-404"}
         # A directory member aimed at a request answers -32601: requests are not directories.
         _, _, ref = await admitted(AgentDirectoryProxy(peer))

@@ -163,7 +163,10 @@ def test_the_splitter_keeps_partial_lines_and_skips_long_ones() -> None:
     assert splitter.feed(b"ab") == []
     assert splitter.feed(b"c\nde\nf") == [b"abc", b"de"]
     assert splitter.feed(b"0123456789ABC") == []  # too long already: skipped as it comes
-    assert splitter.feed(b"DEF\ngh\n") == [Oversized(17, b"f0123456789ABC"), b"gh"]
+    assert splitter.feed(b"DEF\ngh\n") == [
+        Oversized(17, b"f0123456789ABC", b"f0123456789ABCDEF"),
+        b"gh",
+    ]
     assert splitter.feed(b"tail") == []
     assert splitter.finish() == [b"tail"]
     assert splitter.finish() == []

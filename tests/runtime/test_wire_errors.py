@@ -17,9 +17,12 @@ PING = b'{"jsonrpc":"2.0","id":1,"method":"sample:ping:get"}'
 
 
 @run_async
-async def test_malformed_json_is_a_parse_error() -> None:
+async def test_malformed_json_is_a_parse_error_with_the_id_it_shows() -> None:
     async with raw_connection(SampleService()) as (client, _):
         await client.send(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
+        answer = await client.receive()
+        assert answer["id"] == 1 and answer["error"]["code"] == -32700
+        await client.send(b'{"jsonrpc": "2.0", "method": \n')
         answer = await client.receive()
         assert answer["id"] is None and answer["error"]["code"] == -32700
         await client.assert_still_serving()
@@ -35,7 +38,6 @@ async def test_blank_lines_are_ignored() -> None:
 @pytest.mark.parametrize(
     ("message", "expected_id"),
     [
-        (b"[1, 2]", None),
         (b"42", None),
         (b'"text"', None),
         (b'{"jsonrpc": "2.0", "id": 5}', 5),
@@ -132,7 +134,7 @@ async def test_unknown_methods_and_targets() -> None:
         answer = await client.call("no:such:method", {}, id="m")
         assert answer["id"] == "m" and answer["error"]["code"] == -32601
         answer = await client.call("item:name:get", {"$target": "ghost"}, id=9)
-        assert answer["id"] == 9 and answer["error"]["code"] == -32002
+        assert answer["id"] == 9 and answer["error"]["code"] == -32900
         # Unknown notifications are ignored without an answer.
         await client.send(b'{"jsonrpc":"2.0","method":"no:such:notification","params":{}}\n')
         await client.send(b'{"jsonrpc":"2.0","method":"sample:event:notify","params":{"x":1}}\n')
@@ -162,11 +164,14 @@ async def test_oversized_messages_are_refused_and_skipped() -> None:
         answer = await client.receive()
         assert answer["id"] == 77 and answer["error"]["code"] == -32600
         assert answer["error"]["data"] == {"size": len(big), "limit": 4096}
-        # An oversized notification only gets a log line.
+        # Without a visible id (a notification, or a request whose id is hidden in the
+        # middle) the answer has id null: the other side still learns (docs/wire.md §8).
         notification = (
             f'{{"jsonrpc":"2.0","method":"sample:event:notify","params":{{"text":"{padding}"}}}}'
         )
         await client.send(notification.encode() + b"\n")
+        answer = await client.receive()
+        assert answer["id"] is None and answer["error"]["code"] == -32600
         # A line just under the limit is served, also when it arrives with the next ones.
         fits = '{"jsonrpc":"2.0","id":78,"method":"sample:echo:call","params":{"input":["%s"]}}'
         fits = fits % ("y" * (4096 - len(fits) + 2))
@@ -185,7 +190,7 @@ async def test_a_truncated_last_line_gets_a_parse_error_before_closing() -> None
         await client.send(b'{"jsonrpc":"2.0","id":2,"meth')
         client.writer.write_eof()
         answer = await client.receive()
-        assert answer["id"] is None and answer["error"]["code"] == -32700
+        assert answer["id"] == 2 and answer["error"]["code"] == -32700
         await server.wait_closed()
         assert await client.reader.read() == b""
 
@@ -237,7 +242,9 @@ async def test_deeply_nested_json_is_refused_and_the_connection_goes_on() -> Non
         answer = await client.receive()
         assert answer["id"] is None and answer["error"]["code"] in (-32700, -32600)
         params = b'{"input":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-        await client.send(b'{"jsonrpc":"2.0","id":3,"method":"sample:echo:call","params":' + params + b"}\n")
+        await client.send(
+            b'{"jsonrpc":"2.0","id":3,"method":"sample:echo:call","params":' + params + b"}\n"
+        )
         answer = await client.receive()
         assert answer["id"] in (3, None) and answer["error"]["code"] in (-32700, -32600, -32602)
         await client.assert_still_serving()
@@ -273,3 +280,55 @@ async def test_json_nested_near_the_decoder_limit_never_closes_the_connection() 
                 assert answer["result"] == "pong"
                 break
             assert "error" in answer
+
+
+@pytest.mark.parametrize(
+    ("template", "expected_id"),
+    [
+        ('{{"jsonrpc":"2.0","method":"sample:echo:call","params":{{"input":["{}"]}},"id":79}}', 79),
+        (
+            '{{"params":{{"input":["{}"]}},"id":"late","jsonrpc":"2.0","method":"sample:echo:call"}}',
+            "late",
+        ),
+        ('{{"jsonrpc":"2.0","id":80,"params":{{"input":["{}"]}},"method":"sample:echo:call"}}', 80),
+        # An id nested in the params is not the message's.
+        (
+            '{{"jsonrpc":"2.0","method":"sample:echo:call","params":{{"input":["{}"],"id":81}}}}',
+            None,
+        ),
+    ],
+)
+@run_async
+async def test_an_oversized_request_is_answered_with_the_id_at_either_end(
+    template: str, expected_id: object
+) -> None:
+    """The caller always learns: the id is looked for at both ends (docs/wire.md §8)."""
+    options = PeerOptions(max_message_size=4096)
+    async with raw_connection(SampleService(), options) as (client, _):
+        big = template.format("x" * 100_000)
+        await client.send(big.encode() + b"\n")
+        answer = await client.receive()
+        assert answer["id"] == expected_id and answer["error"]["code"] == -32600
+        assert answer["error"]["data"] == {"size": len(big), "limit": 4096}
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_an_oversized_response_with_its_id_last_fails_the_call() -> None:
+    import asyncio
+
+    from idlc_runtime import ProtocolError
+
+    options = PeerOptions(max_message_size=4096)
+    async with raw_connection(SampleService(), options) as (client, server):
+        call = asyncio.ensure_future(server.request("x:big", None, str))
+        request = await client.receive()
+        big = '{"jsonrpc":"2.0","result":"%s","id":%d}' % ("r" * 10_000, request["id"])
+        await client.send(big.encode() + b"\n")
+        try:
+            await asyncio.wait_for(call, 5)
+        except ProtocolError as error:
+            assert "Response too large" in error.message
+        else:
+            raise AssertionError("the oversized response must fail the call")
+        await client.assert_still_serving()

@@ -1,0 +1,92 @@
+"""One bound on the input a server buffers across all its connections (docs/wire.md §11).
+
+Each connection may hold one incomplete message of up to `max_message_size` bytes; many
+connections doing so at once would add up without limit. The connections of one server
+share an `InputBudget`: each reports how many bytes of incomplete messages it holds after
+every read, and while the total is over the limit a connection that holds some stops
+reading (backpressure: the rest waits in the socket, then in the sender).
+
+One connection at a time may go over the limit — it holds the *overdraft* until its message
+is complete. Without it, connections each holding part of a message could wait on each
+other for ever; with it, some message always completes. So the total stays under the limit
+plus one message, plus the one read (at most 256 KiB) each connection makes before it is
+paused.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Protocol
+
+
+class BudgetHolder(Protocol):
+    """A connection that buffers input: the budget pauses and resumes its reading."""
+
+    def budget_pause(self) -> None: ...
+
+    def budget_resume(self) -> None: ...
+
+
+class InputBudget:
+    """The bytes of incomplete messages buffered by all connections of one server."""
+
+    def __init__(self, limit: int) -> None:
+        if limit <= 0:
+            raise ValueError(f"the input budget must be positive, not {limit}")
+        self.limit = limit
+        #: The most ever held at once: what the bound is about, for monitoring.
+        self.peak = 0
+        self._total = 0
+        self._held: dict[BudgetHolder, int] = {}
+        self._overdraft: BudgetHolder | None = None
+        #: Paused holders, first paused first resumed.
+        self._waiting: deque[BudgetHolder] = deque()
+
+    @property
+    def held(self) -> int:
+        """The bytes held now, over all connections."""
+        return self._total
+
+    def update(self, holder: BudgetHolder, held: int, completed: bool) -> None:
+        """`holder` now holds `held` bytes; `completed` says whether it finished a message
+        since the last update. Pauses it if it must wait for others."""
+        self._set(holder, held)
+        if holder is self._overdraft and (completed or held == 0):
+            self._overdraft = None
+        self._wake()
+        if held == 0 or self._total <= self.limit or holder in self._waiting:
+            return
+        if self._overdraft is None:
+            self._overdraft = holder
+        elif self._overdraft is not holder:
+            self._waiting.append(holder)
+            holder.budget_pause()
+
+    def release(self, holder: BudgetHolder) -> None:
+        """`holder` is gone: what it held is free."""
+        self._set(holder, 0)
+        if holder in self._waiting:
+            self._waiting.remove(holder)
+        if holder is self._overdraft:
+            self._overdraft = None
+        self._wake()
+
+    def _set(self, holder: BudgetHolder, held: int) -> None:
+        self._total += held - self._held.get(holder, 0)
+        if held:
+            self._held[holder] = held
+        else:
+            self._held.pop(holder, None)
+        if self._total > self.peak:
+            self.peak = self._total
+
+    def _wake(self) -> None:
+        """Resume waiting holders while there is room, or hand one the free overdraft."""
+        while self._waiting:
+            if self._total < self.limit:
+                self._waiting.popleft().budget_resume()
+            elif self._overdraft is None:
+                self._overdraft = self._waiting.popleft()
+                self._overdraft.budget_resume()
+            else:
+                return
