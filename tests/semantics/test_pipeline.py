@@ -218,16 +218,23 @@ def test_damaged_input_never_raises(tmp_path: Path, edits: list[tuple[int, int, 
     assert (compilation.model is None) == compilation.diagnostics.has_errors
 
 
-def test_resolver_is_fast_on_large_input() -> None:
-    """Parse + resolve must reach 1 MB/s; the resolver alone must be far faster than that."""
+def test_the_resolver_costs_less_than_the_parser_on_large_input() -> None:
+    """The resolver must never dominate the front end: on a large schema it takes less time
+    than parsing it (a ratio of two timings of one process, so machine load cancels out;
+    the absolute figures are bench/parse.py's)."""
     text = synthetic_schema(300)
-    diagnostics = Diagnostics()
-    source = reader.decode("big.idl", text.encode(), diagnostics)
-    assert source is not None
-    file = parser.parse(source, diagnostics)
-    assert file is not None
-    start = time.perf_counter()
-    resolved = resolve([file], diagnostics)
-    elapsed = time.perf_counter() - start
-    assert resolved is not None and len(resolved.interfaces) == 300
-    assert len(text) / elapsed > 3_000_000, f"{len(text) / elapsed / 1e6:.1f} MB/s"
+    parse_times, resolve_times = [], []
+    for _ in range(3):
+        diagnostics = Diagnostics()
+        source = reader.decode("big.idl", text.encode(), diagnostics)
+        assert source is not None
+        start = time.perf_counter()
+        file = parser.parse(source, diagnostics)
+        parse_times.append(time.perf_counter() - start)
+        assert file is not None
+        start = time.perf_counter()
+        resolved = resolve([file], diagnostics)
+        resolve_times.append(time.perf_counter() - start)
+        assert resolved is not None and len(resolved.interfaces) == 300
+    ratio = min(resolve_times) / min(parse_times)
+    assert ratio < 1.0, f"resolving took {ratio:.2f}× the parse"
