@@ -3,14 +3,17 @@
 Run it from the repository root, where `generated/` holds the committed package
 `quixos_agent` (it is not installed, so put it on the import path):
 
-    PYTHONPATH=generated python examples/quixos_client.py
+    PYTHONPATH=generated python examples/quixos_client.py                        # starts the server itself
+    PYTHONPATH=generated python examples/quixos_client.py --tcp 127.0.0.1:8765   # a server started with --tcp
 
-It starts `examples/quixos_server.py` as a child process, talks JSON-RPC to it over the
-child's stdin and stdout, and prints each step: the directory (the connection's root
+By default it starts `examples/quixos_server.py` as a child process and talks JSON-RPC to it
+over the child's stdin and stdout; with `--tcp` it connects to a running server instead
+(every connection gets a directory of its own, so it can be run again and again). It prints
+each step: the directory (the connection's root
 object) through `AgentDirectoryProxy`, then one admitted request through
 `AgentRequestProxy(peer, target=<request ref>)`, which adds `"$target"` to every call.
 Every value printed is a typed object decoded by the generated code. `--server-log` shows
-the server's own log (on stderr) as well.
+the log of the server it starts (on stderr) as well.
 """
 
 from __future__ import annotations
@@ -20,7 +23,15 @@ import asyncio
 import sys
 from pathlib import Path
 
-from idlc_runtime import ErrorCode, Peer, RpcError, Unsupported, spawn
+from idlc_runtime import (
+    ConnectionClosed,
+    ErrorCode,
+    Peer,
+    RpcError,
+    Unsupported,
+    connect_tcp,
+    spawn,
+)
 from quixos_agent import (
     AgentContextSubjectRef,
     AgentDirectoryProxy,
@@ -260,14 +271,45 @@ async def main_async(server_log: bool) -> None:
     print("\nThe server exited when its stdin closed. Done.")
 
 
+async def main_tcp(host: str, port: int) -> None:
+    print(f"Connecting to {host}:{port}")
+    async with connect_tcp(host, port) as peer:
+        await walk(peer)
+    print("\nDisconnected; the server goes on serving other connections. Done.")
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--server-log", action="store_true", help="show the server's log")
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument(
+        "--server-log", action="store_true", help="show the log of the server it starts"
+    )
+    transport.add_argument(
+        "--tcp",
+        metavar="HOST:PORT",
+        type=_address,
+        help="connect to a server started with `quixos_server.py --tcp` instead",
+    )
     args = parser.parse_args()
     try:
-        asyncio.run(main_async(args.server_log))
+        if args.tcp is not None:
+            asyncio.run(main_tcp(*args.tcp))
+        else:
+            asyncio.run(main_async(args.server_log))
     except WalkthroughFailed as failure:
         sys.exit(f"unexpected answer: {failure}")
+    except ConnectionClosed as error:
+        sys.exit(f"the server closed the connection: {error}")
+    except OSError as error:
+        # No server there (refused, unreachable): one line, not a traceback.
+        sys.exit(f"cannot connect: {error}")
 
 
 if __name__ == "__main__":

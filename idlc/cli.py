@@ -24,7 +24,7 @@ from idlc.diagnostics import Diagnostic, Diagnostics, without_allowed
 from idlc.source import SourceMap
 
 if TYPE_CHECKING:
-    from idlc.config import Config
+    from idlc.config import Config, NotConfigured
 
 _FORMATS = click.Choice(["human", "json", "github"])
 
@@ -78,6 +78,41 @@ def _configured(diagnostics: Diagnostics) -> Config | None:
     from idlc import config
 
     return config.load(diagnostics)
+
+
+def _configuration(diagnostics: Diagnostics) -> Config | NotConfigured | None:
+    """`[tool.idlc]`, `NotConfigured` when nothing configures idlc, None when it is broken."""
+    from idlc import config
+
+    return config.lookup(diagnostics)
+
+
+def _discovered(diagnostics: Diagnostics) -> tuple[Path, ...]:
+    """Every IDL file under the working folder, for a project that does not configure idlc.
+
+    Finding none is a success with one line said about it: a pre-commit hook or a CI step in
+    a repository without IDL files has nothing to check, and must not fail every commit.
+    """
+    from idlc.discovery import discover, nothing_found_message
+
+    here = Path(".")
+    found = discover(here, diagnostics)
+    if not found and not diagnostics.has_errors:
+        click.echo(nothing_found_message(here), err=True)
+        sys.exit(0)
+    return found
+
+
+class _NeedsOutput(click.ClickException):
+    """`idlc generate` with nothing saying where to write: a usage error, said in one line."""
+
+    exit_code = 2
+
+    def __init__(self) -> None:
+        super().__init__(
+            "`idlc generate` needs `--out DIR`: no [tool.idlc] in pyproject.toml says where "
+            "to write the package (or configure [[tool.idlc.packages]] with name, sources, out)"
+        )
 
 
 _files_argument = click.argument("files", nargs=-1, type=click.Path(path_type=Path))
@@ -147,7 +182,9 @@ def main() -> None:
 def check(
     files: tuple[Path, ...], include: tuple[Path, ...], allow: tuple[str, ...], error_format: str
 ) -> None:
-    """Parse, resolve and lint FILES (or everything in [tool.idlc])."""
+    """Parse, resolve and lint FILES (or everything in [tool.idlc]; without it, every *.idl
+    file under the current folder, as one compilation)."""
+    from idlc.config import Config
     from idlc.pipeline import compile_files
 
     with _internal_errors():
@@ -157,12 +194,18 @@ def check(
         if files:
             jobs.append((files, include, allow))
         else:
-            configuration = _configured(diagnostics)
-            if configuration is not None:
+            configuration = _configuration(diagnostics)
+            if configuration is None:
+                pass  # broken: the diagnostics say how
+            elif isinstance(configuration, Config):
                 jobs.extend(
                     (p.sources, (*p.include, *include), (*p.allow, *allow))
                     for p in configuration.packages
                 )
+            else:
+                discovered = _discovered(diagnostics)
+                if discovered:
+                    jobs.append((discovered, include, allow))
         for paths, includes, allowed in jobs:
             compilation = compile_files(paths, includes)
             diagnostics.extend(without_allowed(compilation.diagnostics, allowed))
@@ -183,15 +226,20 @@ def _unique(diagnostics: Diagnostics) -> list[Diagnostic]:
 @click.option("--diff", is_flag=True, help="Print what would change as a unified diff; write nothing.")
 @_error_format_option
 def fmt(files: tuple[Path, ...], check_only: bool, diff: bool, error_format: str) -> None:
-    """Rewrite FILES (or every configured source) in the canonical layout."""
+    """Rewrite FILES (or every configured source; without [tool.idlc], every *.idl file
+    under the current folder) in the canonical layout."""
+    from idlc.config import Config
     from idlc.reformat import format_paths
 
     with _internal_errors():
         diagnostics = Diagnostics()
         paths: Sequence[Path] = files
         if not files:
-            configuration = _configured(diagnostics)
-            paths = configuration.all_sources if configuration is not None else ()
+            configuration = _configuration(diagnostics)
+            if isinstance(configuration, Config):
+                paths = configuration.all_sources
+            elif configuration is not None:
+                paths = _discovered(diagnostics)
         result = format_paths(paths, write=not (check_only or diff), diff=diff)
         diagnostics.extend(result.diagnostics)
         _report(diagnostics.items, result.sources, error_format)
@@ -250,7 +298,9 @@ def generate(
     allow: tuple[str, ...],
     error_format: str,
 ) -> None:
-    """Generate a typed Python package from FILES (or every package in [tool.idlc])."""
+    """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
+    it, every *.idl file under the current folder into `--out`)."""
+    from idlc.config import Config
     from idlc.generation import GenerateJob, run_generate
 
     with _internal_errors():
@@ -261,14 +311,23 @@ def generate(
                 raise click.UsageError("`--out DIR` is required when files are named")
             jobs.append(GenerateJob(files, include, out, package, allow))
         else:
-            if out is not None or package is not None:
-                raise click.UsageError("`--out` and `--package` go with named files")
-            configuration = _configured(diagnostics)
-            if configuration is not None:
-                jobs.extend(
-                    GenerateJob(p.sources, (*p.include, *include), p.out, p.name, (*p.allow, *allow))
-                    for p in configuration.packages
-                )
+            configuration = _configuration(diagnostics)
+            if configuration is None or isinstance(configuration, Config):
+                if out is not None or package is not None:
+                    raise click.UsageError(
+                        "`--out` and `--package` go with named files (`[tool.idlc]` sets both)"
+                    )
+                if configuration is not None:
+                    jobs.extend(
+                        GenerateJob(p.sources, (*p.include, *include), p.out, p.name, (*p.allow, *allow))
+                        for p in configuration.packages
+                    )
+            elif out is None:
+                raise _NeedsOutput()
+            else:
+                discovered = _discovered(diagnostics)
+                if discovered:
+                    jobs.append(GenerateJob(discovered, include, out, package, allow))
         outcome = run_generate(jobs, check=check_only, diagnostics=diagnostics)
         _report(_unique(diagnostics), outcome.sources, error_format)
         for line in outcome.messages:

@@ -12,7 +12,8 @@ include = []                      # more include paths (optional)
 allow = []                        # more warnings not to report (optional)
 out = "generated"                 # the folder the package is written into
 ```
-Paths are relative to the folder holding `pyproject.toml`.
+Paths are relative to the folder holding `pyproject.toml`. Without the table (or without a
+pyproject.toml) `check` and `fmt` find the IDL files themselves (`idlc.discovery`).
 """
 
 from __future__ import annotations
@@ -58,20 +59,51 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class NotConfigured:
+    """Nothing configures idlc here: no pyproject.toml from the working folder up, or one
+    without a `[tool.idlc]` table (a Python project that does not use idlc's configuration)."""
+
+    #: The pyproject.toml found without the table, if any.
+    pyproject: Path | None
+
+
 def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
     """The configuration found from `start` (the working folder) upwards.
 
     None, with a diagnostic, when there is none or it is malformed.
     """
-    pyproject = find_pyproject(start or Path.cwd())
-    if pyproject is None:
+    found = lookup(diagnostics, start)
+    if not isinstance(found, NotConfigured):
+        return found
+    if found.pyproject is None:
         diagnostics.add(
             codes.BAD_CONFIGURATION,
             "no input files given and no pyproject.toml found",
             None,
             help="name IDL files on the command line, or configure `[tool.idlc]`",
         )
-        return None
+    else:
+        diagnostics.add(
+            codes.BAD_CONFIGURATION,
+            f"{display_path(found.pyproject)}: has no `[tool.idlc]` table",
+            None,
+            help="add `[[tool.idlc.packages]]` with `name`, `sources` and `out`, or name files",
+        )
+    return None
+
+
+def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotConfigured | None:
+    """Like `load`, but telling "nothing configures idlc" apart from a broken configuration.
+
+    `NotConfigured` when there is no pyproject.toml or it has no `[tool.idlc]` table (the
+    commands then find the IDL files themselves); None, with a diagnostic, when the file
+    cannot be read or the table is malformed: a mistake there is reported, never worked
+    around.
+    """
+    pyproject = find_pyproject(start or Path.cwd())
+    if pyproject is None:
+        return NotConfigured(None)
     shown = display_path(pyproject)
 
     def bad(message: str, help: str | None = None) -> None:
@@ -88,11 +120,7 @@ def load(diagnostics: Diagnostics, start: Path | None = None) -> Config | None:
         return None
     table = tool.get("idlc")
     if table is None:
-        bad(
-            "has no `[tool.idlc]` table",
-            help="add `[[tool.idlc.packages]]` with `name`, `sources` and `out`, or name files",
-        )
-        return None
+        return NotConfigured(pyproject)
     if not isinstance(table, dict):
         bad("`tool.idlc` must be a table")
         return None

@@ -228,7 +228,6 @@ def test_configuration_drives_commands_without_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "table, message",
     [
-        ("", "has no `[tool.idlc]` table"),
         ("[tool.idlc]\npackages = 3\n", "must be a non-empty array of tables"),
         ('[[tool.idlc.packages]]\nname = "bad name"\nsources = ["x"]\nout = "o"\n', "must be a Python package name"),
         ('[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\n', "`tool.idlc.packages[0].out` must be a folder path"),
@@ -243,6 +242,14 @@ def test_bad_configuration_is_a_diagnostic(tmp_path: Path, table: str, message: 
     assert "error[E0902]" in result.stderr
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_breaking_without_new_still_needs_the_configuration(tmp_path: Path) -> None:
+    """Only `check`, `fmt` and `generate --out` find IDL files themselves (tests/cli/test_discovery.py)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n')
+    result = idlc("breaking", "--against", "git:main", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error[E0902]" in result.stderr and "has no `[tool.idlc]` table" in result.stderr
 
 
 def test_allowed_warnings_are_not_reported(tmp_path: Path) -> None:

@@ -88,8 +88,11 @@ def tcp_server() -> Iterator[tuple[str, int]]:
         with concurrent.futures.ThreadPoolExecutor(2) as readers:
             errors = readers.submit(process.stderr.read)
             out = readers.submit(process.stdout.read)
-            yield found.group(1).decode(), int(found.group(2))
-            process.send_signal(signal.SIGTERM)
+            try:
+                yield found.group(1).decode(), int(found.group(2))
+            finally:
+                # Also when the test failed: the readers end only once the server exits.
+                process.send_signal(signal.SIGTERM)
             code = process.wait(STEP_TIMEOUT)
             said = errors.result(STEP_TIMEOUT).decode()
             assert out.result(STEP_TIMEOUT) == b""

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from quixos_harness import CLIENT, EXAMPLE_ENV, REPO, SERVER
+from quixos_harness import CLIENT, EXAMPLE_ENV, REPO, SERVER, tcp_server
+
+#: What the walkthrough prints whatever the transport: every step answered as expected.
+WALKTHROUGH = (
+    "AgentAdmission(accepted=True",
+    "AgentRequestClaimOutput(claimed=True, generation=1)",
+    "AgentRequestClaimOutput(claimed=False, generation=1)",
+    "Unsupported('agent:directory:reconcile-repair:call'",
+    "RpcError(-32900",
+    "Done.",
+)
+
 
 
 def test_client_walkthrough_runs_to_completion(tmp_path: Path) -> None:
@@ -20,17 +32,49 @@ def test_client_walkthrough_runs_to_completion(tmp_path: Path) -> None:
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     out = finished.stdout
-    for expected in (
-        "AgentAdmission(accepted=True",
-        "AgentRequestClaimOutput(claimed=True, generation=1)",
-        "AgentRequestClaimOutput(claimed=False, generation=1)",
-        "Unsupported('agent:directory:reconcile-repair:call'",
-        "RpcError(-32900",
-        "Done.",
-    ):
+    for expected in WALKTHROUGH:
         assert expected in out, out
     # --quiet server: nothing logged, and no traceback from either side.
     assert "Traceback" not in finished.stderr, finished.stderr
+
+
+def test_client_walkthrough_runs_over_tcp_against_a_running_server(tmp_path: Path) -> None:
+    """`--tcp HOST:PORT` talks to a server started with `--tcp`; each run is a connection of
+    its own with a fresh directory, so the walkthrough passes twice against one server."""
+    with tcp_server() as (host, port):
+        for _ in range(2):
+            finished = subprocess.run(
+                [sys.executable, str(CLIENT), "--tcp", f"{host}:{port}"],
+                cwd=tmp_path,
+                env=EXAMPLE_ENV,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert finished.returncode == 0, finished.stdout + finished.stderr
+            assert finished.stdout.startswith(f"Connecting to {host}:{port}\n")
+            for expected in WALKTHROUGH:
+                assert expected in finished.stdout, finished.stdout
+            assert "Traceback" not in finished.stderr, finished.stderr
+
+
+def test_client_over_tcp_without_a_server_says_so_in_one_line(tmp_path: Path) -> None:
+    # A socket bound and not listening: connections to its port are refused for as long as
+    # it is held, so no other process can take the port meanwhile.
+    with socket.socket() as bound:
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        finished = subprocess.run(
+            [sys.executable, str(CLIENT), "--tcp", f"127.0.0.1:{port}"],
+            cwd=tmp_path,
+            env=EXAMPLE_ENV,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert finished.returncode == 1
+    assert finished.stderr.startswith("cannot connect: "), finished.stderr
+    assert len(finished.stderr.splitlines()) == 1, finished.stderr
 
 
 def test_client_fails_when_the_server_misbehaves(tmp_path: Path) -> None:

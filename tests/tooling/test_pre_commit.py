@@ -213,3 +213,83 @@ def test_fmt_rewrites_non_canonical_files(
     assert "reformatted idl/clock.idl" in result.stdout
     assert clock.read_text() == CLOCK
     assert run_hook("idlc-fmt").returncode == 0
+
+
+# ---------------------------------------------------------------- without [tool.idlc]
+
+TIME = "/// Seconds since the epoch.\ntype Time = uint64;\n"
+CLOCK_USING_TIME = CLOCK.replace(": uint64 {", ": Time {")
+BROKEN = "type Broken = Nope;\n"
+
+
+def committed(repo: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "downstream")
+    return repo
+
+
+def run_hook_in(
+    repo: Path, hook: str, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never", "--config", str(hook_config)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=hook_environment(pre_commit_home, published_runtime),
+    )
+
+
+def test_check_in_a_repository_without_configuration_checks_every_idl_file(
+    tmp_path: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+) -> None:
+    """No pyproject.toml: the IDL files of the repository are one compilation (`api/clock.idl`
+    uses `Time` from `types/time.idl`); a virtual environment and hidden folders are skipped."""
+    repo = committed(
+        tmp_path / "plain",
+        {
+            "types/time.idl": TIME,
+            "api/clock.idl": CLOCK_USING_TIME,
+            ".github/templates/broken.idl": BROKEN,
+        },
+    )
+    (repo / ".venv" / "share").mkdir(parents=True)
+    (repo / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (repo / ".venv" / "share" / "broken.idl").write_text(BROKEN)
+    for hook in ("idlc-check", "idlc-fmt"):
+        result = run_hook_in(repo, hook, hook_config, pre_commit_home, published_runtime)
+        assert result.returncode == 0, f"{hook}:\n{result.stdout}\n{result.stderr}"
+        assert "Passed" in result.stdout, result.stdout
+
+    (repo / "api" / "clock.idl").write_text(CLOCK_USING_TIME.replace(": Time {", ": Tim {"))
+    broken = run_hook_in(repo, "idlc-check", hook_config, pre_commit_home, published_runtime)
+    assert broken.returncode == 1, broken.stdout
+    assert "error[E0101]: unknown type `Tim`" in broken.stdout
+    assert "--> api/clock.idl:3:" in broken.stdout
+    assert "Broken" not in broken.stdout, "a skipped folder was checked"
+
+
+def test_check_in_a_repository_without_idl_files_passes(
+    tmp_path: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+) -> None:
+    """pyproject.toml matches the hook's files, so it runs; with nothing to check it passes."""
+    repo = committed(tmp_path / "no-idl", {"pyproject.toml": '[project]\nname = "x"\nversion = "1"\n'})
+    result = run_hook_in(repo, "idlc-check", hook_config, pre_commit_home, published_runtime)
+    assert result.returncode == 0, result.stdout
+    assert "idlc check" in result.stdout and "Passed" in result.stdout, result.stdout
+
+
+def test_the_generate_hooks_without_configuration_say_what_they_need(
+    tmp_path: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+) -> None:
+    repo = committed(tmp_path / "plain", {"types/time.idl": TIME, "api/clock.idl": CLOCK_USING_TIME})
+    result = run_hook_in(repo, "idlc-generate-check", hook_config, pre_commit_home, published_runtime)
+    assert result.returncode == 1, result.stdout
+    assert "Error: `idlc generate` needs `--out DIR`" in result.stdout, result.stdout
+    assert git(repo, "status", "--porcelain") == ""
