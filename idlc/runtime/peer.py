@@ -583,7 +583,14 @@ class Peer:
         self._batch = batch
         try:
             for member in members:
-                self._on_message(bytes(member))
+                message = bytes(member)
+                try:
+                    self._on_message(message)
+                except OSError:
+                    raise
+                except Exception as error:
+                    # As for a line (see `_take`): the other members still get answers.
+                    self._on_failed_line(message, error)
         finally:
             self._batch = None
         batch.seal()
