@@ -572,9 +572,9 @@ class Peer:
             self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {reason}")
             return
         if not self._options.accept_batches:
-            self._send_error(
-                None, ErrorCode.INVALID_REQUEST, "Invalid request: batches are not supported"
-            )
+            # The words of the official ACP TypeScript SDK, which refuses batches too.
+            text = "Invalid request: JSON-RPC batches are not supported"
+            self._send_error(None, ErrorCode.INVALID_REQUEST, text)
             return
         if not members:
             self._send_error(None, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch")
