@@ -211,3 +211,27 @@ async def test_a_failure_while_handling_a_batch_member_spares_the_others(
         assert answers["boom"]["error"]["code"] == -32603
         assert answers["fine"]["result"] == "pong"
         await client.assert_still_serving()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+_ID = st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(max_size=30)
+
+
+@_FUZZ
+@given(_ID, _JSON, st.booleans())
+def test_identify_finds_an_id_written_first_or_last(
+    id: int | str, params: object, last: bool
+) -> None:
+    message: dict[str, object] = {"jsonrpc": "2.0", "method": "m", "params": params}
+    if last:
+        message["id"] = id
+    else:
+        message = {"id": id, **message}
+    line = json.dumps(message, ensure_ascii=False).encode()
+    # Only the ends are looked at, as for an oversized line.
+    assert identify(line[:256], line[-256:]).id == id or len(json.dumps(id).encode()) > 200
