@@ -1,5 +1,7 @@
 """One JSON-RPC 2.0 connection: it serves objects and calls the other side, both at once.
 
+What it sends and accepts is specified in docs/wire.md.
+
 Each line read is decoded and either resolves a pending call or starts the handler of an
 incoming one; every message out is written straight to the transport by whoever produced it.
 There is no queue between the wire and the handlers, and a handler that finishes without
