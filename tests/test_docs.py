@@ -49,3 +49,28 @@ def test_the_idl_shown_in_the_docs_is_in_canonical_layout(tmp_path: Path) -> Non
     result = format_paths(files, write=False, diff=True)
     assert not result.diagnostics.has_errors, [d.message for d in result.diagnostics]
     assert result.changed == [], "".join(result.diffs)
+
+
+def test_every_error_code_of_the_runtime_is_in_the_wire_protocol() -> None:
+    from idlc.runtime.errors import RUNTIME_CODES, ErrorCode
+
+    text = (DOCS / "wire.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| (-\d+) \| (.+?) \|", text, re.MULTILINE))
+    for code in ErrorCode:
+        assert str(int(code)) in table, f"docs/wire.md §6 lacks {code.name} ({int(code)})"
+    for code_text in table:
+        assert int(code_text) in set(ErrorCode), f"docs/wire.md lists {code_text}, unused"
+    own = [code for code in ErrorCode if code <= -32900]
+    assert own and all(code in RUNTIME_CODES for code in own)
+    assert f"{RUNTIME_CODES[0]}..{RUNTIME_CODES[-1]}" in text
+
+
+def test_the_wire_protocol_sections_cited_in_code_exist() -> None:
+    text = (DOCS / "wire.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## (\d+)\. ", text, re.MULTILINE))
+    root = DOCS.parent
+    for path in [*root.glob("idlc/**/*.py"), *root.glob("templates/**/*")]:
+        if not path.is_file():
+            continue
+        for cited in re.findall(r"docs/wire\.md §(\d+)", path.read_text(encoding="utf-8")):
+            assert cited in sections, f"{path.relative_to(root)} cites docs/wire.md §{cited}"

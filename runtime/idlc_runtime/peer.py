@@ -1,5 +1,7 @@
 """One JSON-RPC 2.0 connection: it serves objects and calls the other side, both at once.
 
+What it sends and accepts is specified in docs/wire.md.
+
 Each line read is decoded and either resolves a pending call or starts the handler of an
 incoming one; every message out is written straight to the transport by whoever produced it.
 There is no queue between the wire and the handlers, and a handler that finishes without
@@ -572,9 +574,9 @@ class Peer:
             self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {reason}")
             return
         if not self._options.accept_batches:
-            self._send_error(
-                None, ErrorCode.INVALID_REQUEST, "Invalid request: batches are not supported"
-            )
+            # The words of the official ACP TypeScript SDK, which refuses batches too.
+            text = "Invalid request: JSON-RPC batches are not supported"
+            self._send_error(None, ErrorCode.INVALID_REQUEST, text)
             return
         if not members:
             self._send_error(None, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch")
@@ -583,7 +585,14 @@ class Peer:
         self._batch = batch
         try:
             for member in members:
-                self._on_message(bytes(member))
+                message = bytes(member)
+                try:
+                    self._on_message(message)
+                except OSError:
+                    raise
+                except Exception as error:
+                    # As for a line (see `_take`): the other members still get answers.
+                    self._on_failed_line(message, error)
         finally:
             self._batch = None
         batch.seal()

@@ -7,7 +7,7 @@ plain scalars before the first nested value, and those after the last nested val
 where encoders put `jsonrpc`, `id` and `method` — before `params` (this runtime, and most
 others) or after it.
 
-Everything here is regular expressions over at most a few KiB and never raises.
+Everything here looks at a few KiB at most, in linear time, and never raises.
 """
 
 from __future__ import annotations
@@ -35,13 +35,9 @@ _HEAD_MEMBER: Final = re.compile(
 )
 #: The key of the member where the head stops: its value is nested or runs past the head.
 _HEAD_KEY: Final = re.compile(_WS + rb"(" + _STRING + rb")" + _WS + rb":")
-#: The scalar members that end the top-level object, after its last nested value.
-_TAIL: Final = re.compile(
-    rb"(?:[,{]" + _WS + _STRING + _WS + rb":" + _WS + _SCALAR + _WS + rb")+\}" + _WS + rb"$"
-)
-_TAIL_MEMBER: Final = re.compile(
-    rb"[,{]" + _WS + rb"(" + _STRING + rb")" + _WS + rb":" + _WS + rb"(" + _SCALAR + rb")"
-)
+#: JSON whitespace, and what a number or a literal (`true`, `false`, `null`) is made of.
+_SPACE: Final = frozenset(b" \t\r\n")
+_BARE: Final = frozenset(b"0123456789+-.eEtruefalsn")
 
 _id_decoder: Final = msgspec.json.Decoder(RequestId)
 _key_decoder: Final = msgspec.json.Decoder(str)
@@ -101,11 +97,65 @@ def _scan_head(head: bytes, members: list[tuple[bytes, bytes | None]]) -> None:
 
 
 def _scan_tail(tail: bytes, members: list[tuple[bytes, bytes | None]]) -> None:
-    end = _TAIL.search(tail)
-    if end is None:
+    """The scalar members that end the top-level object, read backwards from its closing
+    brace up to the last nested value. Linear: a regular expression searched from every
+    position would be quadratic in the members, which a sender controls."""
+    end = _skip_space_back(tail, len(tail))
+    if end == 0 or tail[end - 1] != ord("}"):
         return
-    for member in _TAIL_MEMBER.finditer(tail, end.start()):
-        members.append((member.group(1), member.group(2)))
+    position = end - 1
+    while True:
+        value_end = _skip_space_back(tail, position)
+        value_start = _token_start(tail, value_end)
+        if value_start is None:
+            return  # a nested value (or the head's territory): stop
+        colon = _skip_space_back(tail, value_start)
+        if colon == 0 or tail[colon - 1] != ord(":"):
+            return
+        key_end = _skip_space_back(tail, colon - 1)
+        if key_end == 0 or tail[key_end - 1] != ord('"'):
+            return
+        key_start = _string_start(tail, key_end)
+        if key_start is None:
+            return
+        members.append((tail[key_start:key_end], tail[value_start:value_end]))
+        before = _skip_space_back(tail, key_start)
+        if before == 0 or tail[before - 1] != ord(","):
+            return  # `{`: the whole object was seen; anything else: not a member list
+        position = before - 1
+
+
+def _skip_space_back(data: bytes, end: int) -> int:
+    while end > 0 and data[end - 1] in _SPACE:
+        end -= 1
+    return end
+
+
+def _token_start(data: bytes, end: int) -> int | None:
+    """Where the scalar ending at `end` starts; None if what ends there is no scalar."""
+    if end == 0:
+        return None
+    if data[end - 1] == ord('"'):
+        return _string_start(data, end)
+    start = end
+    while start > 0 and data[start - 1] in _BARE:
+        start -= 1
+    return start if start < end else None
+
+
+def _string_start(data: bytes, end: int) -> int | None:
+    """The opening quote of the string whose closing quote is at `end - 1`: the nearest
+    quote before it that is not escaped (preceded by an even number of backslashes)."""
+    quote = end - 1
+    while True:
+        quote = data.rfind(b'"', 0, quote)
+        if quote < 0:
+            return None
+        backslashes = 0
+        while quote - backslashes > 0 and data[quote - backslashes - 1] == ord("\\"):
+            backslashes += 1
+        if backslashes % 2 == 0:
+            return quote
 
 
 def _decode_key(raw: bytes) -> str | None:

@@ -53,7 +53,11 @@ def test_bad_input_gets_errors_and_the_agent_keeps_serving() -> None:
             b'[{"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {"protocolVersion": 1}}]'
         )
         error = agent.receive()
-        assert error["error"]["code"] == -32600 and error["id"] is None
+        assert error == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": "Invalid request: JSON-RPC batches are not supported"},
+        }
         assert message_errors(error, requests) == []
 
         agent.send({"jsonrpc": "1.0", "id": 2, "method": "initialize", "params": {}})

@@ -147,7 +147,10 @@ async def test_a_protocol_can_refuse_batches() -> None:
         assert await client.receive() == {
             "jsonrpc": "2.0",
             "id": None,
-            "error": {"code": -32600, "message": "Invalid request: batches are not supported"},
+            "error": {
+                "code": -32600,
+                "message": "Invalid request: JSON-RPC batches are not supported",
+            },
         }
         await client.assert_still_serving()
         assert service.events == []

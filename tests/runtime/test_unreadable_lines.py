@@ -25,7 +25,12 @@ from .sample_api import SampleProxy
 from .support import SampleService, raw_connection, run_async, within
 from .test_transports import SERVER_SCRIPT, _child_env
 
-_FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_FUZZ = settings(
+    # A few seconds per test in CI; `IDLC_FUZZ_EXAMPLES=5000` for a longer hunt.
+    max_examples=int(os.environ.get("IDLC_FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 BIG_ID = "1" * 5000
 
@@ -183,3 +188,50 @@ def test_identify_finds_the_id_at_either_end_and_only_at_the_top_level() -> None
     assert not identify_line(b'{"jsonrpc":"2.0","id":9,"method":"m","result":1}').response
     # A key whose value runs past the head still counts: this is a response.
     assert identify(b'{"jsonrpc":"2.0","result":"rrrr', b'rrrr","id":3}') == Identity(3, True)
+
+
+@run_async
+async def test_a_failure_while_handling_a_batch_member_spares_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = idlc.runtime.peer.decode_envelope
+
+    def broken(line: bytes) -> Any:
+        if b"boom" in line:
+            raise KeyError("a bug")
+        return real(line)
+
+    monkeypatch.setattr(idlc.runtime.peer, "decode_envelope", broken)
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(
+            b'[{"jsonrpc":"2.0","id":"boom","method":"sample:ping:get"},'
+            b'{"jsonrpc":"2.0","id":"fine","method":"sample:ping:get"}]\n'
+        )
+        answers = {answer["id"]: answer for answer in await client.receive()}
+        assert answers["boom"]["error"]["code"] == -32603
+        assert answers["fine"]["result"] == "pong"
+        await client.assert_still_serving()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+_ID = st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(max_size=30)
+
+
+@_FUZZ
+@given(_ID, _JSON, st.booleans())
+def test_identify_finds_an_id_written_first_or_last(
+    id: int | str, params: object, last: bool
+) -> None:
+    message: dict[str, object] = {"jsonrpc": "2.0", "method": "m", "params": params}
+    if last:
+        message["id"] = id
+    else:
+        message = {"id": id, **message}
+    line = json.dumps(message, ensure_ascii=False).encode()
+    # Only the ends are looked at, as for an oversized line.
+    assert identify(line[:256], line[-256:]).id == id or len(json.dumps(id).encode()) > 200
