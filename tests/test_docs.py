@@ -52,7 +52,7 @@ def test_the_idl_shown_in_the_docs_is_in_canonical_layout(tmp_path: Path) -> Non
 
 
 def test_every_error_code_of_the_runtime_is_in_the_wire_protocol() -> None:
-    from idlc.runtime.errors import RUNTIME_CODES, ErrorCode
+    from idlc_runtime.errors import RUNTIME_CODES, ErrorCode
 
     text = (DOCS / "wire.md").read_text(encoding="utf-8")
     table = dict(re.findall(r"^\| (-\d+) \| (.+?) \|", text, re.MULTILINE))
@@ -69,7 +69,7 @@ def test_the_wire_protocol_sections_cited_in_code_exist() -> None:
     text = (DOCS / "wire.md").read_text(encoding="utf-8")
     sections = set(re.findall(r"^## (\d+)\. ", text, re.MULTILINE))
     root = DOCS.parent
-    for path in [*root.glob("idlc/**/*.py"), *root.glob("templates/**/*")]:
+    for path in [*root.glob("idlc/**/*.py"), *root.glob("runtime/**/*.py"), *root.glob("acp/**/*.py"), *root.glob("templates/**/*")]:
         if not path.is_file():
             continue
         for cited in re.findall(r"docs/wire\.md §(\d+)", path.read_text(encoding="utf-8")):

@@ -194,14 +194,14 @@ def test_identify_finds_the_id_at_either_end_and_only_at_the_top_level() -> None
 async def test_a_failure_while_handling_a_batch_member_spares_the_others(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = idlc.runtime.peer.decode_envelope
+    real = idlc_runtime.peer.decode_envelope
 
     def broken(line: bytes) -> Any:
         if b"boom" in line:
             raise KeyError("a bug")
         return real(line)
 
-    monkeypatch.setattr(idlc.runtime.peer, "decode_envelope", broken)
+    monkeypatch.setattr(idlc_runtime.peer, "decode_envelope", broken)
     async with raw_connection(SampleService()) as (client, _):
         await client.send(
             b'[{"jsonrpc":"2.0","id":"boom","method":"sample:ping:get"},'
