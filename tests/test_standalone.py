@@ -19,7 +19,8 @@ FORBIDDEN = {
     "the original design document (cite docs/ instead)": re.compile(r"\b" + "SP" + r"EC\b"),
     "an absolute path of a development machine": re.compile(
         "|".join(re.escape(prefix) for prefix in ("/" + "work/", "/" + "root/", "/" + "Users/", "/" + "opt/"))
-        + r"|/home/(?!u/)"  # /home/u/… is the placeholder user of ACP payload examples
+        # The placeholder user u of ACP payload examples (`/home/u/p`) is no machine's.
+        + "|/" + r"home/(?!u/)"
     ),
 }
 
