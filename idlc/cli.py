@@ -266,7 +266,14 @@ def generate(
             configuration = _configured(diagnostics)
             if configuration is not None:
                 jobs.extend(
-                    GenerateJob(p.sources, (*p.include, *include), p.out, p.name, (*p.allow, *allow))
+                    GenerateJob(
+                        p.sources,
+                        (*p.include, *include),
+                        p.out,
+                        p.name,
+                        (*p.allow, *allow),
+                        root=configuration.path.parent,
+                    )
                     for p in configuration.packages
                 )
         outcome = run_generate(jobs, check=check_only, diagnostics=diagnostics)
