@@ -337,21 +337,35 @@ class StagedPackage:
         if not self._staged:
             return self.report
         places = self._places
-        self._staged = False
         if not self._replaces:
-            os.rename(places.next, places.folder)
+            try:
+                os.rename(places.next, places.folder)
+            except BaseException:
+                self.discard()
+                raise
+            self._staged = False
             return self.report
-        if exchange_folders(places.next, places.folder):
+        try:
+            exchanged = exchange_folders(places.next, places.folder)
+        except BaseException:
+            self.discard()
+            raise
+        if exchanged:
             retired = places.next
         else:
-            os.rename(places.folder, places.previous)
+            try:
+                os.rename(places.folder, places.previous)
+            except BaseException:
+                self.discard()
+                raise
             try:
                 os.rename(places.next, places.folder)
             except BaseException:
                 os.rename(places.previous, places.folder)
-                shutil.rmtree(places.next, ignore_errors=True)
+                self.discard()
                 raise
             retired = places.previous
+        self._staged = False
         try:
             shutil.rmtree(retired)
         except OSError as error:
