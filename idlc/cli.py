@@ -238,7 +238,7 @@ def dump(files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, erro
     help="The Python package name (default: the first file's name).",
 )
 @_include_option
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file.")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file, and what an interrupted run left.")
 @_allow_option
 @_error_format_option
 def generate(
