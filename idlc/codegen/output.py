@@ -320,6 +320,35 @@ def _carry_over(source: Path, target: Path, prefix: str, dropped: set[str]) -> N
                 _link_or_copy(Path(entry.path), destination)
 
 
+def _rescue(retired: Path, current: Path, prefix: str, dropped: frozenset[str]) -> None:
+    """Move into `current` the hand-written files of `retired` (the old package folder,
+    just switched out) that are not the very files `current` holds: files saved into the
+    old folder (as a new file renamed over the old one, as editors do) after they were
+    linked into the new one. Without this, removing `retired` would lose that save."""
+    try:
+        entries = list(os.scandir(retired))
+    except OSError:
+        return
+    for entry in entries:
+        relative = prefix + entry.name
+        target = current / entry.name
+        try:
+            here = entry.stat(follow_symlinks=False)
+            there = _lstat(target)
+            if entry.is_dir(follow_symlinks=False):
+                if there is not None and stat.S_ISDIR(there.st_mode):
+                    _rescue(Path(entry.path), target, relative + "/", dropped)
+                elif there is None:
+                    os.rename(entry.path, target)
+            elif relative not in dropped and (
+                there is None or (there.st_ino, there.st_dev) != (here.st_ino, here.st_dev)
+            ):
+                if there is None or not stat.S_ISDIR(there.st_mode):
+                    os.replace(entry.path, target)
+        except OSError:
+            continue  # the best effort of a rare race; the new package is in place
+
+
 class StagedPackage:
     """A complete new package beside the old one, ready to take its place.
 
@@ -327,11 +356,19 @@ class StagedPackage:
     as it was. A package already up to date stages nothing and switches to nothing.
     """
 
-    def __init__(self, places: _Places, report: WriteReport, staged: bool, replaces: bool) -> None:
+    def __init__(
+        self,
+        places: _Places,
+        report: WriteReport,
+        staged: bool,
+        replaces: bool,
+        dropped: frozenset[str] = frozenset(),
+    ) -> None:
         self._places = places
         self.report = report
         self._staged = staged
         self._replaces = replaces
+        self._dropped = dropped  # what of the old folder is idlc's (not carried over)
 
     def switch(self) -> WriteReport:
         if not self._staged:
@@ -366,6 +403,7 @@ class StagedPackage:
                 raise
             retired = places.previous
         self._staged = False
+        _rescue(retired, places.folder, "", self._dropped)
         try:
             shutil.rmtree(retired)
         except OSError as error:
@@ -422,7 +460,7 @@ def stage_package(out_dir: Path, generated: GeneratedPackage) -> StagedPackage:
         shutil.rmtree(places.next, ignore_errors=True)
         raise
     report.removed.extend(places.shown / relative for relative in gone)
-    return StagedPackage(places, report, staged=True, replaces=replaces)
+    return StagedPackage(places, report, staged=True, replaces=replaces, dropped=frozenset(set(expected) | owned))
 
 
 def _fill(places: _Places, expected: dict[str, str], unchanged: set[str], report: WriteReport) -> None:

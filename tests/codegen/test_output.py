@@ -301,3 +301,22 @@ def test_the_output_folder_lock_excludes_a_second_holder(tmp_path: Path) -> None
         fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when the block ended
     finally:
         os.close(probe)
+
+
+def test_a_hand_written_file_saved_while_the_new_package_is_staged_is_not_lost(tmp_path: Path) -> None:
+    write_package(tmp_path, _package({"a.py": "A = 1\n"}))
+    folder = tmp_path / "pkg"
+    (folder / "notes.md").write_text("draft\n")
+    (folder / "edited.md").write_text("draft\n")
+    staged = output.stage_package(tmp_path, _package({"a.py": "A = 2\n"}))
+    # Meanwhile an editor saves: a new file renamed over the old one, and one edited in place.
+    (folder / ".notes.md.swp").write_text("final\n")
+    (folder / ".notes.md.swp").replace(folder / "notes.md")
+    (folder / "edited.md").write_text("final\n")
+    (folder / "new.md").write_text("new\n")
+    staged.switch()
+    assert (folder / "a.py").read_text() == "A = 2\n"
+    assert (folder / "notes.md").read_text() == "final\n"
+    assert (folder / "edited.md").read_text() == "final\n"
+    assert (folder / "new.md").read_text() == "new\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pkg"]
