@@ -89,6 +89,13 @@ def run_generate(
     return outcome
 
 
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: mkdir reports it
+        return path.absolute()
+
+
 def _write_all(
     planned: Sequence[tuple[GenerateJob, GeneratedPackage]],
     diagnostics: Diagnostics,
@@ -115,7 +122,7 @@ def _write_all(
     with ExitStack() as locks:
         # Each folder locked once (a second lock on it would wait for the first) and in one
         # order, by real path, so that two runs never wait for each other.
-        folders = {job.out.resolve(): job.out for job, _ in planned}
+        folders = {_real(job.out): job.out for job, _ in planned}
         for _, out in sorted(folders.items()):
             try:
                 out.mkdir(parents=True, exist_ok=True)
