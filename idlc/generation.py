@@ -6,6 +6,7 @@ switched from old to new in one step, and every package is built before the firs
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -80,13 +81,27 @@ def run_generate(
         _write_all(planned, diagnostics, outcome)
         return outcome
     for job, generated in planned:
-        findings = check_package(job.out, generated)
+        try:
+            findings = check_package(job.out, generated)
+        except OSError as error:  # a symlink loop, a folder it may not read
+            diagnostics.add(codes.UNWRITABLE_OUTPUT, _os_problem("cannot read", job.out / generated.package, error), None)
+            outcome.failed = True
+            continue
         for finding in findings:
             outcome.messages.append(f"{finding.kind}: {display_path(finding.path)}")
             if finding.diff:
                 outcome.diffs.append(finding.diff)
         outcome.failed |= bool(findings)
     return outcome
+
+
+def _os_problem(doing: str, path: Path, error: OSError) -> str:
+    """`cannot write out/pkg: <reason>`, naming the file the system refused when it is
+    another one (`out/pkg/.idlc-manifest`)."""
+    message = f"{doing} {display_path(path)}: {error.strerror or error}"
+    if error.filename is not None and Path(os.fsdecode(error.filename)) != path:
+        message += f" ({display_path(Path(os.fsdecode(error.filename)))})"
+    return message
 
 
 def _real(path: Path) -> Path:
@@ -108,11 +123,7 @@ def _write_all(
     from idlc.fsutil import folder_lock
 
     def unwritable(path: Path, error: OSError) -> None:
-        diagnostics.add(
-            codes.UNWRITABLE_OUTPUT,
-            f"cannot write {display_path(path)}: {error.strerror or error}",
-            None,
-        )
+        diagnostics.add(codes.UNWRITABLE_OUTPUT, _os_problem("cannot write", path, error), None)
         outcome.failed = True
 
     def fail() -> None:
@@ -138,7 +149,12 @@ def _write_all(
             except OSError as error:
                 unwritable(job.out / generated.package, error)
         for job, generated in planned:
-            for path in conflicts(job.out, generated):
+            try:
+                in_the_way = conflicts(job.out, generated)
+            except OSError as error:
+                unwritable(job.out / generated.package, error)
+                continue
+            for path in in_the_way:
                 diagnostics.add(
                     codes.FOREIGN_OUTPUT_FILE,
                     f"{display_path(path)} exists and was not written by idlc",

@@ -141,3 +141,16 @@ def test_hand_written_files_folders_and_links_survive_a_regeneration(tmp_path: P
     assert {name: after.get(name) for name in mine} == mine
     assert (package / "README.md").stat().st_mode & 0o777 == 0o640
     assert os.listdir(tmp_path / "out") == ["pkg"]
+
+
+def test_a_package_folder_that_is_a_symlink_loop_is_a_diagnostic_in_both_modes(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "pkg").symlink_to("pkg")
+    written = idlc("generate", SEEDS[0], "--out", "out", "--package", "pkg", cwd=tmp_path)
+    assert written.returncode == 1
+    assert "error[E0903]: out/pkg exists and was not written by idlc" in written.stderr
+    checked = idlc("generate", SEEDS[0], "--out", "out", "--package", "pkg", "--check", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "error[E0904]: cannot read out/pkg: Too many levels of symbolic links" in checked.stderr
+    assert "internal error" not in written.stderr + checked.stderr
+    assert os.readlink(tmp_path / "out" / "pkg") == "pkg"
