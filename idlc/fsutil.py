@@ -18,7 +18,9 @@ from pathlib import Path
 
 __all__ = ["create_file", "exchange_folders", "folder_lock", "write_atomic"]
 
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_CREATE_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
 
 
 def create_file(path: Path, data: bytes) -> None:
@@ -75,7 +77,9 @@ def write_atomic(path: Path, data: bytes) -> None:
 # says so and the caller falls back to two renames.
 _RENAME_EXCHANGE = 2  # the same value for Linux's RENAME_EXCHANGE and macOS's RENAME_SWAP
 _AT_FDCWD = -100
-_UNSUPPORTED = {errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, getattr(errno, "EOPNOTSUPP", errno.ENOTSUP)}
+_UNSUPPORTED = {
+    errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, getattr(errno, "EOPNOTSUPP", errno.ENOTSUP)
+}
 
 
 @functools.cache
@@ -89,7 +93,9 @@ def _exchange_function() -> Callable[[bytes, bytes], int] | None:
         if sys.platform.startswith("linux"):
             libc = ctypes.CDLL(None, use_errno=True)
             function = libc.renameat2
-            function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            function.argtypes = [
+                ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint
+            ]
             function.restype = ctypes.c_int
             return lambda a, b: int(function(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE))
         if sys.platform == "darwin":
@@ -135,7 +141,8 @@ def folder_lock(folder: Path) -> Iterator[None]:
     except ImportError:
         yield
         return
-    handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+    handle = os.open(folder, flags)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield

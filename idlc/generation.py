@@ -84,7 +84,8 @@ def run_generate(
         try:
             findings = check_package(job.out, generated)
         except OSError as error:  # a symlink loop, a folder it may not read
-            diagnostics.add(codes.UNWRITABLE_OUTPUT, _os_problem("cannot read", job.out / generated.package, error), None)
+            problem = _os_problem("cannot read", job.out / generated.package, error)
+            diagnostics.add(codes.UNWRITABLE_OUTPUT, problem, None)
             outcome.failed = True
             continue
         for finding in findings:

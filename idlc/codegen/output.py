@@ -172,7 +172,7 @@ def _read_manifest(folder: Path) -> set[str]:
         if not line or line.startswith("#"):
             continue
         relative = PurePosixPath(line)
-        if relative.is_absolute() or ".." in relative.parts or "." in relative.parts or "\\" in line:
+        if relative.is_absolute() or ".." in relative.parts or "\\" in line:
             continue
         paths.add(relative.as_posix())
     return paths
@@ -439,8 +439,9 @@ def stage_package(out_dir: Path, generated: GeneratedPackage) -> StagedPackage:
     unchanged = set()
     for relative, text in expected.items():
         info = _entry(places.folder, relative) if replaces else None
-        if info is not None and stat.S_ISREG(info.st_mode) and _read(places.folder / relative) == text:
-            unchanged.add(relative)
+        if info is not None and stat.S_ISREG(info.st_mode):
+            if _read(places.folder / relative) == text:
+                unchanged.add(relative)
     gone = sorted(
         relative
         for relative in owned - set(expected)
@@ -460,10 +461,13 @@ def stage_package(out_dir: Path, generated: GeneratedPackage) -> StagedPackage:
         shutil.rmtree(places.next, ignore_errors=True)
         raise
     report.removed.extend(places.shown / relative for relative in gone)
-    return StagedPackage(places, report, staged=True, replaces=replaces, dropped=frozenset(set(expected) | owned))
+    dropped = frozenset(set(expected) | owned)
+    return StagedPackage(places, report, staged=True, replaces=replaces, dropped=dropped)
 
 
-def _fill(places: _Places, expected: dict[str, str], unchanged: set[str], report: WriteReport) -> None:
+def _fill(
+    places: _Places, expected: dict[str, str], unchanged: set[str], report: WriteReport
+) -> None:
     """Write the generated files into the staging folder. A file whose text has not changed
     is linked rather than rewritten (it keeps its modification time) when it has the mode a
     new file gets; the manifest is written first and tells that mode."""
