@@ -286,7 +286,7 @@ def dump(files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, erro
     help="The Python package name (default: the first file's name).",
 )
 @_include_option
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file.")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file, and what an interrupted run left.")
 @_allow_option
 @_error_format_option
 def generate(
@@ -319,7 +319,14 @@ def generate(
                     )
                 if configuration is not None:
                     jobs.extend(
-                        GenerateJob(p.sources, (*p.include, *include), p.out, p.name, (*p.allow, *allow))
+                        GenerateJob(
+                            p.sources,
+                            (*p.include, *include),
+                            p.out,
+                            p.name,
+                            (*p.allow, *allow),
+                            root=configuration.path.parent,
+                        )
                         for p in configuration.packages
                     )
             elif out is None:

@@ -1,17 +1,24 @@
 """`idlc generate`: compile every job, generate every package, then write (or check) them.
 
-All or nothing: if any job has an error, no file of any job is written.
+All or nothing: if any job has an error, no file of any job is written; each package is
+switched from old to new in one step, and every package is built before the first switch.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from idlc.diagnostics import Diagnostics, codes, without_allowed
 from idlc.naming import snake_case
 from idlc.source import SourceMap, display_path
+
+if TYPE_CHECKING:
+    from idlc.codegen import GeneratedPackage
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +28,9 @@ class GenerateJob:
     out: Path  # the folder that receives the package folder
     package: str | None  # None: named after the first source file
     allow: Sequence[str] = ()  # warning codes not to report
+    #: The project folder the generated headers name the sources relative to (None: the
+    #: one found from the working folder, `idlc.codegen.provenance.project_root`).
+    root: Path | None = None
 
 
 @dataclass(slots=True)
@@ -42,11 +52,13 @@ def run_generate(
 ) -> GenerateOutcome:
     # Imported here: Jinja2 and the templates are only needed by this command.
     from idlc.codegen import generate
-    from idlc.codegen.output import check_package, conflicts, write_package
+    from idlc.codegen.output import check_package
+    from idlc.codegen.provenance import project_root, source_names
     from idlc.pipeline import compile_files
 
     outcome = GenerateOutcome()
     planned = []
+    default_root = None
     for job in jobs:
         compilation = compile_files(job.sources, job.include)
         diagnostics.extend(without_allowed(compilation.diagnostics, job.allow))
@@ -55,7 +67,10 @@ def run_generate(
         if compilation.model is None:
             continue
         package = job.package or default_package_name(job.sources)
-        generated = generate(compilation.model, package)
+        if job.root is None and default_root is None:
+            default_root = project_root()
+        names = source_names(compilation.model.sources, job.root or default_root)
+        generated = generate(compilation.model, package, source_names=names)
         diagnostics.extend(generated.diagnostics)
         planned.append((job, generated))
     if diagnostics.has_errors:
@@ -63,10 +78,84 @@ def run_generate(
         outcome.messages.append("nothing was written: fix the errors above first")
         return outcome
     if not check:
-        # All or nothing across packages too: look for anything in the way of any
-        # package before writing the first one.
+        _write_all(planned, diagnostics, outcome)
+        return outcome
+    for job, generated in planned:
+        try:
+            findings = check_package(job.out, generated)
+        except OSError as error:  # a symlink loop, a folder it may not read
+            problem = _os_problem("cannot read", job.out / generated.package, error)
+            diagnostics.add(codes.UNWRITABLE_OUTPUT, problem, None)
+            outcome.failed = True
+            continue
+        for finding in findings:
+            outcome.messages.append(f"{finding.kind}: {display_path(finding.path)}")
+            if finding.diff:
+                outcome.diffs.append(finding.diff)
+        outcome.failed |= bool(findings)
+    return outcome
+
+
+def _os_problem(doing: str, path: Path, error: OSError) -> str:
+    """`cannot write out/pkg: <reason>`, naming the file the system refused when it is
+    another one (`out/pkg/.idlc-manifest`)."""
+    message = f"{doing} {display_path(path)}: {error.strerror or error}"
+    if error.filename is not None and Path(os.fsdecode(error.filename)) != path:
+        message += f" ({display_path(Path(os.fsdecode(error.filename)))})"
+    return message
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: mkdir reports it
+        return path.absolute()
+
+
+def _write_all(
+    planned: Sequence[tuple[GenerateJob, GeneratedPackage]],
+    diagnostics: Diagnostics,
+    outcome: GenerateOutcome,
+) -> None:
+    """Write every package, all or nothing: clean up after interrupted runs, look for
+    anything in the way of any package, build every new package beside its old one, and
+    only then switch them in (`idlc.codegen.output`)."""
+    from idlc.codegen.output import OutputConflict, StagedPackage, conflicts, recover, stage_package
+    from idlc.fsutil import folder_lock
+
+    def unwritable(path: Path, error: OSError) -> None:
+        diagnostics.add(codes.UNWRITABLE_OUTPUT, _os_problem("cannot write", path, error), None)
+        outcome.failed = True
+
+    def fail() -> None:
+        outcome.failed = True
+        outcome.messages.append("nothing was written: fix the errors above first")
+
+    with ExitStack() as locks:
+        # Each folder locked once (a second lock on it would wait for the first) and in one
+        # order, by real path, so that two runs never wait for each other.
+        folders = {_real(job.out): job.out for job, _ in planned}
+        for _, out in sorted(folders.items()):
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                locks.enter_context(folder_lock(out))
+            except OSError as error:
+                unwritable(out, error)
+        if outcome.failed:
+            return fail()
         for job, generated in planned:
-            for path in conflicts(job.out, generated):
+            try:
+                for path in recover(job.out, generated.package):
+                    outcome.messages.append(f"removed leftover {display_path(path)}")
+            except OSError as error:
+                unwritable(job.out / generated.package, error)
+        for job, generated in planned:
+            try:
+                in_the_way = conflicts(job.out, generated)
+            except OSError as error:
+                unwritable(job.out / generated.package, error)
+                continue
+            for path in in_the_way:
                 diagnostics.add(
                     codes.FOREIGN_OUTPUT_FILE,
                     f"{display_path(path)} exists and was not written by idlc",
@@ -74,28 +163,34 @@ def run_generate(
                     help="move it away, or generate into another folder",
                 )
         if diagnostics.has_errors:
-            outcome.failed = True
-            outcome.messages.append("nothing was written: fix the errors above first")
-            return outcome
-    for job, generated in planned:
-        if check:
-            findings = check_package(job.out, generated)
-            for finding in findings:
-                outcome.messages.append(f"{finding.kind}: {display_path(finding.path)}")
-                if finding.diff:
-                    outcome.diffs.append(finding.diff)
-            outcome.failed |= bool(findings)
-            continue
+            return fail()
+        staged: list[StagedPackage] = []
         try:
-            report = write_package(job.out, generated)
-        except OSError as error:
-            diagnostics.add(
-                codes.UNWRITABLE_OUTPUT,
-                f"cannot write {display_path(job.out / generated.package)}: "
-                f"{error.strerror or error}",
-                None,
-            )
-            outcome.failed = True
-            continue
-        outcome.messages.extend(report.summary_lines())
-    return outcome
+            for job, generated in planned:
+                try:
+                    staged.append(stage_package(job.out, generated))
+                except OSError as error:
+                    unwritable(job.out / generated.package, error)
+                    break
+                except OutputConflict as conflict:  # appeared since the look above
+                    for path in conflict.paths:
+                        diagnostics.add(
+                            codes.FOREIGN_OUTPUT_FILE,
+                            f"{display_path(path)} exists and was not written by idlc",
+                            None,
+                        )
+                    break
+        finally:
+            if diagnostics.has_errors or len(staged) != len(planned):
+                for package in staged:
+                    package.discard()
+        if diagnostics.has_errors or len(staged) != len(planned):
+            return fail()
+        for (job, generated), package in zip(planned, staged):
+            try:
+                report = package.switch()
+            except OSError as error:
+                unwritable(job.out / generated.package, error)
+                package.discard()
+                continue
+            outcome.messages.extend(report.summary_lines())

@@ -96,7 +96,7 @@ def generate_packages(root: Path, out: Path) -> list[str]:
     if configuration is None:
         raise IdlcBuildError(render_human(diagnostics.items, SourceMap()))
     jobs = [
-        GenerateJob(package.sources, package.include, out, package.name)
+        GenerateJob(package.sources, package.include, out, package.name, root=root)
         for package in configuration.packages
     ]
     outcome = run_generate(jobs, check=False, diagnostics=diagnostics)

@@ -15,6 +15,7 @@ Generated packages import only `idlc_runtime`, msgspec and the standard library.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from idlc.diagnostics import Diagnostic
@@ -37,13 +38,23 @@ class GeneratedPackage:
         return any(diagnostic.is_error for diagnostic in self.diagnostics)
 
 
-def generate(model: Model, package: str) -> GeneratedPackage:
-    """Generate the Python package `package` for `model` (files empty on any error)."""
+def generate(
+    model: Model, package: str, *, source_names: Sequence[str] | None = None
+) -> GeneratedPackage:
+    """Generate the Python package `package` for `model` (files empty on any error).
+
+    `source_names` are the IDL files as the modules' headers name them; by default
+    `idlc.codegen.provenance.source_names(model.sources)`, relative to the project.
+    """
+    from idlc.codegen.provenance import source_names as names_of
     from idlc.codegen.render import render_package
     from idlc.codegen.views import build
+
+    if source_names is None:
+        source_names = names_of(model.sources)
 
     with paused_gc():
         view, diagnostics = build(model, package)
         if any(diagnostic.is_error for diagnostic in diagnostics):
             return GeneratedPackage(package, {}, tuple(diagnostics))
-        return GeneratedPackage(package, render_package(model, view), tuple(diagnostics))
+        return GeneratedPackage(package, render_package(view, source_names), tuple(diagnostics))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import jinja2
@@ -16,7 +17,6 @@ import idlc
 from idlc.codegen.layout import needs_black
 from idlc.codegen.views import ModuleView, PackageView, REFS_MODULE
 from idlc.resources import data_dir
-from idlc.semantics.model import Model
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates kept between runs: compiling them costs more than rendering.
@@ -58,13 +58,14 @@ def _format(head: str, text: str) -> str:
     return head + text
 
 
-def _provenance(model: Model) -> str:
-    """The comment opening every module, naming idlc's version and every source file.
+def _provenance(source_names: Sequence[str]) -> str:
+    """The comment opening every module, naming idlc's version and every source file
+    (`idlc.codegen.provenance`).
 
     The same for every module of a package, so it is rendered once.
     """
     template = environment().get_template("provenance.py.j2")
-    return template.render(version=idlc.__version__, sources=model.sources)
+    return template.render(version=idlc.__version__, sources=source_names)
 
 
 def render_module(provenance: str, module: ModuleView) -> str:
@@ -79,9 +80,9 @@ def render_module(provenance: str, module: ModuleView) -> str:
     return _format(provenance, header + body)
 
 
-def render_package(model: Model, package: PackageView) -> dict[str, str]:
+def render_package(package: PackageView, source_names: Sequence[str]) -> dict[str, str]:
     env = environment()
-    provenance = _provenance(model)
+    provenance = _provenance(source_names)
     files: dict[str, str] = {}
     for module in package.modules:
         files[f"{module.name}.py"] = render_module(provenance, module)

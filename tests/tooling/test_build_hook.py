@@ -141,3 +141,31 @@ def test_an_idl_error_fails_the_build_with_the_diagnostic(environment: Path, tmp
     output = built.stdout + built.stderr
     assert "error[E0101]: unknown type `Temperature`" in output, output
     assert "idl/weather.idl:2:" in output, output
+
+
+def test_the_generated_files_in_the_wheel_have_ordinary_modes(environment: Path, tmp_path: Path) -> None:
+    # Hatchling normalises modes in a reproducible build (the default); without it, the
+    # wheel records the files' own modes, which must be those of files the user wrote.
+    sample = make_sample(tmp_path)
+    pyproject = sample / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            '[tool.hatch.build.targets.wheel]\n', '[tool.hatch.build.targets.wheel]\nreproducible = false\n'
+        )
+    )
+    python = environment / "bin" / "python"
+    wheels = tmp_path / "wheels"
+    built = subprocess.run(
+        [str(python), "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(sample)],
+        capture_output=True, text=True, timeout=600, umask=0o022,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    [wheel] = wheels.glob("weather_sample-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        generated = {
+            info.filename: (info.external_attr >> 16) & 0o777
+            for info in archive.infolist()
+            if info.filename.startswith("weather_api/")
+        }
+    assert generated and set(generated.values()) == {0o644}, generated
