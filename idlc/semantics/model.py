@@ -222,6 +222,8 @@ class Value:
     binding: Binding
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +236,8 @@ class Relation:
     binding: Binding
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +250,8 @@ class Operation:
     binding: Binding
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 Member = Union[Value, Relation, Operation]
@@ -269,6 +275,8 @@ class Typedef:
     type: Type
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +287,8 @@ class Interface:
     members: tuple[Member, ...]
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

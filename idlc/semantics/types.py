@@ -248,7 +248,7 @@ class TypeConverter:
 
     def enum(self, node: ast.EnumType) -> model.Enum:
         values: list[model.EnumValue] = []
-        names = UniqueNames(_ENUM_WORDING, naming.enum_member_name, self.diagnostics)
+        names = UniqueNames(_ENUM_WORDING, naming.enum_attribute_name, self.diagnostics)
         for item in node.values:
             literal = item.value
             names.add(literal.value, literal.raw, literal.span)
