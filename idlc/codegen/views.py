@@ -309,14 +309,14 @@ class _Builder:
         annotation = ctx.expr(field_.type)
         optional = annotation.endswith("| None") or annotation == "None"
         literal: str | None = None
-        factory = False
+        factory: str | None = None
         if field_.default is not None:
             literal, factory = self.literal(ctx, field_.type, field_.default)
         elif optional:
             literal = "None"
         keywords = []
-        if factory:
-            keywords.append("default_factory=list")
+        if factory is not None:
+            keywords.append(f"default_factory={factory}")
         elif literal is not None and attribute != field_.name:
             keywords.append(f"default={literal}")
         if attribute != field_.name:
@@ -331,16 +331,19 @@ class _Builder:
             attribute=attribute,
             annotation=annotation,
             default=default,
-            argument_default=None if factory else literal,
+            argument_default=None if factory is not None else literal,
             doc=docstring(field_.doc, 4),
             wire=field_.name,
         )
 
-    def literal(self, ctx: _ModuleContext, type_: m.Type, literal: m.Literal) -> tuple[str, bool]:
-        """The Python expression of a field default, and whether it is a list factory."""
+    def literal(
+        self, ctx: _ModuleContext, type_: m.Type, literal: m.Literal
+    ) -> tuple[str, str | None]:
+        """The Python expression of a field default, and the factory (`list`, `dict`) that
+        makes it when it is a new empty container each time (`[]`)."""
         value = literal.value
         if value == ():
-            return "[]", True
+            return "[]", _empty_container(self.model, type_)
         resolved = resolve_alias(self.model, type_)
         while isinstance(resolved, m.Optional):
             resolved = resolve_alias(self.model, resolved.inner)
@@ -348,20 +351,20 @@ class _Builder:
             enum_class = ctx.expr(_strip_optional(self.model, type_))
             for enum_value in resolved.values:
                 if enum_value.value == value:
-                    return f"{enum_class}.{naming.enum_attribute_name(value)}", False
-            return f"{enum_class}({python_string(value)})", False
+                    return f"{enum_class}.{naming.enum_attribute_name(value)}", None
+            return f"{enum_class}({python_string(value)})", None
         if isinstance(value, bool):
-            return ("True" if value else "False"), False
+            return ("True" if value else "False"), None
         if isinstance(value, int):
             if isinstance(resolved, m.Primitive) and resolved.kind is m.PrimitiveKind.FLOAT64:
-                return f"{value}.0", False
-            return str(value), False
+                return f"{value}.0", None
+            return str(value), None
         if isinstance(value, float):
             if not math.isfinite(value):
-                return f"float({python_string(repr(value))})", False
-            return repr(value), False
+                return f"float({python_string(repr(value))})", None
+            return repr(value), None
         assert isinstance(value, str)
-        return python_string(value), False
+        return python_string(value), None
 
     def struct_header(
         self, name: str, bases: list[str], extra: list[str]
@@ -569,6 +572,27 @@ class _Builder:
             inner_name, _ = self.plan.inline[id(inner)]
             self.define(module, inner, inner_name, None)
 
+def _empty_container(model: m.Model, type_: m.Type) -> str:
+    """What the default `[]` of a field of `type_` is built with: `dict` for a map (in a
+    map, `[]` means empty: docs/language.md, "Records and field defaults"), else `list`.
+    In a union, the first alternative that takes `[]` decides, as it does when decoding."""
+    resolved = resolve_alias(model, type_)
+    while isinstance(resolved, m.Optional):
+        resolved = resolve_alias(model, resolved.inner)
+    if isinstance(resolved, m.Map):
+        return "dict"
+    if isinstance(resolved, m.Union_):
+        for alternative in resolved.alternatives:
+            inner = resolve_alias(model, alternative)
+            while isinstance(inner, m.Optional):
+                inner = resolve_alias(model, inner.inner)
+            if isinstance(inner, (m.List, m.Map, m.Union_)) or (
+                isinstance(inner, m.Primitive) and inner.kind is m.PrimitiveKind.JSON
+            ):
+                return _empty_container(model, alternative)
+    return "list"
+
+
 def _strip_optional(model: m.Model, type_: m.Type) -> m.Type:
     while isinstance(type_, m.Optional):
         type_ = type_.inner
@@ -752,7 +776,9 @@ def build_interface(builder: _Builder, interface: m.Interface) -> None:
         method.invoke, entry = method.invoke.split("\n\x00")
         entries.append(entry)
     name = naming.declared_name(interface.name)
-    table = bracket("_METHODS = (", entries, ")", 0)
+    # An interface without members: mypy cannot infer the type of an empty tuple.
+    head = "_METHODS = (" if entries else "_METHODS: tuple[_rt.MethodSpec, ...] = ("
+    table = bracket(head, entries, ")", 0)
     prefix = name + ".__idlc_interface__ = "
     table += "\n" + prefix + bracket(
         "_rt.InterfaceSpec(",

@@ -31,6 +31,8 @@ RESERVED_NAMES = frozenset(
 
 #: The types that get a class (or a named alias) of their own wherever they stand.
 NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
+#: The types that are, or may hold, one of them (the others need no name: a quick test).
+_MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
 
 
 @dataclass(slots=True)
@@ -115,13 +117,14 @@ class _Namer:
             self.claim(name, module, span or type_.span, what)
         if isinstance(type_, m.Record):
             for field_ in type_.fields:
-                self.name_inline(
-                    field_.type,
-                    naming.nested_name(name, field_.name),
-                    module,
-                    f"the inline type of field `{field_.name}`",
-                    _field_name_span(field_),
-                )
+                if isinstance(field_.type, _MAY_HOLD_INLINE):
+                    self.name_inline(
+                        field_.type,
+                        naming.nested_name(name, field_.name),
+                        module,
+                        f"the inline type of field `{field_.name}`",
+                        _field_name_span(field_),
+                    )
         elif isinstance(type_, (m.Optional, m.List)):
             self.name_inline(type_.inner, name, module, what, span)
         elif isinstance(type_, m.Map):
@@ -134,6 +137,8 @@ class _Namer:
                     # The case class is the inline record itself.
                     self.inline[id(case.type)] = (case_name, module)
                     for field_ in case.type.fields:
+                        if not isinstance(field_.type, _MAY_HOLD_INLINE):
+                            continue
                         self.name_inline(
                             field_.type,
                             naming.nested_name(case_name, field_.name),

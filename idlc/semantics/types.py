@@ -197,10 +197,23 @@ class TypeConverter:
         if isinstance(node, ast.VariantType):
             return self.variant(node)
         if isinstance(node, ast.UnionType):
+            if not node.alternatives:
+                self._empty_choice(node.span, "union", "alternative")
             union = model.Union_(tuple(self.convert(alt) for alt in node.alternatives), node.span)
             self.unions.append(union)
             return union
         raise AssertionError(f"unknown type node {node!r}")
+
+    def _empty_choice(self, span: Span, what: str, part: str) -> None:
+        # No JSON value is one of these, so no message holding one could ever be decoded.
+        self.diagnostics.add(
+            codes.EMPTY_CHOICE,
+            f"this {what} has no {part}: no value could ever have this type",
+            span,
+            label=f"empty {what}",
+            help=f"list at least one {part}"
+            + (", or make it an `open variant` to keep every tagged object" if what == "variant" else ""),
+        )
 
     def record(self, node: ast.RecordType) -> model.Record:
         fields: list[model.Field] = []
@@ -260,6 +273,8 @@ class TypeConverter:
         return model.Enum(node.open, tuple(values), node.span)
 
     def variant(self, node: ast.VariantType) -> model.Variant:
+        if not node.cases and not node.open:
+            self._empty_choice(node.span, "variant", "case")
         cases: list[model.Case] = []
         seen: dict[str, ast.VariantCase] = {}
         python: dict[str, ast.VariantCase] = {}
