@@ -106,13 +106,19 @@ def declared_name(name: str) -> str:
     (`none` → `None_`, `Unsupported` → `Unsupported_`). A name with no letter before its
     first digit (`_`, `_1`) keeps its underscores: code generation rejects it (E0202).
     """
-    stripped = name.lstrip("_")
-    if not stripped or stripped[0].isdigit():
-        return _escape(name)
-    result = stripped[0].upper() + stripped[1:]
+    result = _class_stem(name)
     if keyword.iskeyword(result) or result in _TAKEN_CLASS_NAMES:
         result += "_"
     return result
+
+
+def _class_stem(name: str) -> str:
+    """`declared_name` before a keyword gets its `_`: what derived names start with
+    (`None` → `NoneRef`, not `None_Ref`)."""
+    stripped = name.lstrip("_")
+    if not stripped or stripped[0].isdigit():
+        return _escape(name)
+    return stripped[0].upper() + stripped[1:]
 
 
 def attribute_name(name: str) -> str:
@@ -152,12 +158,12 @@ def params_class_name(interface: str, member: str) -> str:
 
 def ref_name(declaration: str) -> str:
     """The reference class of an atom or interface: `AgentObject` → `AgentObjectRef`."""
-    return declared_name(declaration).rstrip("_") + "Ref"
+    return _class_stem(declaration) + "Ref"
 
 
 def proxy_name(interface: str) -> str:
     """The caller-side class of an interface: `AgentDirectory` → `AgentDirectoryProxy`."""
-    return declared_name(interface).rstrip("_") + "Proxy"
+    return _class_stem(interface) + "Proxy"
 
 
 def case_class_name(variant: str, tag: str | None) -> str:
