@@ -650,7 +650,8 @@ def _interface_method(
             input_class = ctx.expr(input_type)
             shape = "_rt.InputShape.RECORD"
             params_type = input_class
-            parameters.append("*")
+            if input_type.fields:  # a bare `*` with nothing after it is a SyntaxError
+                parameters.append("*")
             keywords = []
             for field_ in input_type.fields:
                 view = builder.field_view(ctx, input_class, field_)

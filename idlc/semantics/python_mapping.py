@@ -346,29 +346,37 @@ def json_kinds(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()
     return {"object"}
 
 
-def hooked(model: m.Model, type_: m.Type) -> bool:
-    """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union)."""
-    resolved = resolve_alias(model, type_)
-    if isinstance(resolved, m.Primitive):
-        return resolved.kind is m.PrimitiveKind.UINT64
-    if isinstance(resolved, m.Optional):
-        return hooked(model, resolved.inner)
-    if isinstance(resolved, m.Variant):
-        return resolved.open or any(case.tag is None for case in resolved.cases)
-    if isinstance(resolved, m.Union_):
-        return not native_union(model, resolved)
+def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
+
+    `seen`: the typedefs being looked through, so that `type B = optional<union { B; }>`
+    ends (it is reported: its union cannot be decoded).
+    """
+    while isinstance(type_, m.TypeRef):
+        if type_.name in seen:
+            return False
+        seen |= {type_.name}
+        type_ = model.typedefs[type_.name].type
+    if isinstance(type_, m.Primitive):
+        return type_.kind is m.PrimitiveKind.UINT64
+    if isinstance(type_, m.Optional):
+        return hooked(model, type_.inner, seen)
+    if isinstance(type_, m.Variant):
+        return type_.open or any(case.tag is None for case in type_.cases)
+    if isinstance(type_, m.Union_):
+        return not native_union(model, type_, seen)
     return False
 
 
-def native_union(model: m.Model, union: m.Union_) -> bool:
-    seen: set[str] = set()
+def native_union(model: m.Model, union: m.Union_, seen: frozenset[str] = frozenset()) -> bool:
+    kinds_seen: set[str] = set()
     for alternative in union.alternatives:
-        if hooked(model, alternative):
+        if hooked(model, alternative, seen):
             return False
-        kinds = json_kinds(model, alternative)
-        if "any" in kinds or kinds & seen:
+        kinds = json_kinds(model, alternative, seen)
+        if "any" in kinds or kinds & kinds_seen:
             return False
-        seen |= kinds
+        kinds_seen |= kinds
     return True
 
 

@@ -3,7 +3,8 @@
 An open variant with no case, an interface with no member and `[]` as the default of a
 map used to generate a `SyntaxError`-free but wrong package: the variant is fine, the empty
 interface failed `mypy --strict` (checked with the other packages in `test_typing.py`), and
-a map's `[]` default was built with `list`.
+a map's `[]` default was built with `list`, and an operation whose input is an inline
+record with no field had the signature `(self, *)`, a `SyntaxError`.
 """
 
 from __future__ import annotations
@@ -57,3 +58,16 @@ def test_an_interface_without_members_serves_nothing(package_dir: Path) -> None:
     assert params.counts == {}
     with pytest.raises(Unsupported):  # the default body: answered with -32601
         asyncio.run(spec.invoke(Impl(), params))
+
+
+def test_an_input_record_without_fields_takes_no_argument(package_dir: Path) -> None:
+    edges = importlib.import_module("gen_edges")
+    called = []
+
+    class Impl(edges.Edges):  # type: ignore[misc]
+        async def nothing(self) -> None:
+            called.append(True)
+
+    spec = edges.Edges.__idlc_interface__.methods["edge:nothing:call"]
+    asyncio.run(spec.invoke(Impl(), _decode(spec.params_type, b"{}")))
+    assert called == [True]
