@@ -270,7 +270,7 @@ class _ModuleContext:
             return _SIMPLE[type_.kind]
         if isinstance(type_, m.Optional):
             inner = self.expr(type_.inner)
-            if inner == "None" or inner.endswith(" | None"):
+            if inner == "None" or inner.endswith(" | None") or _is_none(builder.model, type_.inner):
                 return inner
             return f"{inner} | None"
         if isinstance(type_, m.List):
@@ -571,6 +571,19 @@ class _Builder:
         for inner in nested(type_):
             inner_name, _ = self.plan.inline[id(inner)]
             self.define(module, inner, inner_name, None)
+
+def _is_none(model: m.Model, type_: m.Type) -> bool:
+    """Whether the Python expression of `type_` is `None` itself (`unit`, or a union of
+    nothing else, through aliases): `X | None` would then fail when the module loads."""
+    resolved = resolve_alias(model, type_)
+    if isinstance(resolved, m.Primitive):
+        return resolved.kind is m.PrimitiveKind.UNIT
+    if isinstance(resolved, m.Optional):
+        return _is_none(model, resolved.inner)
+    if isinstance(resolved, m.Union_):
+        return all(_is_none(model, alternative) for alternative in resolved.alternatives)
+    return False
+
 
 def _empty_container(model: m.Model, type_: m.Type) -> str:
     """What the default `[]` of a field of `type_` is built with: `dict` for a map (in a

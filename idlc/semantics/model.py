@@ -147,6 +147,8 @@ class Case:
     type: Type
     doc: str | None
     span: Span
+    #: The tag (or the `default` keyword) alone.
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +269,8 @@ class Atom:
     doc: str | None
     #: Every declaration of the atom (identical declarations in several files are one atom).
     spans: tuple[Span, ...]
+    #: The name in its first declaration.
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,8 @@ class _Namer:
                 f"{what} and {first.what} would both be the Python name `{name}`",
                 span,
                 label=f"becomes `{name}`",
-                help="rename one of them in the IDL, or name the inline type with `type`",
+                help="rename one of them in the IDL"
+                + (", or name the inline type with `type`" if "inline" in what + first.what else ""),
                 related=(Related(f"{first.what} is here", first.span),),
             )
             return
@@ -146,7 +147,12 @@ class _Namer:
                             f"the inline type of field `{field_.name}`",
                             _field_name_span(field_),
                         )
-                self.claim(case_name, module, case.span, f"the class of {label} of `{name}`")
+                self.claim(
+                    case_name,
+                    module,
+                    case.name_span or case.span,
+                    f"the class of {label} of `{name}`",
+                )
             if type_.open:
                 self.claim(
                     naming.unknown_case_class_name(name),
@@ -188,7 +194,7 @@ class _Namer:
             self.claim(
                 naming.ref_name(atom.name),
                 REFS_MODULE,
-                atom.spans[0],
+                atom.name_span or atom.spans[0],
                 f"the reference class of atom `{atom.name}`",
             )
         for interface_name, span in all_interfaces(model):

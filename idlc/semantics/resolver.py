@@ -152,7 +152,9 @@ class _Resolver:
         else:
             self.atom_ids[first.id.value] = (entry.name, first.id.span)
         doc = next((decl.doc.text for decl in decls if decl.doc is not None), None)
-        return model.Atom(entry.name, first.id.value, doc, tuple(decl.span for decl in decls))
+        return model.Atom(
+            entry.name, first.id.value, doc, tuple(decl.span for decl in decls), first.name.span
+        )
 
     # -- interfaces ---------------------------------------------------------------------
 

@@ -327,6 +327,7 @@ class TypeConverter:
                     self.convert(item.type),
                     item.doc.text if item.doc is not None else None,
                     item.span,
+                    _case_span(item),
                 )
             )
         variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span)

@@ -4,7 +4,8 @@ An open variant with no case, an interface with no member and `[]` as the defaul
 map used to generate a `SyntaxError`-free but wrong package: the variant is fine, the empty
 interface failed `mypy --strict` (checked with the other packages in `test_typing.py`), and
 a map's `[]` default was built with `list`, and an operation whose input is an inline
-record with no field had the signature `(self, *)`, a `SyntaxError`.
+record with no field had the signature `(self, *)`, a `SyntaxError`; `optional<union {
+unit; }>` made the module fail at import (`None | None`).
 """
 
 from __future__ import annotations
@@ -71,3 +72,9 @@ def test_an_input_record_without_fields_takes_no_argument(package_dir: Path) -> 
     spec = edges.Edges.__idlc_interface__.methods["edge:nothing:call"]
     asyncio.run(spec.invoke(Impl(), _decode(spec.params_type, b"{}")))
     assert called == [True]
+
+
+def test_an_optional_of_nothing_but_null_is_none(package_dir: Path) -> None:
+    edges = importlib.import_module("gen_edges")
+    assert edges.OnlyNull is None
+    assert _decode(edges.OnlyNull, b"null") is None
