@@ -104,7 +104,7 @@ def declared_name(name: str) -> str:
     `__init__` → `Init__`. So no class can shadow a builtin, a module or an attribute, all of
     which are lower-case. Keywords and the names in `_TAKEN_CLASS_NAMES` get a trailing `_`
     (`none` → `None_`, `Unsupported` → `Unsupported_`). A name with no letter before its
-    first digit (`_`, `_1`) keeps its underscores: code generation rejects it (E0202).
+    first digit (`_`, `_1`) keeps its underscores: the Python mapping rejects it (E0202).
     """
     result = _class_stem(name)
     if keyword.iskeyword(result) or result in _TAKEN_CLASS_NAMES:

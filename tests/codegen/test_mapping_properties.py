@@ -32,12 +32,23 @@ names = st.sampled_from(NAMES)
 TYPE_NAMES = [name for name in NAMES if name != "list"]
 
 
+def _field(field: tuple[str, str, bool]) -> tuple[str, str]:
+    """A field; a list or map may get the default `[]` (written after the type)."""
+    name, type_, default = field
+    empty = default and type_.startswith(("list<", "map<"))
+    return name, type_ + (" = []" if empty else "")
+
+
 def _types(depth: int, declared: list[str]) -> st.SearchStrategy[str]:
     leaf = st.sampled_from(PRIMITIVES + declared)
     if depth == 0:
         return leaf
     inner = _types(depth - 1, declared)
-    fields = st.lists(st.tuples(names, inner), max_size=3, unique_by=lambda field: field[0])
+    fields = st.lists(
+        st.tuples(names, inner, st.booleans()).map(_field),
+        max_size=3,
+        unique_by=lambda field: field[0],
+    )
     return st.one_of(
         leaf,
         inner.map(lambda t: f"optional<{t}>"),
@@ -88,6 +99,12 @@ def _schema(types: list[tuple[str, str]], declared: list[tuple[str, list[tuple[s
         lines.append(f'interface {name} id "i{number}" revision "i{number}@1" {{')
         for member, input_, output in operations:
             wire = f"m{next(ids)}"
+            if input_ == "unit" and output != "unit":  # a queryable value instead
+                lines.append(
+                    f'  queryable value {member} id "{wire}" : {output} '
+                    f'{{get id "{wire}:get" execution snapshot;}}'
+                )
+                continue
             lines.append(
                 f'  operation {member} id "{wire}" : {input_} -> {output} '
                 f'{{call id "{wire}:call" execution transaction;}}'
