@@ -59,7 +59,7 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     namer = _Namer(model, diagnostics)
     namer.run()
     result = Plan(namer.inline)
-    _collect_union_bases(model, result, diagnostics)
+    _collect_union_bases(model, namer, result, diagnostics)
     _check_unions(model, namer, diagnostics)
     _check_alias_cycles(model, namer, diagnostics)
     return result
@@ -440,42 +440,20 @@ def member_types(member: m.Member) -> list[m.Type]:
 # -- unions ---------------------------------------------------------------------------------
 
 
-def _collect_union_bases(model: m.Model, result: Plan, diagnostics: Diagnostics) -> None:
+def _collect_union_bases(
+    model: m.Model, namer: _Namer, result: Plan, diagnostics: Diagnostics
+) -> None:
     """Each record alternative of a union msgspec cannot decode natively derives from the
-    union's base class; it must then live in the union's module."""
-    pending: list[tuple[m.Union_, str, str]] = []
-    for typedef in model.typedefs.values():
-        if isinstance(typedef.type, NAMED_KINDS):
-            pending.extend(
-                _unions_in(result, typedef.type, naming.declared_name(typedef.name), TYPES_MODULE)
-            )
-            continue
-        for inner in inline_types(typedef.type):
-            pending.extend(_unions_in(result, inner, result.inline[id(inner)][0], TYPES_MODULE))
-    for interface in model.interfaces.values():
-        module = naming.interface_module_name(interface.name)
-        for member in interface.members:
-            for type_ in member_types(member):
-                for inner in inline_types(type_):
-                    pending.extend(_unions_in(result, inner, result.inline[id(inner)][0], module))
-    for union, name, module in pending:
-        if native_union(model, union):
+    union's base class; it must then live in the union's module. (In naming order, which
+    is the order the bases are listed in.)"""
+    for union, name, _ in namer.named:
+        if not isinstance(union, m.Union_) or native_union(model, union):
             continue
         if not all(is_record(model, alternative) for alternative in union.alternatives):
             continue  # reported by _check_unions
+        module = result.inline[id(union)][1]
         for alternative in union.alternatives:
             _add_union_base(model, result, diagnostics, alternative, f"_{name}Base", name, module)
-
-
-def _unions_in(
-    result: Plan, type_: m.Type, name: str, module: str
-) -> list[tuple[m.Union_, str, str]]:
-    found = []
-    for candidate in [type_, *nested(type_)]:
-        if isinstance(candidate, m.Union_):
-            candidate_name = name if candidate is type_ else result.inline[id(candidate)][0]
-            found.append((candidate, candidate_name, module))
-    return found
 
 
 def _add_union_base(
