@@ -25,17 +25,15 @@ from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.semantics import model as m
 from idlc.semantics import python_mapping
 from idlc.semantics.python_mapping import (
+    NAMED_KINDS,
     REFS_MODULE,
     TYPES_MODULE,
     all_interfaces,
     hooked,
-    inline_types,
     is_object_shaped,
     is_record,
     is_unit,
-    member_types,
     native_union,
-    nested,
     resolve_alias,
 )
 from idlc.source import Span
@@ -571,6 +569,46 @@ class _Builder:
         for inner in nested(type_):
             inner_name, _ = self.plan.inline[id(inner)]
             self.define(module, inner, inner_name, None)
+
+def inline_types(type_: m.Type) -> Iterator[m.Record | m.Enum | m.Variant | m.Union_]:
+    """The inline types directly inside `type_` that need their own definition."""
+    if isinstance(type_, NAMED_KINDS):
+        yield type_
+        return
+    if isinstance(type_, (m.Optional, m.List)):
+        yield from inline_types(type_.inner)
+    elif isinstance(type_, m.Map):
+        yield from inline_types(type_.value)
+
+
+def nested(type_: m.Type) -> Iterator[m.Record | m.Enum | m.Variant | m.Union_]:
+    """Every inline type inside a definition (its fields, cases), recursively."""
+    if isinstance(type_, m.Record):
+        fields = type_.fields
+    elif isinstance(type_, m.Variant):
+        fields = tuple(
+            field_
+            for case in type_.cases
+            if isinstance(case.type, m.Record)
+            for field_ in case.type.fields
+        )
+    elif isinstance(type_, m.Union_):
+        fields = ()
+        for alternative in type_.alternatives:
+            if not isinstance(alternative, NAMED_KINDS):
+                for inner in inline_types(alternative):
+                    yield inner
+                    yield from nested(inner)
+            else:
+                # Defined by the union's own definition; its own insides follow.
+                yield from nested(alternative)
+    else:
+        fields = ()
+    for field_ in fields:
+        for inner in inline_types(field_.type):
+            yield inner
+            yield from nested(inner)
+
 
 def _is_none(model: m.Model, type_: m.Type) -> bool:
     """Whether the Python expression of `type_` is `None` itself (`unit`, or a union of
