@@ -46,8 +46,11 @@ def pascal_case(name: str) -> str:
 
 
 def member_name(name: str) -> str:
-    """The Python method for an interface member."""
-    return snake_case(name)
+    """The Python method for an interface member: snake_case, leading underscores dropped
+    (as for fields), and a trailing `_` where the name would shadow, inside the skeleton and
+    proxy classes, a name their bodies use (`list` → `list_`, `abc` → `abc_`)."""
+    result = field_name(name)
+    return result + "_" if result in METHOD_BODY_NAMES else result
 
 
 def field_name(name: str) -> str:
@@ -70,29 +73,62 @@ def enum_member_name(value: str) -> str:
 # identifiers and usually PascalCase. Everything idlc has to invent is built from the names
 # around it, so a reader can find the IDL text a class came from.
 
-#: Names of builtins that generated annotations and class bodies use. A record attribute
-#: with one of these names would shadow it inside the class body (msgspec and mypy resolve
-#: later annotations there; `self` would clash with the method parameter), so such
-#: attributes get a trailing `_` like keywords do.
-_SHADOWED_IN_CLASS_BODY = frozenset(
-    {"bool", "bytes", "dict", "float", "frozenset", "int", "list", "msgspec", "self", "str"}
-    | {"typing"}
+#: The lower-case names that generated record class bodies use: the builtins of annotations
+#: and defaults, the modules whose attributes they name (`msgspec.field`), and `self`. A
+#: record attribute with one of these names would shadow it inside the class body (msgspec
+#: and mypy resolve annotations there; defaults are evaluated there), so such names get a
+#: trailing `_` like keywords do. Class names never need this: they always start with a
+#: capital letter (`declared_name`). A test checks every generated module against these sets.
+CLASS_BODY_NAMES = frozenset(
+    {"bool", "bytes", "dict", "float", "frozenset", "int", "list", "str", "self"}
+    | {"msgspec", "typing"}
 )
+#: The same for the skeleton and proxy classes of an interface, whose bodies also use
+#: `@abc.abstractmethod`: the names their methods must not take.
+METHOD_BODY_NAMES = CLASS_BODY_NAMES | {"abc"}
+
+#: Capitalised names the generated modules define or use themselves (`Unsupported`,
+#: `typing.TYPE_CHECKING`, the skeleton's `INTERFACE_ID` and `REVISION`, which its method
+#: annotations would otherwise resolve to): a declared name equal to one gets a trailing `_`.
+_TAKEN_CLASS_NAMES = frozenset({"Unsupported", "TYPE_CHECKING", "INTERFACE_ID", "REVISION"})
+
+
 
 
 def declared_name(name: str) -> str:
-    """The Python class (or alias) for a typedef or an interface: the IDL name."""
-    return _escape(name)
+    """The Python class (or alias) for a typedef or an interface: the IDL name, made a class
+    name that no generated code can mistake for anything else (docs/python-mapping.md).
+
+    Leading underscores are dropped (names starting with `_` are the generated modules'
+    own: `_Int8`, `_ShapeBase`) and the first letter is upper-cased: `float` → `Float`,
+    `__init__` → `Init__`. So no class can shadow a builtin, a module or an attribute, all of
+    which are lower-case. Keywords and the names in `_TAKEN_CLASS_NAMES` get a trailing `_`
+    (`none` → `None_`, `Unsupported` → `Unsupported_`). A name with no letter before its
+    first digit (`_`, `_1`) keeps its underscores: the Python mapping rejects it (E0202).
+    """
+    result = _class_stem(name)
+    if keyword.iskeyword(result) or result in _TAKEN_CLASS_NAMES:
+        result += "_"
+    return result
+
+
+def _class_stem(name: str) -> str:
+    """`declared_name` before a keyword gets its `_`: what derived names start with
+    (`None` → `NoneRef`, not `None_Ref`)."""
+    stripped = name.lstrip("_")
+    if not stripped or stripped[0].isdigit():
+        return _escape(name)
+    return stripped[0].upper() + stripped[1:]
 
 
 def attribute_name(name: str) -> str:
     """The attribute of a generated record class for field `name` (also its keyword argument).
 
-    `field_name`, plus a trailing `_` where the name would shadow a builtin the class body
-    needs (`str` → `str_`).
+    `field_name`, plus a trailing `_` where the name would shadow a name the class body
+    needs (`str` → `str_`, see `CLASS_BODY_NAMES`).
     """
     result = field_name(name)
-    return result + "_" if result in _SHADOWED_IN_CLASS_BODY else result
+    return result + "_" if result in CLASS_BODY_NAMES else result
 
 
 def nested_name(owner: str, part: str) -> str:
@@ -122,12 +158,12 @@ def params_class_name(interface: str, member: str) -> str:
 
 def ref_name(declaration: str) -> str:
     """The reference class of an atom or interface: `AgentObject` → `AgentObjectRef`."""
-    return declared_name(declaration).rstrip("_") + "Ref"
+    return _class_stem(declaration) + "Ref"
 
 
 def proxy_name(interface: str) -> str:
     """The caller-side class of an interface: `AgentDirectory` → `AgentDirectoryProxy`."""
-    return declared_name(interface).rstrip("_") + "Proxy"
+    return _class_stem(interface) + "Proxy"
 
 
 def case_class_name(variant: str, tag: str | None) -> str:
@@ -163,7 +199,7 @@ def union_alternative_name(union: str, index: int) -> str:
 
 def interface_module_name(interface: str) -> str:
     """The module of the generated package holding an interface: `agent_directory`."""
-    return snake_case(interface)
+    return snake_case(interface.lstrip("_") or interface)
 
 
 def enum_attribute_name(value: str) -> str:

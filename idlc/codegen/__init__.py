@@ -1,9 +1,11 @@
 """Code generation: resolved model → view models → Jinja2 templates → Python package text.
 
 `generate(model, package)` returns every file of the package as text (nothing is written:
-see `idlc.codegen.output`), plus the diagnostics of problems only code generation can see
-(two things getting one Python name, unions msgspec cannot decode). When there is an error
-diagnostic the package has no files.
+see `idlc.codegen.output`), plus the diagnostics of the Python mapping's plan
+(`idlc.semantics.python_mapping`: two things getting one Python name, unions msgspec
+cannot decode). The resolver runs the same plan, so a model from `compile_files` never
+has any; a hand-made model might. When there is an error diagnostic the package has no
+files.
 
 Formatting: the templates and `idlc.codegen.layout` write black's layout directly (black
 costs ~1.4 ms per output line, which would make large schemas slower to generate than

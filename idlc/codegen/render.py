@@ -15,7 +15,8 @@ import jinja2
 
 import idlc
 from idlc.codegen.layout import needs_black
-from idlc.codegen.views import ModuleView, PackageView, REFS_MODULE
+from idlc.codegen.views import ModuleView, PackageView
+from idlc.semantics.python_mapping import REFS_MODULE
 from idlc.resources import data_dir
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:

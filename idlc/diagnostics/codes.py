@@ -68,6 +68,7 @@ INVALID_UNION = _code("E0122", "union alternative can never be chosen")
 INFINITE_RECORD = _code("E0123", "record contains itself with no optional, list or map between")
 
 TYPE_NAMED_LIKE_KEYWORD = _code("E0124", "type alias named like a built-in type keyword")
+EMPTY_CHOICE = _code("E0125", "union or closed variant with nothing to choose from")
 # -- code generation (E02xx) -----------------------------------------------------------
 GENERATED_NAME_COLLISION = _code("E0201", "two things would get the same generated Python name")
 RESERVED_GENERATED_NAME = _code("E0202", "generated name is one the generated code needs")

@@ -147,6 +147,8 @@ class Case:
     type: Type
     doc: str | None
     span: Span
+    #: The tag (or the `default` keyword) alone.
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +224,8 @@ class Value:
     binding: Binding
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +238,8 @@ class Relation:
     binding: Binding
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +252,8 @@ class Operation:
     binding: Binding
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 Member = Union[Value, Relation, Operation]
@@ -261,6 +269,8 @@ class Atom:
     doc: str | None
     #: Every declaration of the atom (identical declarations in several files are one atom).
     spans: tuple[Span, ...]
+    #: The name in its first declaration.
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +279,8 @@ class Typedef:
     type: Type
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +291,8 @@ class Interface:
     members: tuple[Member, ...]
     doc: str | None
     span: Span
+    #: The declaration's name (the span above covers the whole declaration).
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

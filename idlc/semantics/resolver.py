@@ -2,7 +2,8 @@
 
 The work is linear in the size of the input: one pass builds the namespace (`scope.py`),
 one converts every declaration (`types.py` for type expressions), then the checks that
-look through typedefs (`checks.py`, `cycles.py`) and the lints (`lints.py`). Suggestions
+look through typedefs (`checks.py`, `cycles.py`), the lints (`lints.py`) and, when all is
+well so far, the Python mapping's own checks (`python_mapping.py`). Suggestions
 for unknown names are computed only when a name is unknown.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from idlc.diagnostics import Diagnostic, Diagnostics, Related, codes
 from idlc.gcpause import paused_gc
-from idlc.semantics import checks, lints, model
+from idlc.semantics import checks, lints, model, python_mapping
 from idlc.semantics.cycles import check_cycles
 from idlc.semantics.scope import Entry, Kind, Scope, build_scope
 from idlc.semantics.types import TypeConverter, python_member_name
@@ -103,6 +104,7 @@ class _Resolver:
                         self.types.convert(decl.type),
                         _doc(decl.doc),
                         decl.span,
+                        decl.name.span,
                     )
                     if self._wins(decl):
                         typedefs[typedef.name] = typedef
@@ -121,7 +123,12 @@ class _Resolver:
         for union in self.types.unions:
             checks.check_union(union, typedefs, self.diagnostics)
         self._check_notify(typedefs)
-        return model.Model(tuple(sources), atoms, typedefs, interfaces, opaque)
+        result = model.Model(tuple(sources), atoms, typedefs, interfaces, opaque)
+        if not self.diagnostics.has_errors:
+            # The Python mapping looks through every typedef, so it needs a model without
+            # errors; it is the same plan `generate` uses, so `check` sees all it would.
+            python_mapping.plan(result, self.diagnostics)
+        return result
 
     def _wins(self, decl: ast.TypeDecl | ast.InterfaceDecl) -> bool:
         entry = self.scope.get(decl.name.value)
@@ -145,7 +152,9 @@ class _Resolver:
         else:
             self.atom_ids[first.id.value] = (entry.name, first.id.span)
         doc = next((decl.doc.text for decl in decls if decl.doc is not None), None)
-        return model.Atom(entry.name, first.id.value, doc, tuple(decl.span for decl in decls))
+        return model.Atom(
+            entry.name, first.id.value, doc, tuple(decl.span for decl in decls), first.name.span
+        )
 
     # -- interfaces ---------------------------------------------------------------------
 
@@ -181,6 +190,7 @@ class _Resolver:
             tuple(members),
             _doc(decl.doc),
             decl.span,
+            decl.name.span,
         )
 
     def _member(self, member: ast.Member) -> model.Member:
@@ -197,6 +207,7 @@ class _Resolver:
                 binding,
                 _doc(member.doc),
                 member.span,
+                member.name.span,
             )
         if isinstance(member, ast.RelationMember):
             self._lint_queryable(member)
@@ -219,6 +230,7 @@ class _Resolver:
                 binding,
                 _doc(member.doc),
                 member.span,
+                member.name.span,
             )
         output = self.types.convert(member.output)
         if binding.verb is model.Verb.NOTIFY:
@@ -232,6 +244,7 @@ class _Resolver:
             binding,
             _doc(member.doc),
             member.span,
+            member.name.span,
         )
 
     def _lint_queryable(self, member: ast.ValueMember | ast.RelationMember) -> None:

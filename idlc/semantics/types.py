@@ -197,10 +197,23 @@ class TypeConverter:
         if isinstance(node, ast.VariantType):
             return self.variant(node)
         if isinstance(node, ast.UnionType):
+            if not node.alternatives:
+                self._empty_choice(node.span, "union", "alternative")
             union = model.Union_(tuple(self.convert(alt) for alt in node.alternatives), node.span)
             self.unions.append(union)
             return union
         raise AssertionError(f"unknown type node {node!r}")
+
+    def _empty_choice(self, span: Span, what: str, part: str) -> None:
+        # No JSON value is one of these, so no message holding one could ever be decoded.
+        self.diagnostics.add(
+            codes.EMPTY_CHOICE,
+            f"this {what} has no {part}: no value could ever have this type",
+            span,
+            label=f"empty {what}",
+            help=f"list at least one {part}"
+            + (", or make it an `open variant` to keep every tagged object" if what == "variant" else ""),
+        )
 
     def record(self, node: ast.RecordType) -> model.Record:
         fields: list[model.Field] = []
@@ -248,7 +261,7 @@ class TypeConverter:
 
     def enum(self, node: ast.EnumType) -> model.Enum:
         values: list[model.EnumValue] = []
-        names = UniqueNames(_ENUM_WORDING, naming.enum_member_name, self.diagnostics)
+        names = UniqueNames(_ENUM_WORDING, naming.enum_attribute_name, self.diagnostics)
         for item in node.values:
             literal = item.value
             names.add(literal.value, literal.raw, literal.span)
@@ -260,6 +273,8 @@ class TypeConverter:
         return model.Enum(node.open, tuple(values), node.span)
 
     def variant(self, node: ast.VariantType) -> model.Variant:
+        if not node.cases and not node.open:
+            self._empty_choice(node.span, "variant", "case")
         cases: list[model.Case] = []
         seen: dict[str, ast.VariantCase] = {}
         python: dict[str, ast.VariantCase] = {}
@@ -312,6 +327,7 @@ class TypeConverter:
                     self.convert(item.type),
                     item.doc.text if item.doc is not None else None,
                     item.span,
+                    _case_span(item),
                 )
             )
         variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span)

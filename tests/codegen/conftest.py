@@ -21,6 +21,7 @@ PACKAGES: dict[str, list[Path]] = {
     "gen_seeds": SEEDS,
     "gen_features": [CORPUS / "features.idl"],
     "gen_hostile": [CORPUS / "hostile.idl"],
+    "gen_edges": [CORPUS / "edge_shapes.idl"],
     "gen_extensions": [ROOT / "tests/corpus/valid/extensions.idl"],
     "gen_keywords": [ROOT / "tests/corpus/valid/keywords_as_names.idl"],
     "gen_strings": [ROOT / "tests/corpus/valid/strings.idl"],

@@ -75,13 +75,14 @@ def test_invalid_input_as_json(name: str, snapshot: SnapshotAssertion) -> None:
 
 
 def test_every_front_end_code_is_produced() -> None:
-    """Every code the front end can emit has an input that shows it."""
+    """Every code the front end can emit has an input that shows it. The front end includes
+    the Python mapping's checks (E02xx): `idlc check` reports all that `generate` would."""
     produced: set[str] = set()
     for name in CASES:
         compilation = compile_files([_case_path(name)])
         produced.update(diagnostic.code.id for diagnostic in compilation.diagnostics)
     front_end = {
-        code for code in codes.REGISTRY if not code.startswith(("E02", "E09"))
+        code for code in codes.REGISTRY if not code.startswith("E09")
     }
     assert sorted(front_end - produced) == []
 

@@ -1,0 +1,514 @@
+"""The Python mapping, decided and checked before any code is written (E0201–E0204).
+
+`plan` gives every type that needs a class its Python name and module, and every union of
+records the base classes it needs, reporting what cannot be mapped to Python: two things
+with one generated name (E0201), a name the generated code keeps for itself (E0202), a
+union msgspec cannot decode (E0203), a type alias that refers to itself (E0204).
+
+The resolver runs it, so `idlc check` reports all of these; code generation
+(`idlc.codegen.views`) builds on the same plan, so `idlc generate` never finds a problem
+that `check` did not. Names come from `idlc.naming` only. See docs/python-mapping.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from idlc import naming
+from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.semantics import model as m
+from idlc.source import Span
+
+TYPES_MODULE = "_types"
+REFS_MODULE = "_refs"
+
+#: Names generated modules import or define for themselves; no generated class may use them.
+#: (`naming.declared_name` keeps declared names clear of them; derived names are checked.)
+RESERVED_NAMES = frozenset(
+    {"Unsupported", "TYPE_CHECKING", "abc", "enum", "msgspec", "typing", "annotations"}
+)
+
+#: The types that get a class (or a named alias) of their own wherever they stand.
+NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
+#: The types that are, or may hold, one of them (the others need no name: a quick test).
+_MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
+
+
+@dataclass(slots=True)
+class Place:
+    name: str
+    module: str
+    span: Span
+    what: str
+
+
+@dataclass(slots=True)
+class Plan:
+    """What code generation needs from the mapping."""
+
+    #: id(type node) → (class name, module), for every inline record, enum, variant, union
+    inline: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: record class name → the union base classes it must derive from
+    union_bases: dict[str, list[str]] = field(default_factory=dict)
+
+
+def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
+    """The names and union bases of the package generated from `model`; every problem is
+    added to `diagnostics`."""
+    namer = _Namer(model, diagnostics)
+    namer.run()
+    result = Plan(namer.inline)
+    _collect_union_bases(model, namer, result, diagnostics)
+    _check_unions(model, namer, diagnostics)
+    _check_alias_cycles(model, namer, diagnostics)
+    return result
+
+
+# -- naming ---------------------------------------------------------------------------------
+
+
+class _Namer:
+    """Gives every inline record, enum, variant and union its class name and module."""
+
+    def __init__(self, model: m.Model, diagnostics: Diagnostics) -> None:
+        self.model = model
+        self.diagnostics = diagnostics
+        #: id(type node) → (name, module)
+        self.inline: dict[int, tuple[str, str]] = {}
+        #: every named type node, with the span of what names it (for diagnostics)
+        self.named: list[tuple[m.Type, str, Span]] = []
+        #: Python name → where it was given (package namespace: everything is re-exported)
+        self.package_names: dict[str, Place] = {}
+        #: interface module names
+        self.modules: dict[str, Place] = {}
+
+    def claim(self, name: str, module: str, span: Span, what: str) -> None:
+        if name in RESERVED_NAMES or name.startswith("_"):
+            self.diagnostics.add(
+                codes.RESERVED_GENERATED_NAME,
+                f"{what} would be named `{name}`, a name the generated code keeps for itself",
+                span,
+                label=f"becomes `{name}`",
+                help="give it a name with a letter before any digit",
+            )
+            return
+        first = self.package_names.get(name)
+        if first is not None:
+            self.diagnostics.add(
+                codes.GENERATED_NAME_COLLISION,
+                f"{what} and {first.what} would both be the Python name `{name}`",
+                span,
+                label=f"becomes `{name}`",
+                help="rename one of them in the IDL"
+                + (", or name the inline type with `type`" if "inline" in what + first.what else ""),
+                related=(Related(f"{first.what} is here", first.span),),
+            )
+            return
+        self.package_names[name] = Place(name, module, span, what)
+
+    def name_inline(
+        self, type_: m.Type, name: str, module: str, what: str, span: Span | None = None
+    ) -> None:
+        """Name the inline types in `type_`, which stands where `name` describes; `span` is
+        the name it is named after (default: the type itself)."""
+        if isinstance(type_, NAMED_KINDS):
+            self.inline[id(type_)] = (name, module)
+            self.named.append((type_, name, span or type_.span))
+            self.claim(name, module, span or type_.span, what)
+        if isinstance(type_, m.Record):
+            for field_ in type_.fields:
+                if isinstance(field_.type, _MAY_HOLD_INLINE):
+                    self.name_inline(
+                        field_.type,
+                        naming.nested_name(name, field_.name),
+                        module,
+                        f"the inline type of field `{field_.name}`",
+                        _field_name_span(field_),
+                    )
+        elif isinstance(type_, (m.Optional, m.List)):
+            self.name_inline(type_.inner, name, module, what, span)
+        elif isinstance(type_, m.Map):
+            self.name_inline(type_.value, name, module, what, span)
+        elif isinstance(type_, m.Variant):
+            for case in type_.cases:
+                case_name = naming.case_class_name(name, case.tag)
+                label = "the default case" if case.tag is None else f"case {case.tag!r}"
+                if isinstance(case.type, m.Record):
+                    # The case class is the inline record itself.
+                    self.inline[id(case.type)] = (case_name, module)
+                    for field_ in case.type.fields:
+                        if not isinstance(field_.type, _MAY_HOLD_INLINE):
+                            continue
+                        self.name_inline(
+                            field_.type,
+                            naming.nested_name(case_name, field_.name),
+                            module,
+                            f"the inline type of field `{field_.name}`",
+                            _field_name_span(field_),
+                        )
+                self.claim(
+                    case_name,
+                    module,
+                    case.name_span or case.span,
+                    f"the class of {label} of `{name}`",
+                )
+            if type_.open:
+                self.claim(
+                    naming.unknown_case_class_name(name),
+                    module,
+                    span or type_.span,
+                    f"the unknown case of `{name}`",
+                )
+        elif isinstance(type_, m.Union_):
+            for index, alternative in enumerate(type_.alternatives):
+                self.name_inline(
+                    alternative,
+                    naming.union_alternative_name(name, index),
+                    module,
+                    f"alternative {index + 1} of `{name}`",
+                )
+
+    def name_in_alias(self, type_: m.Type, alias: str, what: str, span: Span) -> None:
+        """Name the inline types inside a typedef that is an alias (a list, map or optional):
+        the alias has the declared name, so they are named after their container."""
+        if isinstance(type_, m.Optional) and isinstance(type_.inner, (m.Optional, m.List, m.Map)):
+            self.name_in_alias(type_.inner, alias, what, span)
+        elif isinstance(type_, (m.Optional, m.List)):
+            container = "list" if isinstance(type_, m.List) else "optional"
+            self.name_inline(
+                type_.inner, naming.element_name(alias, container), TYPES_MODULE,
+                f"the {'items' if container == 'list' else 'value'} of {what}",
+                span,
+            )
+        elif isinstance(type_, m.Map):
+            self.name_inline(
+                type_.value, naming.element_name(alias, "map"), TYPES_MODULE,
+                f"the values of {what}",
+                span,
+            )
+
+    def run(self) -> None:
+        model = self.model
+        for atom in model.atoms.values():
+            self.claim(
+                naming.ref_name(atom.name),
+                REFS_MODULE,
+                atom.name_span or atom.spans[0],
+                f"the reference class of atom `{atom.name}`",
+            )
+        for interface_name, span in all_interfaces(model):
+            self.claim(
+                naming.ref_name(interface_name),
+                REFS_MODULE,
+                span,
+                f"the reference class of interface `{interface_name}`",
+            )
+        for typedef in model.typedefs.values():
+            name = naming.declared_name(typedef.name)
+            span = typedef.name_span or typedef.span
+            if isinstance(typedef.type, NAMED_KINDS):
+                self.name_inline(typedef.type, name, TYPES_MODULE, f"type `{typedef.name}`", span)
+            else:
+                self.claim(name, TYPES_MODULE, span, f"type `{typedef.name}`")
+                self.name_in_alias(typedef.type, name, f"type `{typedef.name}`", span)
+        for interface in model.interfaces.values():
+            self.name_interface(interface)
+
+    def name_interface(self, interface: m.Interface) -> None:
+        span = interface.name_span or interface.span
+        module = naming.interface_module_name(interface.name)
+        first = self.modules.get(module)
+        if first is not None or module in (TYPES_MODULE, REFS_MODULE):
+            self.diagnostics.add(
+                codes.GENERATED_NAME_COLLISION,
+                f"interface `{interface.name}` would be generated into module `{module}`, "
+                + (f"like {first.what}" if first else "a module idlc needs"),
+                span,
+                label=f"becomes module `{module}`",
+                help="rename one of the interfaces",
+                related=(Related(f"{first.what} is here", first.span),) if first else (),
+            )
+        else:
+            self.modules[module] = Place(module, module, span, f"interface `{interface.name}`")
+        iname = naming.declared_name(interface.name)
+        self.claim(iname, module, span, f"interface `{interface.name}`")
+        self.claim(
+            naming.proxy_name(interface.name),
+            module,
+            span,
+            f"the proxy of interface `{interface.name}`",
+        )
+        for member in interface.members:
+            member_span = member.name_span or member.span
+            where = f"`{interface.name}.{member.name}`"
+            if isinstance(member, m.Operation):
+                self.name_inline(
+                    member.input,
+                    naming.input_class_name(interface.name, member.name),
+                    module,
+                    f"the input of {where}",
+                    member_span,
+                )
+                if needs_params_wrapper(self.model, member.input):
+                    self.claim(
+                        naming.params_class_name(interface.name, member.name),
+                        module,
+                        member_span,
+                        f"the params class of {where}",
+                    )
+                self.name_inline(
+                    member.output,
+                    naming.output_class_name(interface.name, member.name),
+                    module,
+                    f"the output of {where}",
+                    member_span,
+                )
+            elif isinstance(member, m.Value):
+                self.name_inline(
+                    member.type,
+                    naming.value_class_name(interface.name, member.name),
+                    module,
+                    f"the type of {where}",
+                    member_span,
+                )
+
+
+def _field_name_span(field_: m.Field) -> Span:
+    span = field_.span
+    end = span.start + len(field_.name)
+    return Span(span.file, span.start, end, span.line, span.column, span.line, span.column + len(field_.name))
+
+
+def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:
+    for interface in model.interfaces.values():
+        yield interface.name, interface.name_span or interface.span
+    for opaque in model.opaque_interfaces.values():
+        yield opaque.name, opaque.spans[0]
+
+
+# -- looking through typedefs ---------------------------------------------------------------
+
+
+def resolve_alias(model: m.Model, type_: m.Type) -> m.Type:
+    """`type_` with typedef names followed until a type that is not a name."""
+    seen: set[str] = set()
+    while isinstance(type_, m.TypeRef) and type_.name not in seen:
+        seen.add(type_.name)
+        type_ = model.typedefs[type_.name].type
+    return type_
+
+
+def is_unit(model: m.Model, type_: m.Type) -> bool:
+    resolved = resolve_alias(model, type_)
+    return isinstance(resolved, m.Primitive) and resolved.kind is m.PrimitiveKind.UNIT
+
+
+def is_record(model: m.Model, type_: m.Type) -> bool:
+    return isinstance(resolve_alias(model, type_), m.Record)
+
+
+def is_object_shaped(model: m.Model, type_: m.Type) -> bool:
+    """A record or a variant: its JSON is always an object, so it can be `params` itself."""
+    return isinstance(resolve_alias(model, type_), (m.Record, m.Variant))
+
+
+def needs_params_wrapper(model: m.Model, type_: m.Type) -> bool:
+    return not is_unit(model, type_) and not is_object_shaped(model, type_)
+
+
+# -- JSON kinds, for deciding whether msgspec can tell union alternatives apart -------------
+
+
+def json_kinds(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> set[str]:
+    if isinstance(type_, m.TypeRef):
+        if type_.name in seen:
+            return {"any"}
+        return json_kinds(model, model.typedefs[type_.name].type, seen | {type_.name})
+    if isinstance(type_, m.Primitive):
+        kind = type_.kind
+        if kind in (m.PrimitiveKind.STRING, m.PrimitiveKind.BYTES):
+            return {"str"}
+        if kind is m.PrimitiveKind.UNIT:
+            return {"null"}
+        if kind is m.PrimitiveKind.JSON:
+            return {"any"}
+        if kind is m.PrimitiveKind.BOOL:
+            return {"bool"}
+        if kind is m.PrimitiveKind.FLOAT64:
+            return {"float"}
+        return {"int"}
+    if isinstance(type_, m.Optional):
+        return json_kinds(model, type_.inner, seen) | {"null"}
+    if isinstance(type_, m.List):
+        return {"array"}
+    if isinstance(type_, (m.AtomRef, m.InterfaceRef, m.Enum)):
+        return {"str"}
+    if isinstance(type_, m.Union_):
+        kinds: set[str] = set()
+        for alternative in type_.alternatives:
+            kinds |= json_kinds(model, alternative, seen)
+        return kinds
+    return {"object"}
+
+
+def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
+
+    `seen`: the typedefs being looked through, so that `type B = optional<union { B; }>`
+    ends (it is reported: its union cannot be decoded).
+    """
+    while isinstance(type_, m.TypeRef):
+        if type_.name in seen:
+            return False
+        seen |= {type_.name}
+        type_ = model.typedefs[type_.name].type
+    if isinstance(type_, m.Primitive):
+        return type_.kind is m.PrimitiveKind.UINT64
+    if isinstance(type_, m.Optional):
+        return hooked(model, type_.inner, seen)
+    if isinstance(type_, m.Variant):
+        return type_.open or any(case.tag is None for case in type_.cases)
+    if isinstance(type_, m.Union_):
+        return not native_union(model, type_, seen)
+    return False
+
+
+def native_union(model: m.Model, union: m.Union_, seen: frozenset[str] = frozenset()) -> bool:
+    kinds_seen: set[str] = set()
+    for alternative in union.alternatives:
+        if hooked(model, alternative, seen):
+            return False
+        kinds = json_kinds(model, alternative, seen)
+        if "any" in kinds or kinds & kinds_seen:
+            return False
+        kinds_seen |= kinds
+    return True
+
+
+# -- unions ---------------------------------------------------------------------------------
+
+
+def _collect_union_bases(
+    model: m.Model, namer: _Namer, result: Plan, diagnostics: Diagnostics
+) -> None:
+    """Each record alternative of a union msgspec cannot decode natively derives from the
+    union's base class; it must then live in the union's module. (In naming order, which
+    is the order the bases are listed in.)"""
+    for union, name, _ in namer.named:
+        if not isinstance(union, m.Union_) or native_union(model, union):
+            continue
+        if not all(is_record(model, alternative) for alternative in union.alternatives):
+            continue  # reported by _check_unions
+        module = result.inline[id(union)][1]
+        for alternative in union.alternatives:
+            _add_union_base(model, result, diagnostics, alternative, f"_{name}Base", name, module)
+
+
+def _add_union_base(
+    model: m.Model,
+    result: Plan,
+    diagnostics: Diagnostics,
+    alternative: m.Type,
+    base: str,
+    union: str,
+    module: str,
+) -> None:
+    # The alternative's record class must derive from the union's base (the hook's result
+    # has to be an instance of the annotated class). It may live in another module.
+    target = alternative
+    while isinstance(target, m.TypeRef) and not isinstance(
+        model.typedefs[target.name].type, m.Record
+    ):
+        target = model.typedefs[target.name].type
+    if isinstance(target, m.TypeRef):
+        class_name, class_module = naming.declared_name(target.name), TYPES_MODULE
+    else:
+        class_name, class_module = result.inline[id(target)]
+    if class_module != module:
+        diagnostics.add(
+            codes.UNREPRESENTABLE_UNION,
+            f"union `{union}` in module `{module}` has the record `{class_name}` of "
+            f"module `{class_module}` as an alternative",
+            alternative.span,
+            label="defined in another module",
+            help="declare the union as a named type",
+        )
+        return
+    result.union_bases.setdefault(class_name, []).append(base)
+
+
+def _check_unions(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> None:
+    for type_, name, span in namer.named:
+        if not isinstance(type_, m.Union_) or native_union(model, type_):
+            continue
+        if all(is_record(model, alternative) for alternative in type_.alternatives):
+            continue
+        if not type_.alternatives:
+            continue  # an empty union is reported by the front end
+        diagnostics.add(
+            codes.UNREPRESENTABLE_UNION,
+            f"union `{name}` has alternatives msgspec cannot tell apart by their JSON "
+            "kind, and not all of them are records",
+            span,
+            label="alternatives cannot be told apart",
+            help="make every alternative a record, or give each a different JSON kind",
+        )
+
+
+# -- aliases --------------------------------------------------------------------------------
+
+
+def _check_alias_cycles(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> None:
+    """A Python type alias cannot refer to itself here (msgspec evaluates them eagerly): a
+    cycle of typedefs through aliases, lists, maps, optionals and native unions only."""
+    aliases: dict[str, tuple[set[str], Span, str]] = {}
+    for typedef in model.typedefs.values():
+        type_ = typedef.type
+        if not isinstance(type_, NAMED_KINDS):
+            aliases[naming.declared_name(typedef.name)] = (
+                _alias_uses(namer, type_),
+                typedef.name_span or typedef.span,
+                typedef.name,
+            )
+    for type_, name, span in namer.named:
+        if isinstance(type_, m.Union_) and native_union(model, type_):
+            uses: set[str] = set()
+            for alternative in type_.alternatives:
+                uses |= _alias_uses(namer, alternative)
+            aliases[name] = (uses, span, name)
+    for name, (_, span, shown) in aliases.items():
+        if name in _reaches(aliases, name):
+            diagnostics.add(
+                codes.RECURSIVE_ALIAS,
+                f"type `{shown}` refers to itself through aliases, lists, maps, optionals "
+                "or unions only",
+                span,
+                label="refers to itself",
+                help="put a record between: Python type aliases cannot be recursive here",
+            )
+
+
+def _alias_uses(namer: _Namer, type_: m.Type) -> set[str]:
+    """The names the Python expression of `type_` refers to."""
+    if isinstance(type_, (m.Optional, m.List)):
+        return _alias_uses(namer, type_.inner)
+    if isinstance(type_, m.Map):
+        return _alias_uses(namer, type_.value)
+    if isinstance(type_, m.TypeRef):
+        return {naming.declared_name(type_.name)}
+    if isinstance(type_, NAMED_KINDS):
+        return {namer.inline[id(type_)][0]}
+    return set()
+
+
+def _reaches(aliases: dict[str, tuple[set[str], Span, str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    stack = [name for name in aliases[start][0] if name in aliases]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        stack.extend(dep for dep in aliases[name][0] if dep in aliases)
+    return seen
