@@ -36,8 +36,11 @@ _INSERTABLE = ("SEMI", "RBRACE", "RANGLE")
 _JUNK_RUN = re.compile(r"[^A-Za-z0-9_\"/{}<>\[\]:;,=\-\s]+")
 # What matters when skipping a broken item: strings and comments (whose contents do not
 # count) and the characters that end items or nest them.
-_ITEM_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[{};]', re.DOTALL)
-_SIGNIFICANT = re.compile(r"(?:\s+|//[^\n]*|/\*.*?(?:\*/|\Z))*", re.DOTALL)
+# Possessive repeats (`++`, `*+`) keep no backtracking state per character: a plain
+# `(?:…|…)*` costs the regex engine hundreds of bytes per character it repeats over, and a
+# megabyte string in a broken item cost a gigabyte.
+_ITEM_SCAN = re.compile(r'"(?:[^"\\\n]++|\\.)*+"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[{};]', re.DOTALL)
+_SIGNIFICANT = re.compile(r"(?:\s++|//[^\n]*+|/\*.*?(?:\*/|\Z))*+", re.DOTALL)
 
 
 class Recovery:
