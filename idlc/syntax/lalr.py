@@ -421,11 +421,11 @@ class Parser:
         del self.values[depth:]
         return start
 
-    def accepts(self, tokens: list[str]) -> bool:
-        """Whether the terminals `tokens` would be taken in turn from the current state
-        (simulated on a copy of the state stack; nothing is built)."""
+    def accepts(self, tokens: list[str], stack: list[int] | None = None) -> bool:
+        """Whether the terminals `tokens` would be taken in turn from the current state, or
+        from the states `stack` (simulated on a copy; nothing is built)."""
         actions = self.tables.actions
-        stack = list(self.stack)
+        stack = list(self.stack if stack is None else stack)
         for terminal in tokens:
             while True:
                 action = actions[stack[-1]].get(terminal)
@@ -441,6 +441,22 @@ class Parser:
                 if stack[-1] == self.tables.end:
                     return True
         return True
+
+    def depth_of(self, offset: int) -> int | None:
+        """The index in `values` of the value that begins at `offset` (the stack holds the
+        state before it at the same index), None when no value begins there."""
+        for index in range(len(self.values) - 1, -1, -1):
+            start = _start_of(self.values[index])
+            if start is None:
+                continue
+            if start <= offset:
+                return index if start == offset else None
+        return None
+
+    def rewind(self, depth: int) -> None:
+        """Drop the values from index `depth` on, and the states pushed with them."""
+        del self.stack[depth + 1 :]
+        del self.values[depth:]
 
     def feed(self, token: Tok) -> None:
         """Feed one token for real (recovery uses it for tokens it knows fit)."""
