@@ -24,6 +24,9 @@ MAX_SUGGESTED = 200
 SCAN_BUDGET = 50_000
 #: Longer names are not looked up by neighbours (their number grows with the square).
 MAX_NEIGHBOUR_LENGTH = 48
+#: Longer names get no suggestion but one differing in case: comparing two names costs the
+#: product of their lengths, and no one mistypes a name of a hundred characters.
+MAX_COMPARED_LENGTH = 100
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
@@ -138,9 +141,15 @@ class NameIndex:
         for position in self._by_spelling.get(lowered, ()):
             if self._names[position] != name:
                 return self._names[position]  # differs only in case
+        if len(lowered) > MAX_COMPARED_LENGTH:
+            return None
         limit = _limit(name)
-        lengths = range(len(lowered) - limit, len(lowered) + limit + 1)
-        buckets = [self._by_length[length] for length in lengths if length in self._by_length]
+        shortest, longest = len(lowered) - limit, len(lowered) + limit
+        buckets = [
+            bucket
+            for length, bucket in self._by_length.items()
+            if shortest <= length <= longest
+        ]
         count = sum(len(bucket) for bucket in buckets)
         if count <= self.budget:
             self.budget -= count

@@ -29,6 +29,9 @@ SYNONYMS = {
     "function": "operation",
 }  # fmt: skip
 
+#: Keywords are at most 13 characters long (`interface-ref`).
+_LONGEST_TYPO = 24
+
 #: Words that begin a type with a body: at the top level they mean a type declaration.
 _TYPE_BODIES = {"record": "record", "enum": "enum", "variant": "variant", "union": "union",
                 "open": "open enum"}  # fmt: skip
@@ -36,6 +39,8 @@ _TYPE_BODIES = {"record": "record", "enum": "enum", "variant": "variant", "union
 
 def suggest(word: str, keywords: Iterable[str]) -> str | None:
     """The keyword among `keywords` that `word` most likely meant, if any is likely."""
+    if len(word) > _LONGEST_TYPO:
+        return None  # no typo of a keyword is this long, and comparing it would cost
     options = sorted(keywords)
     lowered = word.lower()
     if lowered in options:

@@ -102,3 +102,17 @@ def test_comparisons_grow_linearly_with_unknown_names(tmp_path: Path, monkeypatc
     # Four times the names and errors: at most four times the comparisons (the product,
     # the old way, was sixteen times).
     assert large <= 4 * small, (small, large)
+
+
+def test_long_names_are_not_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two names of 100,000 characters would cost 10^10 steps to compare: only a match in
+    case is looked for."""
+    long = "a" * 100_000
+    index = NameIndex([long + "b", long.upper() + "C"])
+
+    def refuse(a: str) -> object:
+        raise AssertionError("compared a long name")
+
+    monkeypatch.setattr(suggest, "bit_parallel_distance", refuse)
+    assert index.closest(long + "c") == long.upper() + "C"
+    assert index.closest(long + "d") is None

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from idlc.diagnostics import Diagnostics
-from idlc.source import SourceFile
+from idlc.diagnostics.render import render_human
+from idlc.pipeline import compile_files
+from idlc.source import SourceFile, SourceMap
 from idlc.syntax import escapes, lalr
 from idlc.syntax.parser import parse
 
@@ -134,3 +137,35 @@ def test_fast_decoding_agrees_with_the_reporting_loop(pieces: list[str]) -> None
     )
     assert decoded == expected
     assert fast == slow
+
+
+# -- rendering: a diagnostic copies the part of its line it shows, not the whole line ----
+
+
+class _CountingText(str):
+    """Source text that counts the characters sliced out of it."""
+
+    sliced = 0
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        part = str.__getitem__(self, key)
+        if isinstance(key, slice):
+            _CountingText.sliced += len(part)
+        return part
+
+
+def test_rendering_diagnostics_on_one_long_line_copies_only_what_is_shown(tmp_path: Path) -> None:
+    n = 2000
+    text = "".join(f"type T{i} = record {{ f : Missing{i}; }}; " for i in range(n))
+    path = tmp_path / "minified.idl"
+    path.write_text(text)
+    compilation = compile_files([path])
+    assert len(compilation.diagnostics) == n
+    sources = SourceMap()
+    for source in compilation.sources:
+        sources.add(SourceFile(source.path, _CountingText(source.text)))
+    _CountingText.sliced = 0
+    rendered = render_human(compilation.diagnostics, sources)
+    assert rendered.count("unknown type") == n
+    # Each diagnostic shows at most 120 characters of the line (it used to copy all of it).
+    assert _CountingText.sliced <= 250 * n, _CountingText.sliced

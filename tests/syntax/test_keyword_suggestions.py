@@ -129,3 +129,9 @@ def test_a_name_beyond_ascii_is_one_error_that_says_names_are_ascii(
     for diagnostic in diagnostics:
         assert diagnostic.help is not None and diagnostic.help.startswith("names are ASCII")
         assert help is None or diagnostic.help.endswith(help)
+
+
+def test_a_long_word_is_not_taken_for_a_misspelt_keyword() -> None:
+    """Comparing a megabyte word with keywords (its swaps, its edits) would take minutes."""
+    diagnostics = _diagnostics("x" * 1_000_000)
+    assert [d.help for d in diagnostics] == [None]
