@@ -96,6 +96,10 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--scale", type=float, default=1.0, help="multiplies every size")
     options.add_argument("--runs", type=int, default=3)
+    options.add_argument(
+        "--only", choices=["names", "declarations", "string"], action="append",
+        help="run only this series (repeatable)",
+    )  # fmt: skip
     arguments = options.parse_args()
 
     def sizes(base: int) -> list[int]:
@@ -103,13 +107,17 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
+        chosen = set(arguments.only or ["names", "declarations", "string"])
         measure(declarations(100), 1, folder, False)  # warm: tables loaded, caches filled
-        series("unknown names (each with a did-you-mean to look for)", "error",
-               unknown_names, sizes(2_000), arguments.runs, folder)  # fmt: skip
-        series("declarations (flat records in one file)", "decl",
-               declarations, sizes(10_000), arguments.runs, folder)  # fmt: skip
-        series("one string literal of N bytes", "byte",
-               string_literal, sizes(1_000_000), arguments.runs, folder, memory=True)  # fmt: skip
+        if "names" in chosen:
+            series("unknown names (each with a did-you-mean to look for)", "error",
+                   unknown_names, sizes(2_000), arguments.runs, folder)  # fmt: skip
+        if "declarations" in chosen:
+            series("declarations (flat records in one file)", "decl",
+                   declarations, sizes(10_000), arguments.runs, folder)  # fmt: skip
+        if "string" in chosen:
+            series("one string literal of N bytes", "byte",
+                   string_literal, sizes(1_000_000), arguments.runs, folder, memory=True)  # fmt: skip
 
 
 if __name__ == "__main__":
