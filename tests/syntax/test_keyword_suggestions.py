@@ -3,6 +3,7 @@ wherever the keyword stands, and names beyond ASCII are said to be the problem."
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
@@ -13,6 +14,7 @@ from idlc.diagnostics import Diagnostics
 from idlc.semantics.suggest import edit_distance
 from idlc.source import SourceFile
 from idlc.syntax.parser import _table_data, parse
+from tests.syntax.support import ROOT, SEEDS, VALID, read
 
 _KEYWORDS = frozenset(_table_data().keywords)
 
@@ -135,3 +137,35 @@ def test_a_long_word_is_not_taken_for_a_misspelt_keyword() -> None:
     """Comparing a megabyte word with keywords (its swaps, its edits) would take minutes."""
     diagnostics = _diagnostics("x" * 1_000_000)
     assert [d.help for d in diagnostics] == [None]
+
+
+# -- fuzz: misspelt keywords and non-ASCII letters anywhere in real files ----------------
+
+_SOURCES = [read(path.relative_to(ROOT)) for path in [*SEEDS, *sorted(VALID.glob("*.idl"))]]
+_WORD_IN_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_SOURCES), st.data())
+def test_typos_and_foreign_letters_in_real_files_give_located_errors(text: str, data: st.DataObject) -> None:
+    words = list(_WORD_IN_FILE.finditer(text))
+    for _ in range(data.draw(st.integers(1, 4))):
+        word = data.draw(st.sampled_from(words))
+        kind = data.draw(st.sampled_from(["typo", "foreign", "synonym"]))
+        if kind == "typo":
+            replacement = data.draw(st.sampled_from(_typos(word.group()) or [word.group()]))
+        elif kind == "synonym":
+            replacement = data.draw(st.sampled_from(["struct", "array", "service", "typedef", "enum"]))
+        else:
+            at = data.draw(st.integers(0, len(word.group())))
+            letter = data.draw(st.sampled_from(["é", "ß", "名", "Ω", "ı"]))
+            replacement = word.group()[:at] + letter + word.group()[at:]
+        text = text[: word.start()] + replacement + text[word.end() :]
+        words = list(_WORD_IN_FILE.finditer(text))
+    diagnostics = Diagnostics()
+    tree = parse(SourceFile("fuzz.idl", text), diagnostics)
+    for diagnostic in diagnostics:
+        if diagnostic.span is not None:
+            assert 0 <= diagnostic.span.start <= diagnostic.span.end <= len(text)
+    if tree is None:
+        assert diagnostics.has_errors
