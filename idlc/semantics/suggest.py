@@ -29,6 +29,21 @@ MAX_NEIGHBOUR_LENGTH = 48
 MAX_COMPARED_LENGTH = 100
 
 
+#: Words other languages use for the built-in types (docs/language.md, "Types"): an
+#: unknown type spelled so is one of these, whatever the edit distance says (`int` is one
+#: letter from `int8`, but means `int64`).
+TYPE_SYNONYMS = {
+    "str": "string", "text": "string",
+    "boolean": "bool",
+    "int": "int64", "integer": "int64", "long": "int64", "i8": "int8", "i16": "int16",
+    "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+    "u64": "uint64", "uint": "uint64",
+    "float": "float64", "double": "float64", "f64": "float64", "number": "float64",
+    "void": "unit", "none": "unit", "null": "unit",
+    "any": "json", "bytearray": "bytes", "blob": "bytes",
+}  # fmt: skip
+
+
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Levenshtein distance between `a` and `b`, or `limit + 1` once it must exceed `limit`."""
     if abs(len(a) - len(b)) > limit:
@@ -111,8 +126,9 @@ def closest(name: str, candidates: Iterable[str]) -> str | None:
 class NameIndex:
     """Names to suggest from, in order (ties go to the first), indexed for `closest`.
 
-    Answers like `closest(name, names)` while its comparison budget lasts; see the module's
-    docstring for what it does after that.
+    Answers like `closest(name, names)` while its comparison budget lasts (but that a word
+    of another language for a built-in type, `TYPE_SYNONYMS`, gets that type when it is a
+    candidate); see the module's docstring for what it does after the budget.
     """
 
     def __init__(self, names: Iterable[str]) -> None:
@@ -141,6 +157,9 @@ class NameIndex:
         for position in self._by_spelling.get(lowered, ()):
             if self._names[position] != name:
                 return self._names[position]  # differs only in case
+        synonym = TYPE_SYNONYMS.get(lowered)
+        if synonym is not None and synonym in self._by_spelling:
+            return synonym
         if len(lowered) > MAX_COMPARED_LENGTH:
             return None
         limit = _limit(name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from idlc.semantics.suggest import closest
+from idlc.semantics.suggest import TYPE_SYNONYMS, closest
 
 #: Words other languages use where this language has a keyword (docs/language.md, "Types",
 #: "Declarations" and "Members").
@@ -27,6 +27,7 @@ SYNONYMS = {
     "extern": "external",
     "method": "operation", "rpc": "operation", "fn": "operation", "func": "operation",
     "function": "operation",
+    **TYPE_SYNONYMS,
 }  # fmt: skip
 
 #: Keywords are at most 13 characters long (`interface-ref`).

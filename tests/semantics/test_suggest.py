@@ -116,3 +116,16 @@ def test_long_names_are_not_compared(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(suggest, "bit_parallel_distance", refuse)
     assert index.closest(long + "c") == long.upper() + "C"
     assert index.closest(long + "d") is None
+
+
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [("int", "int64"), ("str", "string"), ("double", "float64"), ("boolean", "bool"), ("Void", "unit")],
+)
+def test_other_languages_words_for_built_in_types_get_the_type(word: str, meant: str) -> None:
+    index = NameIndex(["string", "bool", "unit", "float64", "int8", "int64", "Intake"])
+    assert index.closest(word) == meant
+
+
+def test_a_synonym_is_only_suggested_when_it_is_a_candidate() -> None:
+    assert NameIndex(["Interval", "inth"]).closest("int") == "inth"
