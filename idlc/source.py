@@ -130,6 +130,15 @@ class SourceFile:
         end = self._line_starts[line] - 1 if line < len(self._line_starts) else len(self.text)
         return self.text[begin:end].rstrip("\r")
 
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """The offsets where a 1-based line's text begins and ends (before its line ending),
+        for showing part of a long line without copying all of it."""
+        begin = self._line_starts[line - 1]
+        end = self._line_starts[line] - 1 if line < len(self._line_starts) else len(self.text)
+        while end > begin and self.text[end - 1] == "\r":
+            end -= 1
+        return begin, end
+
     def position(self, offset: int) -> tuple[int, int]:
         """The 1-based (line, column) of a character offset."""
         index = bisect.bisect_right(self._line_starts, offset) - 1

@@ -90,11 +90,11 @@ def _snippet(
     source = sources.get(span.file)
     if source is None or span.line > source.line_count:
         return out
-    text = source.line_text(span.line)
+    begin, finish = source.line_bounds(span.line)
     start = span.column - 1
-    end = span.end_column - 1 if span.end_line == span.line else len(text)
+    end = span.end_column - 1 if span.end_line == span.line else finish - begin
     end = max(end, start + 1)
-    shown, caret_start, caret_end = _window(text, start, end)
+    shown, caret_start, caret_end = _window(source.text, begin, finish, start, end)
     out.append(style.gutter(f"{pad} |"))
     out.append(style.gutter(f"{span.line:>{width}} | ") + shown)
     carets = style.severity(
@@ -105,19 +105,26 @@ def _snippet(
     return out
 
 
-def _window(text: str, start: int, end: int) -> tuple[str, int, int]:
-    """The part of a line to show, with tabs expanded, and the caret columns in it."""
-    prefix = ""
-    if len(text) > _MAX_SHOWN:
+def _window(
+    source: str, begin: int, finish: int, start: int, end: int
+) -> tuple[str, int, int]:
+    """The part of the line `source[begin:finish]` to show, with tabs expanded, and the
+    caret columns in it (`start`, `end` are columns in the line, from 0).
+
+    Only the part shown is copied: a minified file is one long line, and each of its
+    thousands of diagnostics copying all of it made rendering quadratic.
+    """
+    length = finish - begin
+    if length > _MAX_SHOWN:
         left = max(0, start - 40)
-        right = min(len(text), max(end, start + 1) + 40, left + _MAX_SHOWN)
+        right = min(length, max(end, start + 1) + 40, left + _MAX_SHOWN)
         end = min(end, right)
         prefix = "…" if left > 0 else ""
-        suffix = "…" if right < len(text) else ""
-        text, start, end = text[left:right], start - left, end - left
-        text = prefix + text + suffix
-        start += len(prefix)
-        end += len(prefix)
+        suffix = "…" if right < length else ""
+        text = prefix + source[begin + left : begin + right] + suffix
+        start, end = start - left + len(prefix), end - left + len(prefix)
+    else:
+        text = source[begin:finish]
     before = _expand(text[:start])
     marked = _expand(text[start:end])
     shown = _expand(text)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.semantics.suggest import NameIndex
 from idlc.source import Span
 from idlc.syntax import ast
 
@@ -47,12 +48,23 @@ class Entry:
 class Scope:
     def __init__(self) -> None:
         self.entries: dict[str, Entry] = {}
+        self._indexes: dict[tuple[tuple[Kind, ...], tuple[str, ...], int], NameIndex] = {}
 
     def get(self, name: str) -> Entry | None:
         return self.entries.get(name)
 
-    def names(self, *kinds: Kind) -> list[str]:
-        return [name for name, entry in self.entries.items() if entry.kind in kinds]
+    def names(self, *kinds: Kind, first: tuple[str, ...] = ()) -> NameIndex:
+        """The names of these kinds in declaration order, after `first`, indexed for
+        did-you-mean. Built once per compilation: every unknown name of a kind asks the
+        same index, and its comparison budget is shared (see `suggest`)."""
+        # Entries are only ever added, so their number tells whether an index is current.
+        key = (kinds, first, len(self.entries))
+        index = self._indexes.get(key)
+        if index is None:
+            index = self._indexes[key] = NameIndex(
+                [*first, *(name for name, entry in self.entries.items() if entry.kind in kinds)]
+            )
+        return index
 
     def of_kind(self, kind: Kind) -> list[Entry]:
         return [entry for entry in self.entries.values() if entry.kind is kind]

@@ -143,7 +143,7 @@ class TypeConverter:
                 name.span,
                 label="no type of this name",
                 help=did_you_mean(
-                    name.value, [*PRIMITIVE_NAMES, *self.scope.names(Kind.TYPEDEF)]
+                    name.value, self.scope.names(Kind.TYPEDEF, first=PRIMITIVE_NAMES)
                 )
                 or f"declare it: `type {name.value} = …;`",
             )

@@ -16,9 +16,17 @@ def decode(raw: str, report: Callable[[int, int, str, str | None], None]) -> str
     `report(start, end, message, help)` is called for every invalid escape, with offsets
     relative to `raw` (the quotes included). Invalid escapes decode to nothing.
     """
+    if "\\" not in raw:
+        return raw[1:-1]
+    decoded = _decode_valid(raw)
+    if decoded is not None:
+        return decoded
+    return decode_reporting(raw, report)
+
+
+def decode_reporting(raw: str, report: Callable[[int, int, str, str | None], None]) -> str:
+    """`decode` one escape at a time, reporting each bad one (the way for invalid literals)."""
     body = raw[1:-1]
-    if "\\" not in body:
-        return body
     out: list[str] = []
     position = 0
     pending_high: tuple[int, int] | None = None  # (offset in raw, code unit) of a \uD8xx
@@ -59,6 +67,26 @@ def decode(raw: str, report: Callable[[int, int, str, str | None], None]) -> str
     return "".join(out)
 
 
+def _decode_valid(raw: str) -> str | None:
+    """A literal whose escapes are all valid, decoded by the C JSON scanner; else None.
+
+    The escapes are JSON's (docs/language.md, "Lexical rules"), so the JSON decoder agrees with
+    the loop below on every valid literal and decodes a megabyte of escapes in
+    milliseconds, with no list of pieces. It accepts lone surrogates, which the language
+    refuses: a result holding one goes the slow way, which reports it.
+    """
+    import json  # only literals with escapes pay for the import
+
+    try:
+        decoded = json.loads(raw, strict=False)
+    except ValueError:
+        return None
+    if not isinstance(decoded, str) or _SURROGATE.search(decoded):
+        return None
+    return decoded
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_HELP = "a surrogate must be a high (\\uD800–\\uDBFF) and low (\\uDC00–\\uDFFF) pair"
 
 

@@ -15,12 +15,11 @@ broken, can make the parser spin.
 from __future__ import annotations
 
 import bisect
-import difflib
 import re
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.source import SourceFile
-from idlc.syntax import ast
+from idlc.syntax import ast, keywords
 from idlc.syntax.lalr import END, Parser, Tok
 from idlc.syntax.tokens import describe_found, expected_list, spelling
 
@@ -36,8 +35,17 @@ _INSERTABLE = ("SEMI", "RBRACE", "RANGLE")
 _JUNK_RUN = re.compile(r"[^A-Za-z0-9_\"/{}<>\[\]:;,=\-\s]+")
 # What matters when skipping a broken item: strings and comments (whose contents do not
 # count) and the characters that end items or nest them.
-_ITEM_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[{};]', re.DOTALL)
-_SIGNIFICANT = re.compile(r"(?:\s+|//[^\n]*|/\*.*?(?:\*/|\Z))*", re.DOTALL)
+# Possessive repeats (`++`, `*+`) keep no backtracking state per character: a plain
+# `(?:…|…)*` costs the regex engine hundreds of bytes per character it repeats over, and a
+# megabyte string in a broken item cost a gigabyte.
+_ITEM_SCAN = re.compile(r'"(?:[^"\\\n]++|\\.)*+"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[{};]', re.DOTALL)
+# The word a token follows, and the name after a token (looked at within a few characters).
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_UNICODE_WORD = re.compile(r"\w+")
+_LONGEST_KEYWORD = 16  # longer words are not taken for misspelt keywords
+_NEXT_NAME = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]{0,63})\b")
+_SIGNIFICANT = re.compile(r"(?:\s++|//[^\n]*+|/\*.*?(?:\*/|\Z))*+", re.DOTALL)
 
 
 class Recovery:
@@ -98,6 +106,9 @@ class Recovery:
             )
             self.quiet_until = len(text)  # the end of file that follows is no news
             return len(text)
+        word = None if text[position].isascii() else _UNICODE_WORD.match(text, position)
+        if word is not None:
+            return self._non_ascii_name(position, word.end())
         junk = _JUNK_RUN.match(text, position)
         end = junk.end() if junk else position + 1
         shown = text[position:end]
@@ -111,12 +122,52 @@ class Recovery:
             what,
             position,
             end,
-            help=f"expected {expected_list(parser.expected())}",
+            help=self._hyphenated_keyword_help(parser, position)
+            or f"expected {expected_list(parser.expected())}",
         )
         # What follows junk is often the rest of a broken word (`many-unique` where a
         # type is expected); its errors are echoes.
         self.quiet_until = _next_significant(text, end)
         return end
+
+    def _non_ascii_name(self, position: int, end: int) -> int:
+        """Report a name with letters beyond ASCII (`Café`, `名前`) as one error; skip it.
+        `position` is its first such letter, `end` the end of the name."""
+        text = self.source.text
+        start = _word_start(text, position)
+        name = text[start:end]
+        foreign = "".join(char for char in name if not char.isascii())
+        what = f"character `{_printable(foreign)}`" if len(foreign) == 1 else "characters"
+        ascii_name = _ascii_spelling(name)
+        self._report(
+            codes.UNEXPECTED_CHARACTER,
+            f"non-ASCII {what} in the name `{_printable(name[:40])}`",
+            position,
+            end,
+            label="names are ASCII",
+            help="names are ASCII (letters, digits and `_`)"
+            + (f"; did you mean `{ascii_name}`?" if ascii_name else ""),
+        )
+        self.quiet_until = _next_significant(text, end)
+        return end
+
+    def _hyphenated_keyword_help(self, parser: Parser, position: int) -> str | None:
+        """`atom-rf<Note>`: the words around a `-` spell nearly a hyphenated keyword that
+        fits where the first word stands."""
+        text = self.source.text
+        if not text.startswith("-", position):
+            return None
+        start = _word_start(text, position)
+        after = _WORD.match(text, position + 1)
+        depth = parser.depth_of(start)
+        if start == position or after is None or depth is None:
+            return None
+        state = parser.tables.actions[parser.stack[depth]]
+        hyphenated = [
+            word for word, terminal in parser.tables.keywords.items() if "-" in word and terminal in state
+        ]
+        keyword = keywords.suggest(text[start : after.end()], hyphenated)
+        return f"did you mean `{keyword}`?" if keyword is not None else None
 
     # -- unexpected tokens ------------------------------------------------------------
 
@@ -136,6 +187,8 @@ class Recovery:
             return False
         quiet = token.start <= self.quiet_until
         if not quiet:
+            if self._misspelt_keyword_before(parser, token, expected):
+                return True
             if self._insert_missing(parser, token, expected):
                 return True
             self._report(
@@ -144,10 +197,65 @@ class Recovery:
                 f"found {describe_found(token.type, token.value)}",
                 token.start,
                 token.end,
-                help=_suggest_keyword(token.value, expected) if token.type == "NAME" else None,
+                help=self._keyword_help(token, expected) if token.type == "NAME" else None,
             )
         self._resynchronize(parser, token)
         return True
+
+    def _misspelt_keyword_before(self, parser: Parser, token: Tok, expected: set[str]) -> bool:
+        """Repair `optinal<string>`, `struct { … }`, `opne enum`: the word before `token`
+        was read as a name, but a keyword like it would have let `token` fit.
+
+        Reports the error at `token` with the keyword to write, then goes on as if the
+        keyword had been written, so nothing after it is an echo.
+        """
+        text = self.source.text
+        end = self._previous_token_end(token.start)
+        start = end
+        while start > 0 and end - start <= _LONGEST_KEYWORD and text[start - 1] in _WORD_CHARACTERS:
+            start -= 1
+        word = _WORD.fullmatch(text, start, end)
+        if word is None or word.group() in parser.tables.keywords:
+            return False
+        depth = parser.depth_of(start)
+        if depth is None:
+            return False
+        before = parser.stack[: depth + 1]
+        readings = [token.type]
+        keyword_reading = parser.tables.keywords.get(token.value)
+        if keyword_reading is not None and keyword_reading != token.type:
+            readings.append(keyword_reading)  # `tag` after `variant`, `enum` after `open`
+        fitting: dict[str, tuple[str, str]] = {}
+        for terminal in parser.tables.actions[before[-1]]:
+            spelled = spelling(terminal)
+            if spelled is None or parser.tables.keywords.get(spelled) != terminal:
+                continue
+            for reading in readings:
+                if parser.accepts([terminal, reading], before):
+                    fitting[spelled] = (terminal, reading)
+                    break
+        keyword = keywords.suggest(word.group(), fitting)
+        if keyword is None:
+            return False
+        self._report(
+            codes.UNEXPECTED_TOKEN,
+            f"expected {expected_list(expected)}, found {describe_found(token.type, token.value)}",
+            token.start,
+            token.end,
+            help=f"did you mean `{keyword}` instead of `{word.group()}`?",
+        )
+        terminal, reading = fitting[keyword]
+        parser.rewind(depth)
+        parser.feed(Tok(terminal, keyword, start, end))
+        parser.feed(Tok(reading, token.value, token.start, token.end))
+        return True
+
+    def _keyword_help(self, token: Tok, expected: set[str]) -> str | None:
+        """Help for a word where only keywords (or `}`, or the end) may stand."""
+        spellings = [spelling(name) for name in expected]
+        words = [word for word in spellings if word and word[0].isalpha()]
+        after = _NEXT_NAME.match(self.source.text, token.end)
+        return keywords.declaration_help(token.value, after.group(1) if after else None, words)
 
     def _insert_missing(self, parser: Parser, token: Tok, expected: set[str]) -> bool:
         """Pretend a missing `;`, `}` or `>` was there, if the token then fits."""
@@ -261,6 +369,24 @@ def _line_end(text: str, position: int) -> int:
     return end - 1 if end > position and text[end - 1] == "\r" else end
 
 
+def _word_start(text: str, position: int) -> int:
+    """Where the ASCII word that ends at `position` begins (`position` if none does)."""
+    start = position
+    while start > 0 and position - start < 64 and text[start - 1] in _WORD_CHARACTERS:
+        start -= 1
+    return start
+
+
+def _ascii_spelling(name: str) -> str | None:
+    """`Cafe` for `Café`: the name without its accents, if that leaves a valid name."""
+    import unicodedata  # only a name with accents pays for it
+
+    stripped = "".join(
+        char for char in unicodedata.normalize("NFKD", name) if not unicodedata.combining(char)
+    )
+    return stripped if _WORD.fullmatch(stripped) else None
+
+
 def _printable(text: str) -> str:
     return "".join(
         char if char.isprintable() and char != "`" else f"\\u{{{ord(char):x}}}" for char in text
@@ -275,8 +401,3 @@ def _closing_help(expected: set[str]) -> str | None:
     return None
 
 
-def _suggest_keyword(word: str, expected: set[str]) -> str | None:
-    keywords = [spelling(name) for name in expected]
-    candidates = [keyword for keyword in keywords if keyword and keyword[0].isalpha()]
-    match = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
-    return f"did you mean `{match[0]}`?" if match else None
