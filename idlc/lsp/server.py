@@ -71,7 +71,7 @@ _Result = TypeVar("_Result")
 def _default_docs_url() -> str | None:
     """docs/language.md as installed with idlc (a wheel carries it under `_data`)."""
     try:
-        return from_fs_path(str(data_dir("docs") / "language.md"))
+        return (data_dir("docs") / "language.md").as_uri()
     except FileNotFoundError:
         return None
 

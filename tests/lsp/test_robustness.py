@@ -1,0 +1,144 @@
+"""Random edits of a seed never break the server: it keeps answering every request and
+logs no internal error (hypothesis, a bounded budget).
+
+Hypothesis drives a synchronous test, so the client runs on an event loop in a thread of
+its own, and one server serves every example.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import threading
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
+from tests.conftest import SEEDS
+from tests.lsp.conftest import PATIENCE, SERVER, initialize_params
+
+_T = TypeVar("_T")
+
+#: Pieces of IDL (and of what is not IDL) that random edits insert.
+_FRAGMENTS = [
+    "{", "}", ";", "<", ">", ":", "->", '"', "=", "-", "type ", "interface ", "atom-ref<",
+    "interface-ref<", "record {", "/// doc\n", "/*", "*/", "//", "\n", "\r\n", " ", "é", "😀",
+    "RequestData", "queryable value v id \"v\" : ", "operation o id \"o\" : unit -> unit ",
+    "{ call id \"o:call\" execution snapshot; }", "external atom A id \"a\";", "\\u12",
+    "optional<", "list<", "map<string, ", "0", "-1.5e3", "@", "\t", "\x00",
+]  # fmt: skip
+
+
+class Session:
+    """One client and server, driven from synchronous code."""
+
+    def __init__(self, root: Path) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.client: LanguageClient = self.run(SERVER.start())  # type: ignore[arg-type]
+        self.run(self.client.initialize_session(initialize_params(root)))
+
+    def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(PATIENCE)
+
+    def close(self) -> None:
+        try:
+            self.run(self.client.shutdown_session())
+            self.run(self.client.stop())
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(PATIENCE)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session, str, str]]:
+    root = tmp_path_factory.mktemp("seed-workspace")
+    for seed in SEEDS:
+        shutil.copy(seed, root / seed.name)
+    opened = root / SEEDS[1].name
+    text = opened.read_text(encoding="utf-8")
+    running = Session(root)
+    uri = opened.as_uri()
+    running.client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "idl", 1, text))
+    )
+    yield running, uri, text
+    running.close()
+
+
+def _position(text: str, offset: int) -> lsp.Position:
+    """The LSP position (UTF-16 columns) of a character offset, computed independently."""
+    line = text.count("\n", 0, offset)
+    start = text.rfind("\n", 0, offset) + 1
+    return lsp.Position(line, len(text[start:offset].encode("utf-16-le")) // 2)
+
+
+_edit = st.tuples(
+    st.integers(min_value=0),
+    st.integers(min_value=0, max_value=60),
+    st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=8)),
+)
+
+_version = iter(range(2, 10**9))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=st.lists(_edit, min_size=1, max_size=5), probes=st.lists(st.integers(min_value=0), max_size=3))
+def test_random_edits_never_break_the_server(
+    session: tuple[Session, str, str], edits: list[tuple[int, int, str]], probes: list[int]
+) -> None:
+    running, uri, seed = session
+    client = running.client
+    document = lsp.TextDocumentIdentifier(uri)
+    text = seed
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(next(_version), uri),
+            [lsp.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+    for start, length, inserted in edits:
+        start %= len(text) + 1
+        end = min(len(text), start + length)
+        change = lsp.TextDocumentContentChangePartial(
+            lsp.Range(_position(text, start), _position(text, end)), inserted
+        )
+        text = text[:start] + inserted + text[end:]
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(next(_version), uri), [change]
+            )
+        )
+    for probe in probes:
+        at = _position(text, probe % (len(text) + 1))
+        running.run(client.text_document_hover_async(lsp.HoverParams(document, at)))
+        running.run(client.text_document_completion_async(lsp.CompletionParams(document, at)))
+        running.run(client.text_document_definition_async(lsp.DefinitionParams(document, at)))
+        running.run(
+            client.text_document_references_async(
+                lsp.ReferenceParams(
+                    text_document=document,
+                    position=at,
+                    context=lsp.ReferenceContext(include_declaration=True),
+                )
+            )
+        )
+    running.run(
+        client.text_document_formatting_async(
+            lsp.DocumentFormattingParams(document, lsp.FormattingOptions(2, True))
+        )
+    )
+    symbols = running.run(
+        client.text_document_document_symbol_async(lsp.DocumentSymbolParams(document))
+    )
+    assert symbols is not None  # answered, not failed
+    assert client.error is None
+    errors = [m.message for m in client.log_messages if m.type == lsp.MessageType.Error]
+    assert errors == []
