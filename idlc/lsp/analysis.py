@@ -13,6 +13,7 @@ from pathlib import Path
 
 from idlc import pipeline
 from idlc.diagnostics import Diagnostic, Diagnostics, without_allowed
+from idlc.gcpause import paused_gc
 from idlc.lsp.index import Index, build_index
 from idlc.lsp.units import Unit, resolved
 from idlc.source import SourceFile, SourceMap
@@ -103,6 +104,13 @@ class Analysis:
 
 
 def analyze(unit: Unit, texts: Mapping[Path, str], cache: ParseCache, revision: int) -> Analysis:
+    # The index is as many small objects as the trees: as for the compiler's own phases,
+    # the collector would only scan the whole unit again and again (idlc/gcpause.py).
+    with paused_gc():
+        return _analyze(unit, texts, cache, revision)
+
+
+def _analyze(unit: Unit, texts: Mapping[Path, str], cache: ParseCache, revision: int) -> Analysis:
     loader = _EditorLoader(texts, cache)
     compilation = pipeline.compile_files(list(unit.paths), list(unit.include), loader=loader)
     parsed = [item.file for item in loader.loaded.values() if item.file is not None]

@@ -167,7 +167,7 @@ class IdlLanguageServer(LanguageServer):
         self, uri: str, position: lsp.Position
     ) -> tuple[Analysis, Occurrence | None]:
         path = _path(uri)
-        analysis = await self.service.analysis(path)
+        analysis = await self.service.for_request(path)
         display = analysis.display(path)
         source = analysis.source(path)
         if display is None or source is None:
@@ -422,7 +422,7 @@ async def document_symbols(
     ls: IdlLanguageServer, params: lsp.DocumentSymbolParams
 ) -> list[lsp.DocumentSymbol] | None:
     path = _path(params.text_document.uri)
-    analysis = await ls.service.analysis(path)
+    analysis = await ls.service.for_request(path)
     display = analysis.display(path)
     if display is None:
         return None
@@ -550,7 +550,7 @@ async def completions(
     uri = params.text_document.uri
     path = _path(uri)
     text = ls.workspace.get_text_document(uri).source
-    analysis = await ls.service.analysis(path)
+    analysis = await ls.service.names(path)
     lines = Lines(text, ls.encoding)
     cursor = lines.offset(params.position.line, params.position.character)
     found = completion.complete(text, cursor, analysis.index)

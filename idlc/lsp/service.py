@@ -102,6 +102,26 @@ class Service:
                 del self._running[unit.key]
             return result
 
+    async def for_request(self, path: Path) -> Analysis:
+        """An analysis whose text of `path` is the editor's current one.
+
+        The last analysis of the unit serves while it is: an edit in another file of a big
+        unit does not make a request in this one wait for the unit to be checked again.
+        """
+        unit = self.unit_for(path)
+        done = self.results.get(unit.key)
+        text = self.texts.get(resolved(path))
+        if done is not None and done.unit == unit and text is not None:
+            source = done.source(path)
+            if source is not None and source.text == text:
+                return done
+        return await self.analysis(path)
+
+    async def names(self, path: Path) -> Analysis:
+        """The last analysis of `path`'s unit, for the names it declares (completion)."""
+        done = self.results.get(self.unit_for(path).key)
+        return done if done is not None else await self.analysis(path)
+
     def schedule(self, path: Path, publish: Callable[[Analysis, Path], None]) -> None:
         """Check `path`'s unit once typing pauses, then publish its diagnostics."""
         key = self.unit_for(path).key

@@ -1,0 +1,181 @@
+"""The language server's parts without LSP: positions, units, completion contexts, fixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from idlc.diagnostics import Diagnostics
+from idlc.lsp.analysis import ParseCache, analyze
+from idlc.lsp.complete import complete
+from idlc.lsp.fixes import fix_for
+from idlc.lsp.index import build_index
+from idlc.lsp.positions import Lines
+from idlc.lsp.units import Units
+from idlc.source import SourceFile
+from idlc.syntax import parser
+
+# -- positions ------------------------------------------------------------------------------
+
+
+def test_columns_count_utf16_code_units_by_default() -> None:
+    text = 'type T = record { "😀é": string; };\nx'
+    lines = Lines(text)
+    after_emoji = text.index("é")
+    assert after_emoji == 20
+    assert lines.position(after_emoji) == (0, 21)  # 😀 is two UTF-16 units
+    assert Lines(text, "utf-32").position(after_emoji) == (0, 20)
+    assert Lines(text, "utf-8").position(after_emoji) == (0, 23)  # and four UTF-8 bytes
+    assert lines.offset(0, 21) == after_emoji
+    assert lines.offset(1, 0) == text.index("x")
+
+
+def test_positions_past_the_end_are_clamped() -> None:
+    lines = Lines("ab\r\ncd")
+    assert lines.offset(0, 99) == 2  # the line's end, before its `\r\n`
+    assert lines.offset(7, 0) == 6
+    assert lines.position(99) == (1, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=40), encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+def test_offset_and_position_round_trip(text: str, encoding: str) -> None:
+    lines = Lines(text, encoding)
+    for offset in range(len(text) + 1):
+        if offset > 0 and text[offset - 1] == "\r" and text[offset : offset + 1] == "\n":
+            continue  # between `\r` and `\n`: no position of its own
+        assert lines.offset(*lines.position(offset)) == offset
+
+
+# -- units ----------------------------------------------------------------------------------
+
+
+def test_a_folder_unit_skips_hidden_folders_environments_and_node_modules(tmp_path: Path) -> None:
+    for name in ["a.idl", "sub/b.idl", ".hidden/c.idl", "node_modules/d.idl", "env/e.idl"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    (tmp_path / "env" / "pyvenv.cfg").write_text("")
+    units = Units()
+    units.set_folders([tmp_path])
+    unit = units.unit_for(tmp_path / "a.idl")
+    assert [path.relative_to(tmp_path.resolve()).as_posix() for path in unit.paths] == [
+        "a.idl",
+        "sub/b.idl",
+    ]
+    # A file opened in a skipped folder is still compiled, with its folder's files.
+    assert (tmp_path / ".hidden" / "c.idl").resolve() in units.unit_for(tmp_path / ".hidden" / "c.idl").paths
+
+
+def test_a_configured_package_is_the_unit_of_its_files(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.idlc.packages]]\nname = "pkg"\nsources = ["idl/"]\nout = "gen"\nallow = ["W0002"]\n'
+        'include = ["shared"]\n'
+    )
+    (tmp_path / "idl").mkdir()
+    (tmp_path / "idl" / "a.idl").write_text("")
+    (tmp_path / "other.idl").write_text("")
+    units = Units()
+    units.set_folders([tmp_path])
+    unit = units.unit_for(tmp_path / "idl" / "a.idl")
+    assert unit.paths == ((tmp_path / "idl").resolve(),)
+    assert unit.allow == ("W0002",)
+    assert unit.include == (tmp_path / "shared",)
+    # Outside every package, a file is checked alone, as `idlc check FILE` would.
+    assert units.unit_for(tmp_path / "other.idl").paths == ((tmp_path / "other.idl").resolve(),)
+
+
+def test_an_allowed_warning_is_not_reported(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.idlc.packages]]\nname = "pkg"\nsources = ["a.idl"]\nout = "gen"\nallow = ["W0002"]\n'
+    )
+    text = (
+        'interface I id "i" revision "i@1" {\n'
+        '  operation o id "o" : unit -> unit { call id "odd" execution transaction; }\n}\n'
+    )
+    (tmp_path / "a.idl").write_text(text)
+    units = Units()
+    unit = units.unit_for(tmp_path / "a.idl")
+    assert analyze(unit, {}, ParseCache(), 0).diagnostics == []
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.idlc.packages]]\nname = "pkg"\nsources = ["a.idl"]\nout = "gen"\n'
+    )
+    units.invalidate()
+    unit = units.unit_for(tmp_path / "a.idl")
+    [warning] = analyze(unit, {}, ParseCache(), 0).diagnostics
+    assert warning.code.id == "W0002"
+
+
+# -- completion -----------------------------------------------------------------------------
+
+_DECLS = build_index(
+    [
+        file
+        for file in [
+            parser.parse(
+                SourceFile(
+                    "decls.idl",
+                    'external atom Note id "n";\ntype Profile = string;\nimport interface Remote;\n'
+                    'interface Local id "l" revision "l@1" {}\n',
+                ),
+                Diagnostics(),
+            )
+        ]
+        if file is not None
+    ]
+)
+
+
+def _labels(text: str) -> list[str]:
+    return [candidate.label for candidate in complete(text, len(text), _DECLS).candidates]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("type X = atom-ref<", ["Note"]),
+        ("type X = interface-ref<", ["Local", "Remote"]),
+        ("type X = list<Pr", None),  # checked below: a type position
+        (
+            'interface I id "i" revision "i@1" { queryable relation r id "r" : many-unique atom ',
+            ["Note"],
+        ),
+        (
+            'interface I id "i" revision "i@1" { queryable relation r id "r" : exactly-one interface ',
+            ["Local", "Remote"],
+        ),
+        ('interface I id "i" revision "i@1" { queryable relation r id "r" : exactly-one atom Note { ', ["resolve"]),
+        ('interface I id "i" revision "i@1" { operation o id "o" : unit -> unit { ', ["call", "notify"]),
+        ('interface I id "i" revision "i@1" { operation o id "o" : unit -> unit { call id "o:call" ', ["execution"]),
+        ("", ["external", "import", "interface", "type"]),
+        ("type ", []),  # a new name: nothing to offer
+        ('type X = string; // comment ', []),
+        ('type X = "unterminated', []),
+    ],
+)
+def test_completion_fits_the_place(text: str, expected: list[str] | None) -> None:
+    labels = _labels(text)
+    if expected is None:
+        assert "Profile" in labels and "string" in labels and "Note" not in labels
+    else:
+        assert sorted(labels) == sorted(expected)
+
+
+def test_completion_after_an_earlier_syntax_error() -> None:
+    assert "Profile" in _labels('type Broken = record { x : ; };\ntype Y = ')
+
+
+# -- fixes ----------------------------------------------------------------------------------
+
+
+def test_fixes_come_from_the_help_of_each_kind_of_diagnostic() -> None:
+    found = Diagnostics()
+    source = SourceFile(
+        "f.idl",
+        'type A = record { x : string }; interfce I id "i" revision "i" {}',
+    )
+    parser.parse(source, found)
+    fixes = [fix_for(item) for item in found]
+    assert [fix.new_text for fix in fixes if fix is not None] == [";", "interface"]
