@@ -38,7 +38,9 @@ class Lines:
         return cls(source.text, encoding)
 
     def _line_end(self, line: int) -> int:
-        end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
+        if line + 1 == len(self.starts):
+            return len(self.text)
+        end = self.starts[line + 1] - 1  # the `\n`
         if end > self.starts[line] and self.text[end - 1] == "\r":
             end -= 1
         return end

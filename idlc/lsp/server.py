@@ -109,9 +109,7 @@ class IdlLanguageServer(LanguageServer):
     # -- diagnostics ----------------------------------------------------------------------
 
     def publish(self, analysis: Analysis, origin: Path) -> None:
-        by_uri: dict[str, list[lsp.Diagnostic]] = {
-            self.uri(path): [] for path in analysis.paths.values()
-        }
+        by_uri: dict[str, list[lsp.Diagnostic]] = {}
         for diagnostic in analysis.diagnostics:
             converted = self.diagnostic(diagnostic, analysis)
             if diagnostic.span is not None and diagnostic.span.file in analysis.paths:
@@ -119,12 +117,19 @@ class IdlLanguageServer(LanguageServer):
             else:
                 uri = self.uri(origin)  # a problem of the unit, not of one place
             by_uri.setdefault(uri, []).append(converted)
+        # Files with nothing to report are told only if they had something before (a big
+        # unit's clean files are not sent an empty list on every keystroke), and the
+        # documents the editor has open always are, so their state is never left unknown.
         key = analysis.unit.key
-        for uri in self.published.get(key, set()) - set(by_uri):
-            by_uri[uri] = []
+        for uri in self.published.get(key, set()) | self.open_uris(analysis):
+            by_uri.setdefault(uri, [])
         self.published[key] = {uri for uri, items in by_uri.items() if items}
         for uri, items in by_uri.items():
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri, items))
+
+    def open_uris(self, analysis: Analysis) -> set[str]:
+        open_paths = self.service.texts
+        return {self.uri(path) for path in analysis.paths.values() if path in open_paths}
 
     def diagnostic(self, diagnostic: Diagnostic, analysis: Analysis) -> lsp.Diagnostic:
         span = diagnostic.span

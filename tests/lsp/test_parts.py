@@ -40,7 +40,7 @@ def test_positions_past_the_end_are_clamped() -> None:
     assert lines.position(99) == (1, 2)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(text=st.text(max_size=40), encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]))
 def test_offset_and_position_round_trip(text: str, encoding: str) -> None:
     lines = Lines(text, encoding)
