@@ -88,7 +88,11 @@ class IdlLanguageServer(LanguageServer):
 
     @property
     def encoding(self) -> str:
-        return str(self.workspace.position_encoding or "utf-16")
+        """The position encoding agreed with the client: "utf-8", "utf-16" or "utf-32"."""
+        agreed = self.workspace.position_encoding
+        if isinstance(agreed, lsp.PositionEncodingKind):
+            return agreed.value  # str() of the enum member is its qualified name
+        return agreed or "utf-16"
 
     # -- paths, URIs and positions -------------------------------------------------------
 

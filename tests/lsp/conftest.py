@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -102,9 +103,12 @@ def position_of(text: str, needle: str, occurrence: int = 0, delta: int = 0) -> 
     return lsp.Position(line, offset - (text.rfind("\n", 0, offset) + 1))
 
 
-def initialize_params(root: Path) -> lsp.InitializeParams:
+def initialize_params(root: Path, encodings: list[str] | None = None) -> lsp.InitializeParams:
     return lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(
+            general=lsp.GeneralClientCapabilities(position_encodings=encodings)
+            if encodings
+            else None,
             text_document=lsp.TextDocumentClientCapabilities(
                 hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
                 completion=lsp.CompletionClientCapabilities(
@@ -133,6 +137,27 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  #
     await lsp_client.initialize_session(initialize_params(root))
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_asyncio.fixture
+async def lsp_client_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Starts servers whose client asks for a position encoding; stops them afterwards."""
+    started: list[LanguageClient] = []
+    root = tmp_path / "workspace"
+    root.mkdir(exist_ok=True)
+
+    async def start(encoding: str) -> LanguageClient:
+        client = await SERVER.start()
+        assert isinstance(client, LanguageClient)
+        started.append(client)
+        response = await client.initialize_session(initialize_params(root, [encoding]))
+        assert response.capabilities.position_encoding == encoding
+        return client
+
+    yield start
+    for client in started:
+        await client.shutdown_session()
+        await client.stop()
 
 
 @pytest.fixture

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
@@ -279,3 +282,25 @@ async def test_completion_in_context(workspace: Workspace) -> None:
     )
     assert isinstance(found, lsp.CompletionList)
     assert [item.label for item in found.items] == ["get"]
+
+
+@pytest.mark.parametrize(("encoding", "column"), [("utf-8", 43), ("utf-32", 39), ("utf-16", 40)])
+async def test_ranges_use_the_position_encoding_agreed(
+    lsp_client_factory: Any, tmp_path: Path, encoding: str, column: int
+) -> None:
+    """A misspelt name after `😀é` (4+2 UTF-8 bytes, 2+1 UTF-16 units, 2 code points)."""
+    text = 'external atom A id "😀é"; type T = list<Prfile>;\ntype Profile = string;\n'
+    client = await lsp_client_factory(encoding)
+    uri = (tmp_path / "workspace" / "e.idl").as_uri()
+    workspace = Workspace(client, tmp_path / "workspace")
+    workspace.open("e.idl", text)
+    [diagnostic] = await workspace.diagnostics(uri, bool)
+    assert diagnostic.range.start == lsp.Position(0, column)
+    actions = await client.text_document_code_action_async(
+        lsp.CodeActionParams(_doc(uri), diagnostic.range, lsp.CodeActionContext([diagnostic]))
+    )
+    assert actions is not None and len(actions) == 1
+    hover = await client.text_document_hover_async(
+        lsp.HoverParams(_doc(uri), lsp.Position(1, len("type Pro")))
+    )
+    assert hover is not None and "typedef" in hover.contents.value  # type: ignore[union-attr]
