@@ -6,6 +6,7 @@ Handlers translate between LSP and the modules beside this one, which know nothi
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import traceback
@@ -80,11 +81,20 @@ class IdlLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("idlc", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.service = Service()
+        self.service.report_bug = self.report_bug
         self.docs_url: str | None = _default_docs_url()
         #: resolved path → the URI the editor uses for it (its spelling wins when open)
         self.uris: dict[Path, str] = {}
         #: unit key → URIs last given diagnostics, so fixed files get theirs cleared
         self.published: dict[tuple[str, ...], set[str]] = {}
+
+    def report_bug(self, trace: str) -> None:
+        self.window_log_message(
+            lsp.LogMessageParams(
+                lsp.MessageType.Error,
+                "idlc: internal error (a bug in idlc; please report it):\n" + trace,
+            )
+        )
 
     @property
     def encoding(self) -> str:
@@ -213,13 +223,7 @@ def _guarded(
             except (RenameRefused, JsonRpcInvalidRequest):
                 raise
             except Exception:  # noqa: BLE001 - the last line of defence
-                ls.window_log_message(
-                    lsp.LogMessageParams(
-                        lsp.MessageType.Error,
-                        "idlc: internal error (a bug in idlc; please report it):\n"
-                        + traceback.format_exc(),
-                    )
-                )
+                ls.report_bug(traceback.format_exc())
                 return default
 
         return guarded
@@ -562,7 +566,9 @@ async def completions(
     analysis = await ls.service.names(path)
     lines = Lines(text, ls.encoding)
     cursor = lines.offset(params.position.line, params.position.character)
-    found = completion.complete(text, cursor, analysis.index)
+    # Off the event loop, beside the worker (this parse is re-entrant, the compiler's is
+    # not): a long file's prefix takes a while to parse.
+    found = await asyncio.to_thread(completion.complete, text, cursor, analysis.index)
     start = lines.position(found.start)
     replaced = lsp.Range(lsp.Position(*start), params.position)
     items = [

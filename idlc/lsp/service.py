@@ -9,6 +9,7 @@ newer edit made stale is cancelled before it runs.
 from __future__ import annotations
 
 import asyncio
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +32,8 @@ class Service:
         self.results: dict[tuple[str, ...], Analysis] = {}
         self._running: dict[tuple[str, ...], tuple[int, asyncio.Future[Analysis]]] = {}
         self._debounced: dict[tuple[str, ...], asyncio.Task[None]] = {}
+        #: Told the traceback of a bug met in background work (the server logs it).
+        self.report_bug: Callable[[str], None] = lambda text: None
 
     # -- what the editor tells ----------------------------------------------------------
 
@@ -136,10 +139,15 @@ class Service:
         self, key: tuple[str, ...], path: Path, publish: Callable[[Analysis, Path], None]
     ) -> None:
         await asyncio.sleep(DEBOUNCE_SECONDS)
-        result = await self.analysis(path)
-        if self._debounced.get(key) is asyncio.current_task():
-            del self._debounced[key]
-        publish(result, path)
+        try:
+            result = await self.analysis(path)
+            if self._debounced.get(key) is asyncio.current_task():
+                del self._debounced[key]
+            publish(result, path)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - a bug: told to the editor, the server goes on
+            self.report_bug(traceback.format_exc())
 
     def refresh_all(self, publish: Callable[[Analysis, Path], None]) -> None:
         """Check again every unit analysed so far (after files changed on disk)."""

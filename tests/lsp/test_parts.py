@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ from idlc.diagnostics import Diagnostics
 from idlc.lsp.analysis import ParseCache, analyze
 from idlc.lsp.complete import complete
 from idlc.lsp.fixes import fix_for
-from idlc.lsp.index import build_index
+from idlc.lsp.index import Index, build_index
 from idlc.lsp.positions import Lines
+from idlc.lsp.rename import RenameRefused, rename_edits
 from idlc.lsp.units import Units
 from idlc.source import SourceFile
 from idlc.syntax import parser
@@ -179,3 +181,70 @@ def test_fixes_come_from_the_help_of_each_kind_of_diagnostic() -> None:
     parser.parse(source, found)
     fixes = [fix_for(item) for item in found]
     assert [fix.new_text for fix in fixes if fix is not None] == [";", "interface"]
+
+
+def test_lint_fixes_write_the_conventional_text(tmp_path: Path) -> None:
+    text = (
+        'interface I id "i" revision "first" {\n'
+        '  queryable value v id "i:v" : bool { get id "v" execution transaction; }\n}\n'
+    )
+    (tmp_path / "l.idl").write_text(text)
+    unit = Units().unit_for(tmp_path / "l.idl")
+    found = analyze(unit, {}, ParseCache(), 0).diagnostics
+    fixes = {item.code.id: fix_for(item) for item in found}
+    assert {code: fix.new_text for code, fix in fixes.items() if fix} == {
+        "W0001": '"i@1"',
+        "W0002": '"i:v:get"',
+        "W0003": "snapshot",
+    }
+    by_code = {item.code.id: item for item in found}
+    assert by_code["W0003"].span is not None
+    assert text[by_code["W0003"].span.start : by_code["W0003"].span.end] == "transaction"
+
+
+# -- rename ---------------------------------------------------------------------------------
+
+_RENAMING = """\
+interface I id "i" revision "i@1" {
+  operation fetchItem id "i:f" : unit -> Item { call id "i:f:call" execution snapshot; }
+  operation store id "i:s" : Item -> unit { call id "i:s:call" execution transaction; }
+}
+type Item = string;
+import interface Remote;
+type Handle = interface-ref<Remote>;
+"""
+
+
+def _index_of(text: str) -> tuple[Index, SourceFile]:
+    source = SourceFile("r.idl", text)
+    file = parser.parse(source, Diagnostics())
+    assert file is not None
+    return build_index([file]), source
+
+
+@pytest.mark.parametrize(
+    ("key", "new_name", "reason"),
+    [
+        (("member", "I", "store"), "fetchItem", "already has a member `fetchItem`"),
+        (("member", "I", "store"), "fetch_item", "the same Python method `fetch_item`"),
+        (("name", "Item"), "Remote", "already declared, as an imported interface"),
+        (("name", "Item"), "map", "built-in type keyword"),
+        (("name", "Item"), "a-b", "is not a name"),
+        (("name", "Nowhere"), "Else", "declared nowhere"),
+    ],
+)
+def test_rename_refusals(key: tuple[str, ...], new_name: str, reason: str) -> None:
+    index, _ = _index_of(_RENAMING)
+    with pytest.raises(RenameRefused, match=re.escape(reason)):
+        rename_edits(index, key, new_name)
+
+
+def test_rename_covers_every_occurrence_imports_included() -> None:
+    index, source = _index_of(_RENAMING)
+    places = rename_edits(index, ("name", "Remote"), "Far")
+    assert [source.text[p.span.start : p.span.end] for p in places] == ["Remote", "Remote"]
+    places = rename_edits(index, ("name", "Item"), "Thing")
+    assert len(places) == 3
+    assert rename_edits(index, ("member", "I", "store"), "keep") == [
+        occurrence for occurrence in index.occurrences[("member", "I", "store")]
+    ]
