@@ -1,5 +1,6 @@
-"""Random edits of a seed never break the server: it keeps answering every request and
-logs no internal error (hypothesis, a bounded budget).
+"""Random edits of a seed never break the server: it keeps answering every request, logs
+no internal error, and its diagnostics for the edited text are what `idlc check` reports for
+that text (hypothesis, a bounded budget).
 
 Hypothesis drives a synchronous test, so the client runs on an event loop in a thread of
 its own, and one server serves every example.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+from idlc.pipeline import compile_files
 from tests.conftest import SEEDS
 from tests.lsp.conftest import PATIENCE, SERVER, initialize_params
 
@@ -58,6 +60,53 @@ class Session:
 
 
 @pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where `idlc check`'s view of the edited text is written: the seeds, one edited."""
+    root = tmp_path_factory.mktemp("seed-mirror")
+    for seed in SEEDS:
+        shutil.copy(seed, root / seed.name)
+    return root
+
+
+def _checked(mirror: Path, text: str) -> list[tuple[str, str, int, int]]:
+    """What `idlc check` reports in the edited file: code, message and help, start (LSP)."""
+    edited = mirror / SEEDS[1].name
+    edited.write_bytes(text.encode("utf-8", "surrogatepass"))
+    compilation = compile_files([mirror / seed.name for seed in SEEDS])
+    found = []
+    for item in compilation.diagnostics:
+        if item.span is None or not item.span.file.endswith(SEEDS[1].name):
+            continue
+        message = item.message + (f"\nhelp: {item.help}" if item.help else "")
+        start = _position(text, item.span.start)
+        found.append((item.code.id, message, start.line, start.character))
+    return sorted(found)
+
+
+def _published(diagnostics: Sequence[lsp.Diagnostic] | None) -> list[tuple[str, str, int, int]]:
+    return sorted(
+        (str(item.code), item.message, item.range.start.line, item.range.start.character)
+        for item in diagnostics or []
+    )
+
+
+async def _settled(
+    client: LanguageClient, uri: str, expected: list[tuple[str, str, int, int]]
+) -> list[tuple[str, str, int, int]]:
+    """The server's diagnostics of `uri` once they are `expected`, or the last ones seen."""
+    while True:
+        seen = _published(client.diagnostics.get(uri))
+        if seen == expected:
+            return seen
+        try:
+            await asyncio.wait_for(
+                client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), PATIENCE / 3
+            )
+        except asyncio.TimeoutError:
+            return seen
+
+
+@pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session, str, str]]:
     root = tmp_path_factory.mktemp("seed-workspace")
     for seed in SEEDS:
@@ -92,12 +141,16 @@ _version = iter(range(2, 10**9))
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(_edit, min_size=1, max_size=5), probes=st.lists(st.integers(min_value=0), max_size=3))
 def test_random_edits_never_break_the_server(
-    session: tuple[Session, str, str], edits: list[tuple[int, int, str]], probes: list[int]
+    session: tuple[Session, str, str],
+    mirror: Path,
+    edits: list[tuple[int, int, str]],
+    probes: list[int],
 ) -> None:
     running, uri, seed = session
     client = running.client
     document = lsp.TextDocumentIdentifier(uri)
     text = seed
+    client.diagnostics.pop(uri, None)
     client.text_document_did_change(
         lsp.DidChangeTextDocumentParams(
             lsp.VersionedTextDocumentIdentifier(next(_version), uri),
@@ -139,6 +192,8 @@ def test_random_edits_never_break_the_server(
         client.text_document_document_symbol_async(lsp.DocumentSymbolParams(document))
     )
     assert symbols is not None  # answered, not failed
+    expected = _checked(mirror, text)
+    assert running.run(_settled(client, uri, expected)) == expected
     assert client.error is None
     errors = [m.message for m in client.log_messages if m.type == lsp.MessageType.Error]
     assert errors == []
