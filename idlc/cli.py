@@ -352,7 +352,7 @@ def lsp(stdio: bool) -> None:
             "idlc lsp needs the language server extra: pip install 'idlc[lsp]'", err=True
         )
         sys.exit(2)
-    from idlc.lsp.server import serve
-
     with _internal_errors():
+        from idlc.lsp.server import serve
+
         serve()

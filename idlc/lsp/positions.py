@@ -1,15 +1,20 @@
 """Offsets in a text ↔ LSP positions (0-based line, column in the negotiated code units).
 
 idlc counts columns in characters (code points); LSP clients count UTF-16 code units unless
-they negotiate UTF-8 or UTF-32 (`positionEncoding`). Lines end at `\\n` (a `\\r` before it
-belongs to the line ending), as in `idlc.source.SourceFile`.
+they negotiate UTF-8 or UTF-32 (`positionEncoding`). Lines end as LSP says they do: at
+`\r\n`, `\n` or `\r` (not at the other breaks Python's `str.splitlines` knows, such as a
+form feed). Conversions go through offsets, so idlc's own line numbering (`\n` only, in
+`idlc.source.SourceFile`) never leaks into LSP positions.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 
 from idlc.source import SourceFile, Span
+
+_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _units(text: str, encoding: str) -> int:
@@ -21,36 +26,29 @@ def _units(text: str, encoding: str) -> int:
 
 
 class Lines:
-    """One text's line starts, for converting in both directions."""
+    """One text's lines, for converting in both directions."""
 
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
         self.text = text
         self.encoding = encoding
-        starts = [0]
-        position = text.find("\n")
-        while position != -1:
-            starts.append(position + 1)
-            position = text.find("\n", position + 1)
-        self.starts = starts
+        self.starts = [0]
+        #: Where each line's text ends (its line break excluded).
+        self.ends: list[int] = []
+        for match in _BREAK.finditer(text):
+            self.ends.append(match.start())
+            self.starts.append(match.end())
+        self.ends.append(len(text))
 
     @classmethod
     def of(cls, source: SourceFile, encoding: str = "utf-16") -> Lines:
         return cls(source.text, encoding)
-
-    def _line_end(self, line: int) -> int:
-        if line + 1 == len(self.starts):
-            return len(self.text)
-        end = self.starts[line + 1] - 1  # the `\n`
-        if end > self.starts[line] and self.text[end - 1] == "\r":
-            end -= 1
-        return end
 
     def position(self, offset: int) -> tuple[int, int]:
         """The LSP (line, character) of a character offset (clamped to the text)."""
         offset = max(0, min(offset, len(self.text)))
         line = bisect.bisect_right(self.starts, offset) - 1
         start = self.starts[line]
-        return line, _units(self.text[start:offset], self.encoding)
+        return line, _units(self.text[start : min(offset, self.ends[line])], self.encoding)
 
     def offset(self, line: int, character: int) -> int:
         """The character offset of an LSP position; past a line's end is its end."""
@@ -59,7 +57,7 @@ class Lines:
         if line >= len(self.starts):
             return len(self.text)
         start = self.starts[line]
-        end = self._line_end(line)
+        end = self.ends[line]
         if self.encoding == "utf-32":
             return min(start + max(character, 0), end)
         counted = 0
@@ -71,3 +69,9 @@ class Lines:
 
     def span_range(self, span: Span) -> tuple[tuple[int, int], tuple[int, int]]:
         return self.position(span.start), self.position(span.end)
+
+    def apply(self, start: tuple[int, int], end: tuple[int, int], new_text: str) -> str:
+        """The text with the LSP range from `start` to `end` replaced by `new_text`."""
+        begin = self.offset(*start)
+        finish = max(begin, self.offset(*end))
+        return self.text[:begin] + new_text + self.text[finish:]

@@ -103,7 +103,7 @@ def position_of(text: str, needle: str, occurrence: int = 0, delta: int = 0) -> 
     return lsp.Position(line, offset - (text.rfind("\n", 0, offset) + 1))
 
 
-def initialize_params(root: Path, encodings: list[str] | None = None) -> lsp.InitializeParams:
+def initialize_params(root: Path | None, encodings: list[str] | None = None) -> lsp.InitializeParams:
     return lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(
             general=lsp.GeneralClientCapabilities(position_encodings=encodings)
@@ -120,26 +120,50 @@ def initialize_params(root: Path, encodings: list[str] | None = None) -> lsp.Ini
                 publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(
                     related_information=True, code_description_support=True, data_support=True
                 ),
-            )
+            ),
+            workspace=lsp.WorkspaceClientCapabilities(workspace_folders=True),
         ),
-        root_uri=root.as_uri(),
-        workspace_folders=[lsp.WorkspaceFolder(root.as_uri(), root.name)],
+        root_uri=root.as_uri() if root is not None else None,
+        workspace_folders=[lsp.WorkspaceFolder(root.as_uri(), root.name)] if root is not None else [],
     )
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    root: Path = request.getfixturevalue("tmp_path") / "workspace"
-    root.mkdir()
-    (root / "a.idl").write_text(DECLARING, encoding="utf-8")
-    (root / "b.idl").write_text(USING, encoding="utf-8")
-    lsp_client.workspace_root = root  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(initialize_params(root))
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    """One server for a module's tests (starting one takes a while on a small machine);
+    each test gives it a workspace folder of its own."""
+    await lsp_client.initialize_session(initialize_params(None))
     yield
     await lsp_client.shutdown_session()
 
 
-@pytest_asyncio.fixture
+def _folders(client: LanguageClient, added: list[Path], removed: list[Path]) -> None:
+    client.workspace_did_change_workspace_folders(
+        lsp.DidChangeWorkspaceFoldersParams(
+            lsp.WorkspaceFoldersChangeEvent(
+                added=[lsp.WorkspaceFolder(path.as_uri(), path.name) for path in added],
+                removed=[lsp.WorkspaceFolder(path.as_uri(), path.name) for path in removed],
+            )
+        )
+    )
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def workspace(client: LanguageClient, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The two-file workspace, a workspace folder of the running server for one test."""
+    root = tmp_path / "workspace"
+    root.mkdir()
+    (root / "a.idl").write_text(DECLARING, encoding="utf-8")
+    (root / "b.idl").write_text(USING, encoding="utf-8")
+    _folders(client, [root], [])
+    opened = Workspace(client, root)
+    yield opened
+    for uri in opened.versions:
+        client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+    _folders(client, [], [root])
+
+
+@pytest_asyncio.fixture(loop_scope="module")
 async def lsp_client_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
     """Starts servers whose client asks for a position encoding; stops them afterwards."""
     started: list[LanguageClient] = []
@@ -158,8 +182,3 @@ async def lsp_client_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
     for client in started:
         await client.shutdown_session()
         await client.stop()
-
-
-@pytest.fixture
-def workspace(client: LanguageClient) -> Workspace:
-    return Workspace(client, client.workspace_root)  # type: ignore[attr-defined]

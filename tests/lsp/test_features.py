@@ -15,7 +15,7 @@ from idlc.syntax import parser
 from idlc.syntax.format import format_file
 from tests.lsp.conftest import DECLARING, USING, Workspace, position_of
 
-pytestmark = pytest.mark.asyncio
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 def _doc(uri: str) -> lsp.TextDocumentIdentifier:
@@ -304,3 +304,15 @@ async def test_ranges_use_the_position_encoding_agreed(
         lsp.HoverParams(_doc(uri), lsp.Position(1, len("type Pro")))
     )
     assert hover is not None and "typedef" in hover.contents.value  # type: ignore[union-attr]
+
+
+async def test_incremental_edits_count_lines_as_lsp_does(workspace: Workspace) -> None:
+    """A form feed (or `\\x1c`, `\\u2028` …) ends no line in LSP: an edit on the next line
+    lands where the editor means it (pygls's own document copy counts them as breaks)."""
+    text = "type A = string;\x0c // page\ntype B = Strin;\n"
+    uri = workspace.open("f.idl", text)
+    [error] = await workspace.diagnostics(uri, bool)
+    assert error.code == "E0101"
+    assert error.range.start == lsp.Position(1, 9)
+    workspace.edit(uri, lsp.Position(1, 9), lsp.Position(1, 14), "string")
+    assert await workspace.diagnostics(uri, lambda items: not items) == []

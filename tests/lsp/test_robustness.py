@@ -9,6 +9,7 @@ its own, and one server serves every example.
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import threading
 from collections.abc import Coroutine, Iterator, Sequence
@@ -123,10 +124,17 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session,
 
 
 def _position(text: str, offset: int) -> lsp.Position:
-    """The LSP position (UTF-16 columns) of a character offset, computed independently."""
-    line = text.count("\n", 0, offset)
-    start = text.rfind("\n", 0, offset) + 1
-    return lsp.Position(line, len(text[start:offset].encode("utf-16-le")) // 2)
+    """The LSP position (UTF-16 columns) of a character offset, computed independently.
+
+    LSP lines end at `\r\n`, `\n` or `\r`, and nowhere else (not at a form feed)."""
+    breaks = list(re.finditer(r"\r\n|\r|\n", text[:offset]))
+    column = text[breaks[-1].end() if breaks else 0 : offset]
+    return lsp.Position(len(breaks), len(column.encode("utf-16-le", "surrogatepass")) // 2)
+
+
+def _outside_line_breaks(text: str, offset: int) -> int:
+    """No position lies between the `\r` and the `\n` of a line break: move before it."""
+    return offset - 1 if text[offset - 1 : offset + 1] == "\r\n" else offset
 
 
 _edit = st.tuples(
@@ -158,8 +166,8 @@ def test_random_edits_never_break_the_server(
         )
     )
     for start, length, inserted in edits:
-        start %= len(text) + 1
-        end = min(len(text), start + length)
+        start = _outside_line_breaks(text, start % (len(text) + 1))
+        end = _outside_line_breaks(text, min(len(text), start + length))
         change = lsp.TextDocumentContentChangePartial(
             lsp.Range(_position(text, start), _position(text, end)), inserted
         )
