@@ -120,5 +120,5 @@ def _analyze(unit: Unit, texts: Mapping[Path, str], cache: ParseCache, revision:
         if item.file is None and item.display in cache.last_good
     ]
     index = build_index(parsed, names_only=broken)
-    diagnostics = without_allowed(compilation.diagnostics, unit.allow)
+    diagnostics = [*unit.problems, *without_allowed(compilation.diagnostics, unit.allow)]
     return Analysis(revision, unit, compilation, diagnostics, dict(loader.paths), index)

@@ -99,22 +99,52 @@ async def code_actions(
     ls: IdlLanguageServer, params: lsp.CodeActionParams
 ) -> list[lsp.CodeAction] | None:
     actions: list[lsp.CodeAction] = []
+    known: dict[tuple[object, ...], object] | None = None
     for diagnostic in params.context.diagnostics:
-        data = diagnostic.data
-        fix = data.get("fix") if isinstance(data, dict) else None
-        if not (isinstance(fix, dict) and isinstance(fix.get("newText"), str)):
+        fix = _fix_of(diagnostic.data)
+        if fix is None and diagnostic.source == "idlc":
+            # A client that does not keep diagnostics' `data`: find the fix again from the
+            # document's diagnostics, by code and range.
+            if known is None:
+                known = await _published_fixes(ls, params.text_document.uri)
+            fix = _fix_of(known.get(_place(diagnostic)))
+        if fix is None:
             continue
+        title, new_text = fix
         actions.append(
             lsp.CodeAction(
-                title=str(fix.get("title") or "Apply the suggested fix"),
+                title=title,
                 kind=lsp.CodeActionKind.QuickFix,
                 diagnostics=[diagnostic],
                 is_preferred=True,
                 edit=lsp.WorkspaceEdit(
-                    changes={
-                        params.text_document.uri: [lsp.TextEdit(diagnostic.range, fix["newText"])]
-                    }
+                    changes={params.text_document.uri: [lsp.TextEdit(diagnostic.range, new_text)]}
                 ),
             )
         )
     return actions
+
+
+def _place(diagnostic: lsp.Diagnostic) -> tuple[object, ...]:
+    start, end = diagnostic.range.start, diagnostic.range.end
+    return (diagnostic.code, start.line, start.character, end.line, end.character)
+
+
+def _fix_of(data: object) -> tuple[str, str] | None:
+    """(title, new text) of the fix a published diagnostic carries in its `data`."""
+    fix = data.get("fix") if isinstance(data, dict) else None
+    if not (isinstance(fix, dict) and isinstance(fix.get("newText"), str)):
+        return None
+    return str(fix.get("title") or "Apply the suggested fix"), fix["newText"]
+
+
+async def _published_fixes(ls: IdlLanguageServer, uri: str) -> dict[tuple[object, ...], object]:
+    path = path_of(uri)
+    analysis = await ls.service.for_request(path)
+    display = analysis.display(path)
+    found: dict[tuple[object, ...], object] = {}
+    for diagnostic in analysis.diagnostics:
+        if diagnostic.span is not None and diagnostic.span.file == display:
+            published = ls.diagnostic(diagnostic, analysis)
+            found[_place(published)] = published.data
+    return found

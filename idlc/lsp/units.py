@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from idlc import config
-from idlc.diagnostics import Diagnostics
+from idlc.diagnostics import Diagnostic, Diagnostics
 
 #: Folders never searched for IDL files in a workspace folder.
 _SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages"})
@@ -31,6 +31,8 @@ class Unit:
     allow: tuple[str, ...] = ()
     #: Folders whose `*.idl` files belong to the unit (new files there join it).
     folders: tuple[Path, ...] = ()
+    #: What is wrong with the configuration that should have said what the unit is.
+    problems: tuple[Diagnostic, ...] = ()
 
     def covers(self, path: Path) -> bool:
         """Whether a file at `path` belongs to this unit."""
@@ -93,13 +95,15 @@ class Units:
     def _find(self, path: Path, unsaved: list[Path]) -> Unit:
         pyproject = config.find_pyproject(path.parent)
         if pyproject is not None and _configures_idlc(pyproject):
-            configured = config.load(Diagnostics(), pyproject.parent)
+            problems = Diagnostics()
+            configured = config.load(problems, pyproject.parent)
             if configured is not None:
                 for package in configured.packages:
                     unit = _package_unit(pyproject, package, path, unsaved)
                     if unit is not None:
                         return unit
-            return Unit(("file", str(path)), (path,))
+            # Checked alone, with what is wrong with the configuration (if anything).
+            return Unit(("file", str(path)), (path,), problems=tuple(problems))
         root = self._workspace_folder(path)
         if root is None:
             return Unit(("file", str(path)), (path,))

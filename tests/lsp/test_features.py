@@ -316,3 +316,16 @@ async def test_incremental_edits_count_lines_as_lsp_does(workspace: Workspace) -
     assert error.range.start == lsp.Position(1, 9)
     workspace.edit(uri, lsp.Position(1, 9), lsp.Position(1, 14), "string")
     assert await workspace.diagnostics(uri, lambda items: not items) == []
+
+
+async def test_quick_fixes_for_clients_that_drop_diagnostic_data(workspace: Workspace) -> None:
+    b = workspace.open("b.idl")
+    [diagnostic] = await workspace.diagnostics(b, bool)
+    diagnostic.data = None
+    actions = await workspace.client.text_document_code_action_async(
+        lsp.CodeActionParams(_doc(b), diagnostic.range, lsp.CodeActionContext([diagnostic]))
+    )
+    assert actions is not None
+    [action] = actions
+    assert isinstance(action, lsp.CodeAction) and action.edit is not None
+    assert _changes(action.edit) == {b: [lsp.TextEdit(diagnostic.range, "Profile")]}

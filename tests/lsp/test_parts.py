@@ -248,3 +248,12 @@ def test_rename_covers_every_occurrence_imports_included() -> None:
     assert rename_edits(index, ("member", "I", "store"), "keep") == [
         occurrence for occurrence in index.occurrences[("member", "I", "store")]
     ]
+
+
+def test_a_broken_configuration_is_reported_and_the_file_checked_alone(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.idlc]\npackages = "idl"\n')
+    (tmp_path / "a.idl").write_text("type A = Unknown;\n")
+    unit = Units().unit_for(tmp_path / "a.idl")
+    found = analyze(unit, {}, ParseCache(), 0).diagnostics
+    assert [item.code.id for item in found] == ["E0902", "E0101"]
+    assert "tool.idlc.packages" in found[0].message
