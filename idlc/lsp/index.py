@@ -61,6 +61,8 @@ class Index:
     occurrences: dict[Key, list[Occurrence]] = field(default_factory=dict)
     by_file: dict[str, list[Occurrence]] = field(default_factory=dict)
     _starts: dict[str, list[int]] = field(default_factory=dict)
+    #: interface name → its members' declarations, in order
+    by_interface: dict[str, list[Declaration]] = field(default_factory=dict)
     #: Top-level names of files that do not parse now, from their last good parse: still
     #: offered for completion while the file is being edited.
     remembered: dict[str, Declaration] = field(default_factory=dict)
@@ -94,11 +96,8 @@ class Index:
                 yield decl
 
     def members(self, interface: str) -> list[Declaration]:
-        return [
-            decls[0]
-            for key, decls in self.declarations.items()
-            if key[0] == "member" and key[1] == interface and decls
-        ]
+        """The members of interface `interface` (of every declaration of that name)."""
+        return self.by_interface.get(interface, [])
 
     def kind_of(self, name: str) -> str | None:
         decls = self.declared(("name", name))
@@ -135,9 +134,11 @@ class _Builder:
     def member(self, interface: ast.InterfaceDecl, member: ast.Member) -> None:
         key: Key = ("member", interface.name.value, member.name.value)
         kind = _MEMBER_KINDS[type(member)]
-        self.declare(
-            Declaration(key, member.name.value, kind, member.name.span, member, interface.name.value)
+        declaration = Declaration(
+            key, member.name.value, kind, member.name.span, member, interface.name.value
         )
+        self.declare(declaration)
+        self.index.by_interface.setdefault(interface.name.value, []).append(declaration)
         if isinstance(member, ast.ValueMember):
             self.type(member.type)
         elif isinstance(member, ast.RelationMember):

@@ -25,7 +25,7 @@ from idlc.lsp.index import (
 from idlc.lsp.positions import Lines
 from idlc.lsp.rename import RenameRefused, rename_edits
 from idlc.lsp.server import IdlLanguageServer, guarded, path_of, range_of, server
-from idlc.source import SourceFile, Span
+from idlc.source import SourceFile
 
 _SYMBOL_KINDS = {
     ATOM: lsp.SymbolKind.Constant,
@@ -36,6 +36,8 @@ _SYMBOL_KINDS = {
     RELATION: lsp.SymbolKind.Field,
     OPERATION: lsp.SymbolKind.Method,
 }
+
+
 # -- navigation -------------------------------------------------------------------------
 
 
@@ -48,7 +50,9 @@ async def hover(ls: IdlLanguageServer, params: lsp.HoverParams) -> lsp.Hover | N
     declared = analysis.index.declared(found.key)
     if not declared:
         return None
-    text = hovering.hover_markdown(declared[0], analysis.index, analysis.compilation.sources)
+    # On a declaration, that declaration (a name declared twice has two); elsewhere the first.
+    shown = next((decl for decl in declared if decl.span == found.span), declared[0])
+    text = hovering.hover_markdown(shown, analysis.index, analysis.compilation.sources)
     return lsp.Hover(
         lsp.MarkupContent(lsp.MarkupKind.Markdown, text), ls.range(found.span, analysis)
     )
@@ -112,7 +116,9 @@ async def prepare_rename(
 ) -> lsp.PrepareRenamePlaceholder | None:
     analysis, found = await ls.at(params.text_document.uri, params.position)
     if found is None or not analysis.index.declared(found.key):
-        raise JsonRpcInvalidRequest("only declared names (atoms, types, interfaces, members) can be renamed here")
+        raise JsonRpcInvalidRequest(
+            "only declared names (atoms, types, interfaces, members) can be renamed here"
+        )
     return lsp.PrepareRenamePlaceholder(ls.range(found.span, analysis), found.key[-1])
 
 
@@ -135,10 +141,6 @@ async def rename(ls: IdlLanguageServer, params: lsp.RenameParams) -> lsp.Workspa
 
 
 # -- symbols ------------------------------------------------------------------------------
-
-
-def _symbolrange_of(decl: Declaration) -> Span:
-    return decl.node.span
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -179,7 +181,7 @@ def _document_symbol(
     return lsp.DocumentSymbol(
         name=decl.name,
         kind=_SYMBOL_KINDS[decl.kind],
-        range=ls.range(_symbolrange_of(decl), analysis),
+        range=ls.range(decl.node.span, analysis),
         selection_range=ls.range(decl.span, analysis),
         detail=decl.kind,
         children=children or None,
@@ -214,12 +216,15 @@ async def workspace_symbols(
                 paths[display] = path
                 sources[display] = result.source
         index = build_index(parsed)
+        lines: dict[str, Lines] = {}
         found = []
         for decls in index.declarations.values():
             for decl in decls:
                 if query in decl.name.lower():
-                    lines = Lines(sources[decl.span.file].text, encoding)
-                    found.append((decl, paths[decl.span.file], range_of(lines, decl.span)))
+                    file = decl.span.file
+                    if file not in lines:
+                        lines[file] = Lines(sources[file].text, encoding)
+                    found.append((decl, paths[file], range_of(lines[file], decl.span)))
         return found
 
     found = await ls.service.run(collect)

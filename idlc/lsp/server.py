@@ -33,7 +33,10 @@ from idlc.lsp.rename import RenameRefused
 from idlc.lsp.service import Service
 from idlc.lsp.units import resolved
 from idlc.resources import data_dir
-from idlc.source import Span
+from idlc.source import SourceFile, Span
+
+#: How many files' `Lines` are kept (those of the latest analyses' files).
+_LINES_KEPT = 4096
 
 _Result = TypeVar("_Result")
 _Params = TypeVar("_Params")
@@ -78,6 +81,7 @@ class IdlLanguageServer(LanguageServer):
         self.uris: dict[Path, str] = {}
         #: unit key → URIs last given diagnostics, so fixed files get theirs cleared
         self.published: dict[tuple[str, ...], set[str]] = {}
+        self._lines: dict[tuple[int, str], tuple[SourceFile, Lines]] = {}
 
     def report_bug(self, trace: str) -> None:
         self.window_log_message(
@@ -100,10 +104,21 @@ class IdlLanguageServer(LanguageServer):
     def uri(self, path: Path) -> str:
         return self.uris.get(resolved(path)) or from_fs_path(str(path)) or path.as_uri()
 
+    def lines(self, source: SourceFile | None) -> Lines:
+        """The `Lines` of a file's text, made once per text (a unit's files' spans are
+        converted many at a time: every diagnostic, every reference)."""
+        if source is None:
+            return Lines("", self.encoding)
+        key = (id(source), self.encoding)
+        known = self._lines.get(key)
+        if known is None or known[0] is not source:
+            if len(self._lines) >= _LINES_KEPT:
+                self._lines.clear()
+            known = self._lines[key] = (source, Lines(source.text, self.encoding))
+        return known[1]
+
     def range(self, span: Span, analysis: Analysis) -> lsp.Range:
-        source = analysis.compilation.sources.get(span.file)
-        lines = Lines(source.text if source is not None else "", self.encoding)
-        return range_of(lines, span)
+        return range_of(self.lines(analysis.compilation.sources.get(span.file)), span)
 
     def location(self, span: Span, analysis: Analysis) -> lsp.Location | None:
         path = analysis.paths.get(span.file)
@@ -193,7 +208,7 @@ class IdlLanguageServer(LanguageServer):
         source = analysis.source(path)
         if display is None or source is None:
             return analysis, None
-        offset = Lines(source.text, self.encoding).offset(position.line, position.character)
+        offset = self.lines(source).offset(position.line, position.character)
         return analysis, analysis.index.at(display, offset)
 
 
