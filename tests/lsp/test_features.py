@@ -329,3 +329,19 @@ async def test_quick_fixes_for_clients_that_drop_diagnostic_data(workspace: Work
     [action] = actions
     assert isinstance(action, lsp.CodeAction) and action.edit is not None
     assert _changes(action.edit) == {b: [lsp.TextEdit(diagnostic.range, "Profile")]}
+
+
+async def test_files_created_on_disk_join_the_compilation(workspace: Workspace) -> None:
+    b = workspace.open("b.idl", USING.replace("-> Profile {", "-> Portrait {"))
+    [unknown, misspelt] = sorted(
+        await workspace.diagnostics(b, lambda items: len(items) == 2),
+        key=lambda item: item.range.start.line,
+    )
+    assert "`Proflie`" in unknown.message and "`Portrait`" in misspelt.message
+    created = workspace.root / "c.idl"
+    created.write_text("type Portrait = string;\n", encoding="utf-8")
+    workspace.client.workspace_did_change_watched_files(
+        lsp.DidChangeWatchedFilesParams([lsp.FileEvent(created.as_uri(), lsp.FileChangeType.Created)])
+    )
+    [left] = await workspace.diagnostics(b, lambda items: len(items) == 1)
+    assert "`Proflie`" in left.message

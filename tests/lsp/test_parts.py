@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from idlc.lsp.fixes import fix_for
 from idlc.lsp.index import Index, build_index
 from idlc.lsp.positions import Lines
 from idlc.lsp.rename import RenameRefused, rename_edits
-from idlc.lsp.units import Units
+from idlc.lsp.units import Unit, Units
 from idlc.source import SourceFile
 from idlc.syntax import parser
 
@@ -257,3 +258,47 @@ def test_a_broken_configuration_is_reported_and_the_file_checked_alone(tmp_path:
     found = analyze(unit, {}, ParseCache(), 0).diagnostics
     assert [item.code.id for item in found] == ["E0902", "E0101"]
     assert "tool.idlc.packages" in found[0].message
+
+
+# -- scheduling -----------------------------------------------------------------------------
+
+
+def test_edits_in_quick_succession_are_checked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from idlc.lsp import service as service_module
+    from idlc.lsp.analysis import Analysis
+
+    (tmp_path / "a.idl").write_text("type A = string;\n")
+    revisions: list[int] = []
+
+    def counting(unit: Unit, texts: dict[Path, str], cache: ParseCache, revision: int) -> Analysis:
+        revisions.append(revision)
+        return analyze(unit, texts, cache, revision)
+
+    monkeypatch.setattr(service_module, "analyze", counting)
+
+    async def edit_five_times() -> list[Analysis]:
+        published: list[Analysis] = []
+        done = asyncio.Event()
+
+        def publish(analysis: Analysis, origin: Path) -> None:
+            published.append(analysis)
+            done.set()
+
+        service = service_module.Service()
+        service.units.set_folders([tmp_path])
+        path = tmp_path / "a.idl"
+        service.opened(path, "type A = string;\n")
+        for n in range(5):
+            service.changed(path, f"type A{n} = Nope;\n")
+            service.schedule(path, publish)
+        await done.wait()
+        # Every check scheduled has ended (run or cancelled): what was published is final.
+        others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        await asyncio.gather(*others, return_exceptions=True)
+        service.close()
+        return published
+
+    [analysis] = asyncio.run(edit_five_times())
+    assert revisions == [6]  # one check, of the text after the last edit
+    assert [item.code.id for item in analysis.diagnostics] == ["E0101"]
+    assert "`Nope`" in analysis.diagnostics[0].message
