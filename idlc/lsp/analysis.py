@@ -14,7 +14,7 @@ from pathlib import Path
 from idlc import pipeline
 from idlc.diagnostics import Diagnostic, Diagnostics, without_allowed
 from idlc.gcpause import paused_gc
-from idlc.lsp.index import Index, build_index
+from idlc.lsp.index import FilePart, Index, build_index, file_part
 from idlc.lsp.units import Unit, resolved
 from idlc.source import SourceFile, SourceMap
 from idlc.syntax import ast, parser, reader
@@ -34,6 +34,16 @@ class ParseCache:
 
     parses: dict[str, _Parse] = field(default_factory=dict)
     last_good: dict[str, ast.File] = field(default_factory=dict)
+    #: display path → (the tree, its part of the index), reused while the tree is
+    parts: dict[str, tuple[ast.File, FilePart]] = field(default_factory=dict)
+
+    def part(self, file: ast.File) -> FilePart:
+        known = self.parts.get(file.path)
+        if known is not None and known[0] is file:
+            return known[1]
+        part = file_part(file)
+        self.parts[file.path] = (file, part)
+        return part
 
     def parse(self, display: str, data: bytes) -> _Parse:
         digest = reader.digest(data)
@@ -119,6 +129,6 @@ def _analyze(unit: Unit, texts: Mapping[Path, str], cache: ParseCache, revision:
         for item in loader.loaded.values()
         if item.file is None and item.display in cache.last_good
     ]
-    index = build_index(parsed, names_only=broken)
+    index = build_index(parsed, names_only=broken, part_of=cache.part)
     diagnostics = [*unit.problems, *without_allowed(compilation.diagnostics, unit.allow)]
     return Analysis(revision, unit, compilation, diagnostics, dict(loader.paths), index)

@@ -9,7 +9,7 @@ are keyed by their interface: ("member", INTERFACE, MEMBER).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from idlc.source import Span
@@ -104,19 +104,29 @@ class Index:
         return decls[0].kind if decls else None
 
 
-class _Builder:
-    def __init__(self, index: Index) -> None:
-        self.index = index
+@dataclass(frozen=True, slots=True)
+class FilePart:
+    """What one file declares and uses, imports aside: it depends on that file alone, so
+    it is made once per parse and reused while the file is unchanged."""
+
+    declarations: tuple[Declaration, ...]
+    #: Every name written in the file, declarations' own included, in text order.
+    occurrences: tuple[Occurrence, ...]
+
+
+class _FileWalker:
+    def __init__(self) -> None:
+        self.declarations: list[Declaration] = []
+        self.occurrences: list[Occurrence] = []
 
     def declare(self, decl: Declaration) -> None:
-        self.index.declarations.setdefault(decl.key, []).append(decl)
-        self.occur(Occurrence(decl.key, decl.span, True, decl.kind))
+        self.declarations.append(decl)
+        self.occurrences.append(Occurrence(decl.key, decl.span, True, decl.kind))
 
     def occur(self, occurrence: Occurrence) -> None:
-        self.index.occurrences.setdefault(occurrence.key, []).append(occurrence)
-        self.index.by_file.setdefault(occurrence.span.file, []).append(occurrence)
+        self.occurrences.append(occurrence)
 
-    def file(self, file: ast.File) -> None:
+    def file(self, file: ast.File) -> FilePart:
         for decl in file.decls:
             name = decl.name
             key: Key = ("name", name.value)
@@ -129,16 +139,16 @@ class _Builder:
                 self.declare(Declaration(key, name.value, INTERFACE, name.span, decl))
                 for member in decl.members:
                     self.member(decl, member)
-            # imports are settled once every file is read (`finish`)
+            # imports depend on the other files: `build_index` settles them
+        self.occurrences.sort(key=lambda item: item.span.start)
+        return FilePart(tuple(self.declarations), tuple(self.occurrences))
 
     def member(self, interface: ast.InterfaceDecl, member: ast.Member) -> None:
         key: Key = ("member", interface.name.value, member.name.value)
         kind = _MEMBER_KINDS[type(member)]
-        declaration = Declaration(
-            key, member.name.value, kind, member.name.span, member, interface.name.value
+        self.declare(
+            Declaration(key, member.name.value, kind, member.name.span, member, interface.name.value)
         )
-        self.declare(declaration)
-        self.index.by_interface.setdefault(interface.name.value, []).append(declaration)
         if isinstance(member, ast.ValueMember):
             self.type(member.type)
         elif isinstance(member, ast.RelationMember):
@@ -171,46 +181,70 @@ class _Builder:
             elif isinstance(node, ast.UnionType):
                 pending.extend(node.alternatives)
 
-    def imports(self, files: Iterable[ast.File]) -> None:
-        """An import names an interface declared in the unit, or is the declaration of an
-        opaque one (docs/language.md, `import interface`)."""
-        for file in files:
-            for decl in file.decls:
-                if not isinstance(decl, ast.ImportDecl):
-                    continue
-                key: Key = ("name", decl.name.value)
-                declared = self.index.declarations.get(key)
-                if declared and declared[0].kind != IMPORTED:
-                    self.occur(Occurrence(key, decl.name.span, False, INTERFACE))
-                else:
-                    self.declare(Declaration(key, decl.name.value, IMPORTED, decl.name.span, decl))
 
-    def finish(self) -> None:
-        for file, items in self.index.by_file.items():
-            items.sort(key=lambda item: (item.span.start, item.span.end))
-            self.index._starts[file] = [item.span.start for item in items]
+def file_part(file: ast.File) -> FilePart:
+    return _FileWalker().file(file)
 
 
-def build_index(files: list[ast.File], names_only: Iterable[ast.File] = ()) -> Index:
+def build_index(
+    files: list[ast.File],
+    names_only: Iterable[ast.File] = (),
+    part_of: Callable[[ast.File], FilePart] = file_part,
+) -> Index:
+    """The index of a unit's files (`part_of` may give remembered parts of unchanged
+    files); `names_only` are files that do not parse now, by their last good parse."""
     index = Index()
-    builder = _Builder(index)
+    declarations = index.declarations
+    occurrences = index.occurrences
     for file in files:
-        builder.file(file)
-    builder.imports(files)
-    builder.finish()
+        part = part_of(file)
+        for decl in part.declarations:
+            declarations.setdefault(decl.key, []).append(decl)
+            if decl.container is not None:
+                index.by_interface.setdefault(decl.container, []).append(decl)
+        for occurrence in part.occurrences:
+            occurrences.setdefault(occurrence.key, []).append(occurrence)
+        index.by_file[file.path] = list(part.occurrences)
+    _settle_imports(index, files)
+    for path, items in index.by_file.items():
+        index._starts[path] = [item.span.start for item in items]
     for file in names_only:
-        for decl in file.decls:
-            if isinstance(decl, ast.ImportDecl):
+        for written in file.decls:
+            if isinstance(written, ast.ImportDecl):
                 continue
             kind = (
                 ATOM
-                if isinstance(decl, ast.AtomDecl)
+                if isinstance(written, ast.AtomDecl)
                 else TYPEDEF
-                if isinstance(decl, ast.TypeDecl)
+                if isinstance(written, ast.TypeDecl)
                 else INTERFACE
             )
-            key: Key = ("name", decl.name.value)
+            name = written.name
             index.remembered.setdefault(
-                decl.name.value, Declaration(key, decl.name.value, kind, decl.name.span, decl)
+                name.value, Declaration(("name", name.value), name.value, kind, name.span, written)
             )
     return index
+
+
+def _settle_imports(index: Index, files: Iterable[ast.File]) -> None:
+    """An import names an interface declared in the unit, or is the declaration of an
+    opaque one (docs/language.md, `import interface`)."""
+    for file in files:
+        added: list[Occurrence] = []
+        for decl in file.decls:
+            if not isinstance(decl, ast.ImportDecl):
+                continue
+            key: Key = ("name", decl.name.value)
+            declared = index.declarations.get(key)
+            if declared and declared[0].kind != IMPORTED:
+                occurrence = Occurrence(key, decl.name.span, False, INTERFACE)
+            else:
+                declaration = Declaration(key, decl.name.value, IMPORTED, decl.name.span, decl)
+                index.declarations.setdefault(key, []).append(declaration)
+                occurrence = Occurrence(key, decl.name.span, True, IMPORTED)
+            index.occurrences.setdefault(key, []).append(occurrence)
+            added.append(occurrence)
+        if added:
+            items = index.by_file.setdefault(file.path, [])
+            items.extend(added)
+            items.sort(key=lambda item: item.span.start)
