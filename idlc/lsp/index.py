@@ -99,10 +99,6 @@ class Index:
         """The members of interface `interface` (of every declaration of that name)."""
         return self.by_interface.get(interface, [])
 
-    def kind_of(self, name: str) -> str | None:
-        decls = self.declared(("name", name))
-        return decls[0].kind if decls else None
-
 
 @dataclass(frozen=True, slots=True)
 class FilePart:

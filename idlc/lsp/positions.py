@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from idlc.source import SourceFile, Span
+from idlc.source import Span
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -38,10 +38,6 @@ class Lines:
             self.ends.append(match.start())
             self.starts.append(match.end())
         self.ends.append(len(text))
-
-    @classmethod
-    def of(cls, source: SourceFile, encoding: str = "utf-16") -> Lines:
-        return cls(source.text, encoding)
 
     def position(self, offset: int) -> tuple[int, int]:
         """The LSP (line, character) of a character offset (clamped to the text)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from idlc.lsp.index import TYPEDEF, Declaration, Index, Key, Occurrence
+from idlc.lsp.index import TYPEDEF, Index, Key, Occurrence
 from idlc.naming import member_name
 from idlc.semantics.scope import TYPE_KEYWORDS
 
@@ -18,13 +18,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 class RenameRefused(Exception):
     """Why a rename cannot be done, in words for the editor to show."""
-
-
-def renamable(index: Index, occurrence: Occurrence) -> Declaration:
-    decls = index.declared(occurrence.key)
-    if not decls:
-        raise RenameRefused(f"`{occurrence.key[-1]}` is declared nowhere in this compilation")
-    return decls[0]
 
 
 def rename_edits(index: Index, key: Key, new_name: str) -> list[Occurrence]:
