@@ -302,3 +302,28 @@ def test_edits_in_quick_succession_are_checked_once(tmp_path: Path, monkeypatch:
     assert revisions == [6]  # one check, of the text after the last edit
     assert [item.code.id for item in analysis.diagnostics] == ["E0101"]
     assert "`Nope`" in analysis.diagnostics[0].message
+
+
+def test_imports_from_include_folders_and_shared_atoms_resolve_as_in_check(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.idlc.packages]]\nname = "pkg"\nsources = ["idl/"]\nout = "gen"\ninclude = ["shared"]\n'
+    )
+    (tmp_path / "idl").mkdir()
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "remote.idl").write_text(
+        'external atom Note id "atom:note";\n'
+        'interface Remote id "r" revision "r@1" {}\n'
+    )
+    (tmp_path / "shared" / "unused.idl").write_text("this is not IDL\n")
+    local = (
+        'external atom Note id "atom:note";\nimport interface Remote;\n'
+        "type Link = record { to : interface-ref<Remote>; note : atom-ref<Note>; };\n"
+    )
+    (tmp_path / "idl" / "a.idl").write_text("")
+    unit = Units().unit_for(tmp_path / "idl" / "a.idl")
+    analysis = analyze(unit, {(tmp_path / "idl" / "a.idl").resolve(): local}, ParseCache(), 0)
+    assert analysis.diagnostics == []  # the editor's text, not the empty file on disk
+    [remote] = [decl for decl in analysis.index.declared(("name", "Remote")) if decl.kind == "interface"]
+    assert analysis.paths[remote.span.file] == (tmp_path / "shared" / "remote.idl").resolve()
+    notes = analysis.index.declared(("name", "Note"))
+    assert len(notes) == 2  # the same atom, declared in two files
