@@ -341,7 +341,9 @@ def breaking(
 
 
 @main.command()
-@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default and only transport).")
+@click.option(
+    "--stdio", is_flag=True, help="Talk over stdin/stdout (the default and only transport)."
+)
 def lsp(stdio: bool) -> None:
     """Run the IDL language server (LSP over stdio) for editors; see docs/editors.md."""
     try:
