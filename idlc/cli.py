@@ -404,3 +404,23 @@ def breaking(
             text = render_human(outcome.comparisons, outcome.shown, color=_use_color(sys.stdout))
             click.echo(text, nl=False)
         _finish(diagnostics, failed=outcome.failed)
+
+
+@main.command()
+@click.option(
+    "--stdio", is_flag=True, help="Talk over stdin/stdout (the default and only transport)."
+)
+def lsp(stdio: bool) -> None:
+    """Run the IDL language server (LSP over stdio) for editors; see docs/editors.md."""
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        click.echo(
+            "idlc lsp needs the language server extra: pip install 'idlc[lsp]'", err=True
+        )
+        sys.exit(2)
+    with _internal_errors():
+        from idlc.lsp.server import serve
+
+        serve()

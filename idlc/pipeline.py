@@ -222,7 +222,7 @@ class _IncludePath:
 
 
 def compile_files(
-    paths: Sequence[Path], include_dirs: Sequence[Path] = ()
+    paths: Sequence[Path], include_dirs: Sequence[Path] = (), *, loader: _Loader | None = None
 ) -> Compilation:
     """Read, parse and resolve `paths` (files or folders) as one compilation.
 
@@ -230,15 +230,17 @@ def compile_files(
     (`-I`): the file that defines one joins the compilation, with what it imports in turn.
     An import defined nowhere stays opaque. Never raises for bad input: every problem is a
     diagnostic. Syntax errors stop the compilation before name resolution.
+
+    `loader` replaces the reading and parsing of files, with fresh diagnostics and source
+    map: the language server's reads an editor's unsaved text and reuses unchanged parses.
     """
     with paused_gc():
-        return _compile(paths, include_dirs)
+        return _compile(paths, include_dirs, loader or _Loader(Diagnostics(), SourceMap()))
 
 
-def _compile(paths: Sequence[Path], include_dirs: Sequence[Path]) -> Compilation:
-    diagnostics = Diagnostics()
-    sources = SourceMap()
-    loader = _Loader(diagnostics, sources)
+def _compile(paths: Sequence[Path], include_dirs: Sequence[Path], loader: _Loader) -> Compilation:
+    diagnostics = loader.diagnostics
+    sources = loader.sources
     units = [loader.load(path) for path in loader.expand(paths)]
 
     if include_dirs:

@@ -8,7 +8,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """The folder `name` (`grammar` or `templates`).
+    """The folder `name` (`grammar`, `templates` or `docs`).
 
     A wheel carries it as `idlc/_data/<name>`; a checkout (and an editable install)
     has it at the top of the repository, beside the package.
