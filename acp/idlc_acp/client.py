@@ -131,6 +131,11 @@ class AgentConnection(AgentProxy):
         agent answers, then `.response.stop_reason` says why the turn ended."""
         return self._controls.updates.open(input.session_id, self.prompt(input))
 
+    def watching(self, session_id: str) -> bool:
+        """Whether a `turn` or `replay` of `session_id` is taking its updates now (the
+        client's `update` still receives them too)."""
+        return self._controls.updates.watching(session_id)
+
     def replay(self, input: LoadSessionRequest) -> UpdateStream[LoadSessionResponse]:
         """Sends `session/load`; iterate the result for the history the agent replays."""
         return self._controls.updates.open(input.session_id, self.load_session(input))

@@ -52,6 +52,10 @@ class UpdateRouter:
         if not streams:
             del self._streams[stream.session_id]
 
+    def watching(self, session_id: str) -> bool:
+        """Whether a stream takes `session_id`'s updates now."""
+        return session_id in self._streams
+
     def route(self, notification: SessionNotification) -> int:
         """Hands `notification` to its session's streams; how many took it."""
         streams = self._streams.get(notification.session_id, ())
