@@ -44,6 +44,7 @@ from idlc_acp.protocol import (
 
 #: Files larger than this are not read whole (ask for a `line`/`limit` window instead).
 DEFAULT_MAX_READ_BYTES = 16 * 1024 * 1024
+_CHUNK = 1024 * 1024
 
 
 def _real(path: str) -> str:
@@ -121,30 +122,40 @@ class ConfinedFiles:
             raise ResourceNotFound.uri(input.path) from None
         except (OSError, ValueError) as error:
             raise _refuse(input.path, f"cannot read {input.path}: {_why(error)}", "unreadable") from None
+        try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        except OSError as error:
+            os.close(fd)
+            raise _refuse(input.path, f"cannot read {input.path}: {_why(error)}", "unreadable") from None
+        if not regular:
+            os.close(fd)
+            raise _refuse(input.path, f"{input.path} is not a regular file", "unreadable")
         with open(fd, "rb") as file:
             try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    raise _refuse(input.path, f"{input.path} is not a regular file", "unreadable")
-                lines: list[bytes] = []
+                parts: list[bytes] = []
                 size = 0
-                for number, line in enumerate(file):
-                    if stop is not None and number >= stop:
+                number = 0  # the 0-based number of the line the next chunk belongs to
+                while stop is None or number < stop:
+                    # In chunks: one enormous line must not be read whole to be skipped.
+                    chunk = file.readline(_CHUNK)
+                    if not chunk:
                         break
-                    if number < start:
-                        continue
-                    size += len(line)
-                    if size > self.max_read_bytes:
-                        raise _refuse(
-                            input.path,
-                            f"{input.path} has more than {self.max_read_bytes} bytes to send; "
-                            "read it in parts with `line` and `limit`",
-                            "too large",
-                        )
-                    lines.append(line)
+                    if number >= start:
+                        size += len(chunk)
+                        if size > self.max_read_bytes:
+                            raise _refuse(
+                                input.path,
+                                f"{input.path} has more than {self.max_read_bytes} bytes to "
+                                "send; read it in parts with `line` and `limit`",
+                                "too large",
+                            )
+                        parts.append(chunk)
+                    if chunk.endswith(b"\n"):
+                        number += 1
             except OSError as error:
                 raise _refuse(input.path, f"cannot read {input.path}: {_why(error)}", "unreadable") from None
         try:
-            content = b"".join(lines).decode("utf-8")
+            content = b"".join(parts).decode("utf-8")
         except UnicodeDecodeError:
             raise _refuse(input.path, f"{input.path} is not UTF-8 text", "not text") from None
         return ReadTextFileResponse(content=content)
