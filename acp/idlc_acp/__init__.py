@@ -48,6 +48,7 @@ from idlc_acp.errors import (
     ParseError,
     RequestCancelled,
     ResourceNotFound,
+    Unsupported,
     acp_error,
 )
 from idlc_acp.extensions import Extensions, extension_fallback
@@ -98,6 +99,7 @@ __all__ = [
     "SessionScope",
     "TerminalHandle",
     "TurnControl",
+    "Unsupported",
     "UnsupportedProtocolVersion",
     "UpdateRouter",
     "UpdateStream",
