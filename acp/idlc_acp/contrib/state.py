@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 
 from idlc_acp.protocol import (
     AvailableCommand,
@@ -122,7 +123,7 @@ class SessionState:
                 state.config_options = list(response.config_options)
         return state
 
-    def begin_turn(self, prompt: list[ContentBlock]) -> None:
+    def begin_turn(self, prompt: Sequence[ContentBlock]) -> None:
         """Records the prompt the client sends as the user's message, so the agent's answer
         starts a new message even when the previous turn's answer was the last one."""
         self.messages.append(Message(Role.USER, list(prompt)))
