@@ -268,3 +268,15 @@ def test_no_generated_path_reads_or_changes_anything_outside(
         assert any(real.startswith(r + os.sep) for r in roots), path
     assert tree.outside_state() == before
     assert sorted(p.name for p in tree.outside.iterdir()) == ["secret.txt"]
+
+
+def test_a_session_folder_reached_through_a_link_is_the_folder_it_leads_to(tree: Tree) -> None:
+    alias = tree.root / "alias"
+    alias.symlink_to(tree.project, target_is_directory=True)
+    files = ConfinedFiles()
+    files.open_session(SESSION, str(alias))
+    assert files.roots(SESSION) == (os.path.realpath(tree.project),)
+    assert read(files, str(alias / "README.md"), limit=1) == "one\n"
+    assert read(files, str(tree.project / "README.md"), limit=1) == "one\n"
+    with pytest.raises(InvalidParams):
+        read(files, str(alias / "to_secret"))

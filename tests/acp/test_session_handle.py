@@ -39,6 +39,8 @@ from idlc_acp import (
     RequestPermissionRequest,
     RequestPermissionResponse,
     ResourceNotFound,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
     Session,
     SessionNotification,
     SessionUpdateAgentMessageChunk,
@@ -93,6 +95,10 @@ class ScriptedAgent(Agent):
             self.raised.append(error)
             stop = StopReason.REFUSAL
         return PromptResponse(stop_reason=stop)
+
+    async def resume_session(self, input: ResumeSessionRequest) -> ResumeSessionResponse:
+        await current_session().send_text(f"resumed {input.session_id}")
+        return ResumeSessionResponse()
 
     async def load_session(self, input: LoadSessionRequest) -> LoadSessionResponse:
         session = current_session()
@@ -336,9 +342,13 @@ def test_current_session_is_only_there_for_session_calls_and_load_replays_throug
             )
             updates = [update async for update in replay]
             assert replay.response == LoadSessionResponse()
+            await connection.resume_session(
+                ResumeSessionRequest(session_id="live", cwd="/project", mcp_servers=[])
+            )
             return updates
 
     updates = asyncio.run(asyncio.wait_for(main(), 30))
     assert len(agent.outside) == 1 and "current_session()" in str(agent.outside[0])
     assert [type(u) for u in updates] == [SessionUpdateUserMessageChunk, SessionUpdateAgentMessageChunk]
-    assert {c.session_id for c in client.calls} == {"old"}
+    assert [c.session_id for c in client.calls] == ["old", "old", "live"]
+    assert client.calls[-1].update.content == ContentBlockText(text="resumed live")
