@@ -110,7 +110,9 @@ class EchoAgent(Agent):
             await session.update_tool_call(call, status=ToolCallStatus.IN_PROGRESS)
             text = await session.read_text_file(readme, line=1, limit=1)
             first_line = text.split("\n", 1)[0]
-            await session.update_tool_call(call, status=ToolCallStatus.COMPLETED, content=first_line)
+            await session.update_tool_call(
+                call, status=ToolCallStatus.COMPLETED, content=first_line
+            )
 
         # 4. Done (a `session/cancel` on the way would have ended the turn `cancelled`).
         return PromptResponse(stop_reason=StopReason.END_TURN)

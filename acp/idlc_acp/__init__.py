@@ -74,7 +74,6 @@ from idlc_acp.versions import (
 # After the star import: these two replace the generated skeletons of the same names.
 from idlc_acp.skeletons import Agent, Client
 
-
 __all__ = [
     *protocol.__all__,
     "ALLOW_ONCE",

@@ -149,7 +149,9 @@ class TypedErrors:
                 raise
             raise typed from None
 
-    async def notify(self, method: str, params: object | None, *, target: str | None = None) -> None:
+    async def notify(
+        self, method: str, params: object | None, *, target: str | None = None
+    ) -> None:
         await self.peer.notify(method, params, target=target)
 
 

@@ -259,11 +259,11 @@ class Session:
         """
         if not options:
             raise ValueError("a permission request offers at least one option")
-        call = (
-            ToolCallUpdate(tool_call_id=tool_call) if isinstance(tool_call, str) else tool_call
-        )
+        call = ToolCallUpdate(tool_call_id=tool_call) if isinstance(tool_call, str) else tool_call
         answer = await self.client.request_permission(
-            RequestPermissionRequest(session_id=self.session_id, tool_call=call, options=list(options))
+            RequestPermissionRequest(
+                session_id=self.session_id, tool_call=call, options=list(options)
+            )
         )
         outcome = answer.outcome
         if not isinstance(outcome, RequestPermissionOutcomeSelected):
@@ -315,9 +315,11 @@ class Session:
                 session_id=self.session_id,
                 command=command,
                 args=list(args) or None,
-                env=None
-                if env is None
-                else [EnvVariable(name=name, value=value) for name, value in env.items()],
+                env=(
+                    None
+                    if env is None
+                    else [EnvVariable(name=name, value=value) for name, value in env.items()]
+                ),
                 cwd=cwd,
                 output_byte_limit=output_byte_limit,
             )

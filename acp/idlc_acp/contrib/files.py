@@ -121,12 +121,16 @@ class ConfinedFiles:
         except FileNotFoundError:
             raise ResourceNotFound.uri(input.path) from None
         except (OSError, ValueError) as error:
-            raise _refuse(input.path, f"cannot read {input.path}: {_why(error)}", "unreadable") from None
+            raise _refuse(
+                input.path, f"cannot read {input.path}: {_why(error)}", "unreadable"
+            ) from None
         try:
             regular = stat.S_ISREG(os.fstat(fd).st_mode)
         except OSError as error:
             os.close(fd)
-            raise _refuse(input.path, f"cannot read {input.path}: {_why(error)}", "unreadable") from None
+            raise _refuse(
+                input.path, f"cannot read {input.path}: {_why(error)}", "unreadable"
+            ) from None
         if not regular:
             os.close(fd)
             raise _refuse(input.path, f"{input.path} is not a regular file", "unreadable")
@@ -153,7 +157,9 @@ class ConfinedFiles:
                     if chunk.endswith(b"\n"):
                         number += 1
             except OSError as error:
-                raise _refuse(input.path, f"cannot read {input.path}: {_why(error)}", "unreadable") from None
+                raise _refuse(
+                    input.path, f"cannot read {input.path}: {_why(error)}", "unreadable"
+                ) from None
         try:
             content = b"".join(parts).decode("utf-8")
         except UnicodeDecodeError:
@@ -183,7 +189,9 @@ class ConfinedFiles:
         try:
             _replace(real, data)
         except (OSError, ValueError) as error:
-            raise _refuse(input.path, f"cannot write {input.path}: {_why(error)}", "unwritable") from None
+            raise _refuse(
+                input.path, f"cannot write {input.path}: {_why(error)}", "unwritable"
+            ) from None
         return WriteTextFileResponse()
 
 
@@ -195,7 +203,9 @@ def _replace(real: str, data: bytes) -> None:
         mode: int | None = stat.S_IMODE(os.stat(real, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         mode = None
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(real)}.", suffix=".tmp")
+    fd, temporary = tempfile.mkstemp(
+        dir=folder, prefix=f".{os.path.basename(real)}.", suffix=".tmp"
+    )
     try:
         with open(fd, "wb") as file:
             file.write(data)

@@ -61,7 +61,9 @@ def choose(*kinds: PermissionOptionKind) -> Decide:
     return decide
 
 
-def _offered(options: Sequence[PermissionOption], kinds: frozenset[PermissionOptionKind]) -> PermissionOption | None:
+def _offered(
+    options: Sequence[PermissionOption], kinds: frozenset[PermissionOptionKind]
+) -> PermissionOption | None:
     # An "always" option first: the user's choice stays what it was.
     ranked = sorted(options, key=lambda o: o.kind not in _ALWAYS)
     return next((option for option in ranked if option.kind in kinds), None)
@@ -81,7 +83,9 @@ class PermissionBroker:
         for key in [key for key in self._always if key[0] == session_id]:
             del self._always[key]
 
-    async def request_permission(self, input: RequestPermissionRequest) -> RequestPermissionResponse:
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
         choice = await self.decide(input)
         if choice is None:
             return RequestPermissionResponse(outcome=RequestPermissionOutcomeCancelled())

@@ -159,8 +159,18 @@ class SessionState:
             )
         elif isinstance(update, SessionUpdateToolCallUpdate):
             # An update may come before (or without) its `tool_call`: it starts the record.
-            call = self.tool_calls.setdefault(update.tool_call_id, ToolCallState(update.tool_call_id))
-            for field in ("title", "kind", "status", "content", "locations", "raw_input", "raw_output"):
+            call = self.tool_calls.setdefault(
+                update.tool_call_id, ToolCallState(update.tool_call_id)
+            )
+            for field in (
+                "title",
+                "kind",
+                "status",
+                "content",
+                "locations",
+                "raw_input",
+                "raw_output",
+            ):
                 value = getattr(update, field)
                 if value is not None:
                     setattr(call, field, value)
