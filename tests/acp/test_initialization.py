@@ -149,3 +149,53 @@ def test_the_echo_agent_on_stdio_gates_and_negotiates() -> None:
     finally:
         agent.process.kill()
         agent.process.wait()
+
+
+ACP_METHODS = sorted(
+    {"authenticate", "logout", "session/new", "session/load", "session/prompt", "session/list",
+     "session/set_mode", "session/set_config_option", "session/resume", "session/close",
+     "session/delete"}
+)
+
+
+@given(
+    calls=st.lists(
+        st.tuples(
+            st.one_of(st.sampled_from(ACP_METHODS), st.text(min_size=1, max_size=12)),
+            st.one_of(
+                st.none(),
+                st.fixed_dictionaries(
+                    {"sessionId": st.text(max_size=5), "cwd": st.just("/"), "mcpServers": st.just([])}
+                ),
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+@settings(max_examples=40, deadline=None)
+def test_no_request_reaches_the_agent_before_initialize(
+    calls: list[tuple[str, dict[str, object] | None]]
+) -> None:
+    agent = FixedVersionAgent(1)
+
+    async def main() -> list[int]:
+        codes = []
+        async with connected(agent, QuietClient()) as connection:
+            for method, params in calls:
+                if method == "initialize" or method.startswith("$/"):
+                    continue
+                try:
+                    await connection.peer.request(method, params, object)
+                except Exception as error:
+                    codes.append(getattr(error, "code", None))
+                else:
+                    codes.append(0)
+        return codes
+
+    codes = asyncio.run(asyncio.wait_for(main(), 30))
+    # -32600 from the gate; -32601 (a protocol method this agent does not implement) and
+    # -32602 (params that do not decode) come from the runtime, which refuses those before
+    # any interceptor sees the call (docs/acp.md, "Versions and `initialize`").
+    assert set(codes) <= {-32600, -32601, -32602}
+    assert agent.sessions == 0
