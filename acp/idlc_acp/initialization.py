@@ -13,6 +13,7 @@ The gate also remembers, per connection, the capabilities the client offered, wh
 from __future__ import annotations
 
 import weakref
+from collections.abc import Awaitable
 from typing import Any
 
 from idlc_runtime import CallInfo, Peer, Proceed, current_peer
@@ -37,22 +38,26 @@ class InitializeGate:
         """What the client on `peer` offered; None before its `initialize` succeeded."""
         return self._capabilities.get(peer)
 
-    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
+    def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
+        # A plain function on the common path (a request after `initialize`, a notification):
+        # it hands back the handler's awaitable without a coroutine of its own.
         if call.notify:
-            return await proceed()
+            return proceed()
         peer = current_peer()
         if call.method == "initialize":
-            request: InitializeRequest = call.params
-            result = await proceed()
-            # Recorded before the answer goes out, so the client's next request is served.
-            self._capabilities[peer] = (
-                request.client_capabilities
-                if request.client_capabilities is not None
-                else ClientCapabilities()
-            )
-            return result
+            return self._initialize(peer, call.params, proceed)
         if peer not in self._capabilities:
             raise InvalidRequest(
                 f"Invalid request: ACP connection must be initialized before '{call.method}'"
             )
-        return await proceed()
+        return proceed()
+
+    async def _initialize(self, peer: Peer, request: InitializeRequest, proceed: Proceed) -> Any:
+        result = await proceed()
+        # Recorded before the answer goes out, so the client's next request is served.
+        self._capabilities[peer] = (
+            request.client_capabilities
+            if request.client_capabilities is not None
+            else ClientCapabilities()
+        )
+        return result

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, cast
 
@@ -354,12 +354,11 @@ class SessionScope:
     def __init__(self, gate: InitializeGate) -> None:
         self._gate = gate
 
-    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
-        if call.method not in self.methods:
-            return await proceed()
-        peer = current_peer()
-        capabilities = self._gate.client_capabilities(peer) or ClientCapabilities()
-        # The handler runs in its own copy of the context (idlc_runtime.eager), so this
-        # binding ends with the call.
-        _current_session.set(Session.on(peer, call.params.session_id, capabilities))
-        return await proceed()
+    def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
+        if call.method in self.methods:
+            peer = current_peer()
+            capabilities = self._gate.client_capabilities(peer) or ClientCapabilities()
+            # The handler runs in its own copy of the context (idlc_runtime.eager), so this
+            # binding ends with the call.
+            _current_session.set(Session.on(peer, call.params.session_id, capabilities))
+        return proceed()

@@ -63,11 +63,12 @@ class UpdateRouter:
             stream._put(notification.update)
         return len(streams)
 
-    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
+    def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
+        # A plain function handing back the handler's awaitable: no coroutine of its own for
+        # each update, and the routing happens in the order the notifications arrived.
         if call.method == "session/update":
-            # Before the first await: still in the order the notifications arrived.
             self.route(call.params)
-        return await proceed()
+        return proceed()
 
 
 class UpdateStream(Generic[Result]):
