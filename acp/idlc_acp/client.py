@@ -40,7 +40,8 @@ from idlc_acp.protocol import (
     RequestPermissionOutcomeCancelled,
     RequestPermissionResponse,
 )
-from idlc_acp.updates import UpdateRouter, UpdateStream
+from idlc_acp.skeletons import routes_updates
+from idlc_acp.updates import UpdateRouter, UpdateStream, attach_router
 from idlc_acp.versions import SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
 
 
@@ -108,6 +109,7 @@ class AgentConnection(AgentProxy):
         super().__init__(cast(Peer, TypedErrors(peer)))
         self.peer = peer
         self._controls = controls
+        attach_router(peer, controls.updates)
         #: The protocol versions this client accepts in the agent's `initialize` answer.
         self.supported_versions = supported_versions
 
@@ -147,10 +149,13 @@ def client_options(
     """`options` with what an ACP client needs, and the controls an `AgentConnection` uses."""
     base = options if options is not None else PeerOptions()
     controls = ClientControls(PermissionControl(), UpdateRouter())
+    # An `idlc_acp.Client` routes its updates in its dispatch table; any other client needs
+    # the router around each call.
+    routing = () if routes_updates(client) else (controls.updates,)
     return (
         dataclasses.replace(
             base,
-            interceptors=(controls.updates, controls.permissions, *base.interceptors),
+            interceptors=(*routing, controls.permissions, *base.interceptors),
             fallback=base.fallback if base.fallback is not None else extension_fallback(client),
             # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
             accept_batches=False,

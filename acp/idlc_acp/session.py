@@ -331,18 +331,23 @@ def _tool_call_id(tool_call: ToolCallUpdate | str) -> str:
     return tool_call if isinstance(tool_call, str) else tool_call.tool_call_id
 
 
-_current_session: contextvars.ContextVar[Session] = contextvars.ContextVar("idlc_acp_session")
+#: What makes the current call's `Session`: its connection, session id and the gate that
+#: knows the client's capabilities (the handle itself is made when asked for).
+_current_session: contextvars.ContextVar[tuple[Peer, str, InitializeGate]] = contextvars.ContextVar(
+    "idlc_acp_session"
+)
 
 
 def current_session() -> Session:
     """The session of the `session/prompt`, `session/load` or `session/resume` being handled."""
     try:
-        return _current_session.get()
+        peer, session_id, gate = _current_session.get()
     except LookupError:
         raise RuntimeError(
             "current_session() is only available while handling session/prompt, "
             "session/load or session/resume"
         ) from None
+    return Session.on(peer, session_id, gate.client_capabilities(peer) or ClientCapabilities())
 
 
 class SessionScope:
@@ -356,9 +361,7 @@ class SessionScope:
 
     def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
         if call.method in self.methods:
-            peer = current_peer()
-            capabilities = self._gate.client_capabilities(peer) or ClientCapabilities()
             # The handler runs in its own copy of the context (idlc_runtime.eager), so this
             # binding ends with the call.
-            _current_session.set(Session.on(peer, call.params.session_id, capabilities))
+            _current_session.set((current_peer(), call.params.session_id, self._gate))
         return proceed()

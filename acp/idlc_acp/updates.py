@@ -5,22 +5,28 @@
         show(update)
     print(turn.response.stop_reason)
 
-The router is an interceptor on `session/update`: it hands each notification to the streams
-of its session before the client's own `update` handler runs, so the client still sees
-every update. The runtime starts handlers in the order their messages arrive (see
-`idlc_runtime.eager`), so every update the agent sent before its answer is in the stream
-before the stream ends: the iteration stops exactly at the turn's stop reason.
+Each connection's `UpdateRouter` hands every notification to the streams of its session
+before the client's own `update` handler runs, so the client still sees every update. It is
+reached in one of two ways: a client deriving from `idlc_acp.Client` carries a dispatch
+table whose `session/update` entry routes first (`routing_update`, which finds the router
+of the connection the call came on), which costs a dictionary look-up per update; any other
+client gets the router as an interceptor, which the runtime wraps around each call. The
+runtime starts handlers in the order their messages arrive (see `idlc_runtime.eager`), so
+every update the agent sent before its answer is in the stream before the stream ends: the
+iteration stops exactly at the turn's stop reason.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections import deque
 from collections.abc import Awaitable
 from typing import Any, Generic, TypeVar
 
-from idlc_runtime import CallInfo, Proceed
+from idlc_runtime import CallInfo, Peer, Proceed, current_peer
 
+from idlc_acp import protocol
 from idlc_acp.protocol import SessionNotification, SessionUpdate
 
 Result = TypeVar("Result")
@@ -40,6 +46,7 @@ class UpdateRouter:
         session, not yet sent) answers. Call it where the loop runs: it starts `call`."""
         stream: UpdateStream[Result] = UpdateStream(session_id)
         self._streams.setdefault(session_id, set()).add(stream)
+        _streaming.add(self)
         task = asyncio.ensure_future(call)
         stream._attach(task, lambda: self._close(stream))
         return stream
@@ -51,6 +58,8 @@ class UpdateRouter:
         streams.discard(stream)
         if not streams:
             del self._streams[stream.session_id]
+            if not self._streams:
+                _streaming.discard(self)
 
     def watching(self, session_id: str) -> bool:
         """Whether a stream takes `session_id`'s updates now."""
@@ -69,6 +78,27 @@ class UpdateRouter:
         if call.method == "session/update":
             self.route(call.params)
         return proceed()
+
+
+#: The router of each client connection, for `routing_update`.
+_routers: weakref.WeakKeyDictionary[Peer, UpdateRouter] = weakref.WeakKeyDictionary()
+#: The routers that have a stream open: while there are none, an update costs no look-up.
+_streaming: set[UpdateRouter] = set()
+
+
+def attach_router(peer: Peer, router: UpdateRouter) -> None:
+    """Makes `router` the one `routing_update` uses for calls that come on `peer`."""
+    _routers[peer] = router
+
+
+async def routing_update(implementation: protocol.Client, params: SessionNotification) -> None:
+    """The dispatch entry of `session/update` for `idlc_acp.Client`: routes, then handles."""
+    # Before the first await: still in the order the notifications arrived.
+    if _streaming:
+        router = _routers.get(current_peer())
+        if router is not None:
+            router.route(params)
+    await implementation.update(params)
 
 
 class UpdateStream(Generic[Result]):

@@ -57,8 +57,10 @@ from idlc_acp import (
     acp_error,
     current_session,
 )
+from idlc_acp import client_options, protocol
 from idlc_acp.contrib import PermissionBroker, Role, SessionState, choose
-from idlc_runtime import ProtocolError, RpcError
+from idlc_acp.skeletons import routes_updates
+from idlc_runtime import ProtocolError, RpcError, implemented_members
 
 from .pair import connected
 
@@ -85,7 +87,8 @@ def test_every_code_of_the_schemas_error_code_has_its_class() -> None:
 
 def test_constructors_say_what_the_official_sdks_say() -> None:
     assert (ResourceNotFound.session("s").code, ResourceNotFound.session("s").data) == (
-        -32002, {"sessionId": "s"},
+        -32002,
+        {"sessionId": "s"},
     )
     assert ResourceNotFound.uri("/a").data == {"uri": "/a"}
     for kind, code, message in [
@@ -137,7 +140,9 @@ class QuietClient(Client):
     async def update(self, input: SessionNotification) -> None:
         self.seen.append(input)
 
-    async def request_permission(self, input: RequestPermissionRequest) -> RequestPermissionResponse:
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
         raise AssertionError("not asked")
 
 
@@ -151,7 +156,9 @@ def test_an_agents_acp_error_reaches_the_client_as_its_class(error: AcpError) ->
             with pytest.raises(type(error)) as caught:
                 await connection.new_session(NewSessionRequest(cwd="/", mcp_servers=[]))
             assert (caught.value.code, caught.value.message, caught.value.data) == (
-                error.code, error.message, error.data,
+                error.code,
+                error.message,
+                error.data,
             )
 
     asyncio.run(asyncio.wait_for(main(), 30))
@@ -160,15 +167,40 @@ def test_an_agents_acp_error_reaches_the_client_as_its_class(error: AcpError) ->
 # ------------------------------------------------------------------ update streams
 
 
-def test_concurrent_turns_of_two_sessions_each_get_their_own_updates() -> None:
-    client = QuietClient()
+class GeneratedBaseClient(protocol.Client):
+    """A client on the generated skeleton itself: its updates are routed by an interceptor."""
+
+    def __init__(self) -> None:
+        self.seen: list[SessionNotification] = []
+
+    async def update(self, input: SessionNotification) -> None:
+        self.seen.append(input)
+
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
+        raise AssertionError("not asked")
+
+
+def test_which_clients_route_their_updates_in_their_dispatch_table() -> None:
+    assert routes_updates(QuietClient()) and not routes_updates(GeneratedBaseClient())
+    options, controls = client_options(QuietClient())
+    assert controls.updates not in options.interceptors
+    options, controls = client_options(GeneratedBaseClient())
+    assert controls.updates in options.interceptors
+    # What a client implements is still judged against the generated skeleton.
+    assert implemented_members(QuietClient()) == {"session/update", "session/request_permission"}
+
+
+@pytest.mark.parametrize("client_class", [QuietClient, GeneratedBaseClient])
+def test_concurrent_turns_of_two_sessions_each_get_their_own_updates(client_class: type) -> None:
+    client = client_class()
 
     async def main() -> dict[str, list[str]]:
         async with connected(ErrorAgent(AuthRequired()), client) as connection:
             await connection.initialize(InitializeRequest(protocol_version=1))
             turns = {
-                sid: connection.turn(PromptRequest(session_id=sid, prompt=[]))
-                for sid in ("a", "b")
+                sid: connection.turn(PromptRequest(session_id=sid, prompt=[])) for sid in ("a", "b")
             }
             assert connection.watching("a") and connection.watching("b")
 
@@ -250,7 +282,9 @@ def test_tool_calls_merge_and_the_rest_is_replaced_whole() -> None:
     )
     state = SessionState.opened("s", NewSessionResponse(session_id="s", modes=modes))
     assert state.current_mode_id == "ask" and [m.id for m in state.available_modes] == ["ask"]
-    state.apply(SessionUpdateToolCallUpdate(tool_call_id="early", status=ToolCallStatus.IN_PROGRESS))
+    state.apply(
+        SessionUpdateToolCallUpdate(tool_call_id="early", status=ToolCallStatus.IN_PROGRESS)
+    )
     state.apply(
         SessionUpdateToolCall(
             tool_call_id="c", title="Read", kind=ToolKind.READ, status=ToolCallStatus.PENDING
@@ -259,7 +293,11 @@ def test_tool_calls_merge_and_the_rest_is_replaced_whole() -> None:
     state.apply(SessionUpdateToolCallUpdate(tool_call_id="c", status=ToolCallStatus.COMPLETED))
     state.apply(SessionUpdateToolCallUpdate(tool_call_id="c", title="Read a"))
     call = state.tool_calls["c"]
-    assert (call.title, call.kind, call.status) == ("Read a", ToolKind.READ, ToolCallStatus.COMPLETED)
+    assert (call.title, call.kind, call.status) == (
+        "Read a",
+        ToolKind.READ,
+        ToolCallStatus.COMPLETED,
+    )
     assert state.tool_calls["early"].status is ToolCallStatus.IN_PROGRESS
     entry = PlanEntry(content="x", priority=PlanEntryPriority.LOW, status=PlanEntryStatus.PENDING)
     state.apply(SessionUpdatePlan(entries=[entry, entry]))
@@ -269,7 +307,11 @@ def test_tool_calls_merge_and_the_rest_is_replaced_whole() -> None:
     state.apply(SessionUpdateUsageUpdate(used=10, size=100))
     state.apply(SessionUpdateSessionInfoUpdate(title="A title"))
     state.apply(SessionNotification(session_id="s", update=SessionUpdateSessionInfoUpdate()))
-    assert (state.current_mode_id, state.usage and state.usage.used, state.title) == ("code", 10, "A title")
+    assert (state.current_mode_id, state.usage and state.usage.used, state.title) == (
+        "code",
+        10,
+        "A title",
+    )
     with pytest.raises(ValueError):
         state.apply(SessionNotification(session_id="other", update=SessionUpdatePlan(entries=[])))
 
@@ -356,5 +398,13 @@ def test_a_policy_that_cancels_or_invents_an_option() -> None:
 
     with pytest.raises(ValueError, match="zz"):
         asyncio.run(PermissionBroker(invent).request_permission(request()))
-    assert asyncio.run(PermissionBroker(choose(PermissionOptionKind.ALLOW_ONCE)).allow("s", ToolCallUpdate(tool_call_id="w")))
-    assert not asyncio.run(PermissionBroker(choose(PermissionOptionKind.REJECT_ONCE)).allow("s", ToolCallUpdate(tool_call_id="w")))
+    assert asyncio.run(
+        PermissionBroker(choose(PermissionOptionKind.ALLOW_ONCE)).allow(
+            "s", ToolCallUpdate(tool_call_id="w")
+        )
+    )
+    assert not asyncio.run(
+        PermissionBroker(choose(PermissionOptionKind.REJECT_ONCE)).allow(
+            "s", ToolCallUpdate(tool_call_id="w")
+        )
+    )
