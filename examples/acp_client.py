@@ -4,10 +4,13 @@
     python examples/acp_client.py --prompt "hello" -- python examples/acp_echo_agent.py
 
 It spawns the agent, initializes (offering `fs.readTextFile` and `fs.writeTextFile` unless
-`--no-fs`), opens a session in `--cwd`, sends the prompt (one text block per `--prompt`),
-prints every `session/update`, answers permission requests (`--permission`) and file reads
-and writes, and prints the stop reason. `--cancel-after S` sends `session/cancel` S seconds
-into the turn. `--json` prints one JSON object per line instead of text:
+`--no-fs`), opens a session in `--cwd` (plus any `--add-dir`), sends the prompt (one text
+block per `--prompt`), prints every `session/update`, answers permission requests
+(`--permission`) and file reads and writes, and prints the stop reason. The agent may read
+and write files inside the session's folders only (`idlc_acp.contrib.ConfinedFiles`); with
+`--confirm-writes` every write is put to the same permission policy first.
+`--cancel-after S` sends `session/cancel` S seconds into the turn. `--json` prints one JSON
+object per line instead of text:
 `{"event": "initialized" | "session" | "update" | "permission" | "read" | "write" | "result", …}`.
 Exit status: 0 when the turn ended (any stop reason), 1 on a protocol or connection error.
 """
@@ -19,12 +22,12 @@ import asyncio
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import msgspec
 from idlc_acp import (
     PROTOCOL_VERSION,
+    AgentConnection,
     CancelNotification,
     Client,
     ClientCapabilities,
@@ -37,19 +40,27 @@ from idlc_acp import (
     PromptRequest,
     ReadTextFileRequest,
     ReadTextFileResponse,
-    RequestPermissionOutcomeCancelled,
     RequestPermissionOutcomeSelected,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
+    UnsupportedProtocolVersion,
     WriteTextFileRequest,
     WriteTextFileResponse,
     __version__,
     spawn_agent,
 )
+from idlc_acp.contrib import ConfinedFiles, PermissionBroker, choose
 from idlc_runtime import RpcError
 
 _encoder = msgspec.json.Encoder()
+
+#: `--permission` → the policy that answers permission requests.
+POLICIES = {
+    "allow": choose(PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS),
+    "reject": choose(PermissionOptionKind.REJECT_ONCE, PermissionOptionKind.REJECT_ALWAYS),
+    "cancel": choose(),
+}
 
 
 def to_json(value: object) -> Any:
@@ -57,9 +68,12 @@ def to_json(value: object) -> Any:
 
 
 class PrintingClient(Client):
-    def __init__(self, *, permission: str, as_json: bool) -> None:
-        self.permission = permission
+    def __init__(self, *, permission: str, confirm_writes: bool, as_json: bool) -> None:
         self.as_json = as_json
+        self.permissions = PermissionBroker(POLICIES[permission])
+        self.files = ConfinedFiles(permissions=self.permissions if confirm_writes else None)
+        #: Set once the agent runs; updates of a turn are printed where the turn is iterated.
+        self.agent: AgentConnection | None = None
 
     def emit(self, event: str, **fields: Any) -> None:
         if self.as_json:
@@ -69,46 +83,41 @@ class PrintingClient(Client):
             print(f"[{event}] {detail}", flush=True)
 
     async def update(self, input: SessionNotification) -> None:
+        if self.agent is not None and self.agent.watching(input.session_id):
+            return  # `run` prints it, from the turn's stream
         self.emit("update", sessionId=input.session_id, update=to_json(input.update))
 
     async def request_permission(
         self, input: RequestPermissionRequest
     ) -> RequestPermissionResponse:
-        wanted = {
-            "allow": (PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS),
-            "reject": (PermissionOptionKind.REJECT_ONCE, PermissionOptionKind.REJECT_ALWAYS),
-        }.get(self.permission, ())
-        choice = next((o for o in input.options if o.kind in wanted), None)
-        if choice is None:
+        answer = await self.permissions.request_permission(input)
+        if isinstance(answer.outcome, RequestPermissionOutcomeSelected):
+            self.emit(
+                "permission",
+                toolCallId=input.tool_call.tool_call_id,
+                optionId=answer.outcome.option_id,
+            )
+        else:
             self.emit("permission", toolCallId=input.tool_call.tool_call_id, outcome="cancelled")
-            return RequestPermissionResponse(outcome=RequestPermissionOutcomeCancelled())
-        self.emit("permission", toolCallId=input.tool_call.tool_call_id, optionId=choice.option_id)
-        return RequestPermissionResponse(
-            outcome=RequestPermissionOutcomeSelected(option_id=choice.option_id)
-        )
+        return answer
 
     async def read_text_file(self, input: ReadTextFileRequest) -> ReadTextFileResponse:
-        try:
-            text = Path(input.path).read_text(encoding="utf-8")
-        except OSError as error:
-            raise RpcError(-32002, f"Cannot read {input.path}: {error.strerror}") from None
-        if input.line is not None or input.limit is not None:
-            lines = text.splitlines(keepends=True)
-            start = max((input.line or 1) - 1, 0)
-            end = None if input.limit is None else start + input.limit
-            text = "".join(lines[start:end])
-        self.emit("read", path=input.path, chars=len(text))
-        return ReadTextFileResponse(content=text)
+        answer = await self.files.read_text_file(input)
+        self.emit("read", path=input.path, chars=len(answer.content))
+        return answer
 
     async def write_text_file(self, input: WriteTextFileRequest) -> WriteTextFileResponse:
-        Path(input.path).write_text(input.content, encoding="utf-8")
+        answer = await self.files.write_text_file(input)
         self.emit("write", path=input.path, chars=len(input.content))
-        return WriteTextFileResponse()
+        return answer
 
 
 async def run(args: argparse.Namespace) -> int:
-    client = PrintingClient(permission=args.permission, as_json=args.json)
+    client = PrintingClient(
+        permission=args.permission, confirm_writes=args.confirm_writes, as_json=args.json
+    )
     async with spawn_agent(client, args.agent) as agent:
+        client.agent = agent
         init = await agent.initialize(
             InitializeRequest(
                 protocol_version=PROTOCOL_VERSION,
@@ -121,26 +130,38 @@ async def run(args: argparse.Namespace) -> int:
             )
         )
         client.emit("initialized", result=to_json(init))
-        session = await agent.new_session(
-            NewSessionRequest(cwd=os.path.abspath(args.cwd), mcp_servers=[])
+        request = NewSessionRequest(
+            cwd=os.path.abspath(args.cwd),
+            additional_directories=[os.path.abspath(d) for d in args.add_dir] or None,
+            mcp_servers=[],
         )
+        session = await agent.new_session(request)
+        client.files.open_session(session.session_id, request.cwd, request.additional_directories)
         client.emit("session", sessionId=session.session_id)
+
         prompts = args.prompt or ["Hello from idlc's ACP client."]
-        turn = asyncio.ensure_future(
-            agent.prompt(
-                PromptRequest(
-                    session_id=session.session_id,
-                    prompt=[ContentBlockText(text=text) for text in prompts],
-                )
+        turn = agent.turn(
+            PromptRequest(
+                session_id=session.session_id,
+                prompt=[ContentBlockText(text=text) for text in prompts],
             )
         )
-        if args.cancel_after is not None:
-            done, _ = await asyncio.wait([turn], timeout=args.cancel_after)
-            if not done:
-                await agent.cancel(CancelNotification(session_id=session.session_id))
-        answer = await turn
-        client.emit("result", stopReason=answer.stop_reason.value)
+        canceller = (
+            None
+            if args.cancel_after is None
+            else asyncio.ensure_future(cancel_later(agent, session.session_id, args.cancel_after))
+        )
+        async for update in turn:
+            client.emit("update", sessionId=session.session_id, update=to_json(update))
+        if canceller is not None:
+            canceller.cancel()
+        client.emit("result", stopReason=turn.response.stop_reason.value)
     return 0
+
+
+async def cancel_later(agent: AgentConnection, session_id: str, delay: float) -> None:
+    await asyncio.sleep(delay)
+    await agent.cancel(CancelNotification(session_id=session_id))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,10 +169,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt", action="append", help="a text block (repeatable)")
     parser.add_argument("--cwd", default=".", help="the session's working directory")
     parser.add_argument(
+        "--add-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another folder of the session, which the agent may read and write (repeatable)",
+    )
+    parser.add_argument(
         "--permission",
-        choices=("allow", "reject", "cancel"),
+        choices=sorted(POLICIES),
         default="allow",
         help="how to answer permission requests (default: allow)",
+    )
+    parser.add_argument(
+        "--confirm-writes",
+        action="store_true",
+        help="put every file write to the permission policy first",
     )
     parser.add_argument("--no-fs", action="store_true", help="do not offer file access")
     parser.add_argument("--cancel-after", type=float, help="send session/cancel after S seconds")
@@ -164,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give the agent's command line")
     try:
         return asyncio.run(run(args))
-    except (RpcError, ConnectionError) as error:
+    except (RpcError, ConnectionError, UnsupportedProtocolVersion) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
 

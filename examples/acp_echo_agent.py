@@ -20,58 +20,42 @@ import os
 import uuid
 
 from idlc_acp import (
-    PROTOCOL_VERSION,
+    ALLOW_ONCE,
     Agent,
     CancelNotification,
-    ClientCapabilities,
     ContentBlockText,
     Implementation,
     InitializeRequest,
     InitializeResponse,
     NewSessionRequest,
     NewSessionResponse,
-    PermissionOption,
-    PermissionOptionKind,
     PromptCapabilities,
     PromptRequest,
     PromptResponse,
-    __version__,
-    ReadTextFileRequest,
-    RequestPermissionOutcomeSelected,
-    RequestPermissionRequest,
-    SessionNotification,
-    SessionUpdate,
-    SessionUpdateAgentMessageChunk,
-    SessionUpdateToolCall,
-    SessionUpdateToolCallUpdate,
+    ResourceNotFound,
     StopReason,
-    ToolCallContentContent,
     ToolCallLocation,
     ToolCallStatus,
-    ToolCallUpdate,
     ToolKind,
+    __version__,
     agent_capabilities,
-    current_client,
+    current_session,
+    negotiate_protocol_version,
     run_agent,
 )
 
 #: The pause between echoed blocks, in seconds.
 PAUSE = 0.1
-ALLOW = "allow-once"
-REJECT = "reject-once"
 
 
 class EchoAgent(Agent):
     def __init__(self) -> None:
-        self.client_capabilities = ClientCapabilities()
         #: Session id → its working directory.
         self.sessions: dict[str, str] = {}
 
     async def initialize(self, input: InitializeRequest) -> InitializeResponse:
-        if input.client_capabilities is not None:
-            self.client_capabilities = input.client_capabilities
         return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
+            protocol_version=negotiate_protocol_version(input.protocol_version),
             agent_capabilities=agent_capabilities(
                 self, prompt=PromptCapabilities(embedded_context=True)
             ),
@@ -86,97 +70,57 @@ class EchoAgent(Agent):
         return NewSessionResponse(session_id=session_id)
 
     async def prompt(self, input: PromptRequest) -> PromptResponse:
-        session_id = input.session_id
-        cwd = self.sessions.get(session_id)
+        cwd = self.sessions.get(input.session_id)
         if cwd is None:
-            from idlc_runtime import RpcError
+            raise ResourceNotFound.session(input.session_id)
+        session = current_session()
 
-            raise RpcError(-32002, f"Unknown session: {session_id}", {"sessionId": session_id})
-        peer = current_client()
-        first = True
-        for block in input.prompt:
-            if not isinstance(block, ContentBlockText):
-                continue
-            if not first:
+        # 1. The prompt's text comes back, block by block.
+        texts = [block.text for block in input.prompt if isinstance(block, ContentBlockText)]
+        for number, text in enumerate(texts):
+            if number:
                 await asyncio.sleep(PAUSE)
-            first = False
-            await send(
-                session_id,
-                SessionUpdateAgentMessageChunk(content=ContentBlockText(text=block.text)),
-            )
+            await session.send_text(text)
         await asyncio.sleep(PAUSE)
 
+        # 2. A tool call that wants to read the README, if the user lets it.
         readme = os.path.join(cwd, "README.md")
-        tool_call_id = f"read-readme-{uuid.uuid4().hex[:8]}"
-        await send(
-            session_id,
-            SessionUpdateToolCall(
-                tool_call_id=tool_call_id,
-                title="Read README.md",
-                kind=ToolKind.READ,
-                status=ToolCallStatus.PENDING,
-                locations=[ToolCallLocation(path=readme)],
-            ),
+        call = await session.start_tool_call(
+            "Read README.md",
+            kind=ToolKind.READ,
+            locations=[ToolCallLocation(path=readme)],
+            tool_call_id=f"read-readme-{uuid.uuid4().hex[:8]}",
         )
-        answer = await peer.request_permission(
-            RequestPermissionRequest(
-                session_id=session_id,
-                tool_call=ToolCallUpdate(
-                    tool_call_id=tool_call_id, title="Read README.md", kind=ToolKind.READ
-                ),
-                options=[
-                    PermissionOption(
-                        option_id=ALLOW, name="Allow", kind=PermissionOptionKind.ALLOW_ONCE
-                    ),
-                    PermissionOption(
-                        option_id=REJECT, name="Reject", kind=PermissionOptionKind.REJECT_ONCE
-                    ),
-                ],
-            )
-        )
-        outcome = answer.outcome
-        if not isinstance(outcome, RequestPermissionOutcomeSelected):
-            # The client cancelled the request: the turn was cancelled.
+        choice = await session.request_permission(call)
+        if choice is None:
+            # The client answered `cancelled`: the turn is being cancelled.
             return PromptResponse(stop_reason=StopReason.CANCELLED)
-        fs = self.client_capabilities.fs
-        if outcome.option_id != ALLOW:
-            await send(
-                session_id, tool_update(tool_call_id, ToolCallStatus.FAILED, "Permission denied.")
+
+        # 3. Read it through the client, or say why not.
+        fs = session.capabilities.fs
+        if choice is not ALLOW_ONCE:
+            await session.update_tool_call(
+                call, status=ToolCallStatus.FAILED, content="Permission denied."
             )
         elif fs is None or not fs.read_text_file:
-            await send(
-                session_id,
-                tool_update(tool_call_id, ToolCallStatus.FAILED, "The client cannot read files."),
+            await session.update_tool_call(
+                call, status=ToolCallStatus.FAILED, content="The client cannot read files."
             )
         else:
-            await send(session_id, tool_update(tool_call_id, ToolCallStatus.IN_PROGRESS, None))
-            read = await peer.read_text_file(
-                ReadTextFileRequest(session_id=session_id, path=readme, line=1, limit=1)
+            await session.update_tool_call(call, status=ToolCallStatus.IN_PROGRESS)
+            text = await session.read_text_file(readme, line=1, limit=1)
+            first_line = text.split("\n", 1)[0]
+            await session.update_tool_call(
+                call, status=ToolCallStatus.COMPLETED, content=first_line
             )
-            first_line = read.content.split("\n", 1)[0]
-            await send(session_id, tool_update(tool_call_id, ToolCallStatus.COMPLETED, first_line))
+
+        # 4. Done (a `session/cancel` on the way would have ended the turn `cancelled`).
         return PromptResponse(stop_reason=StopReason.END_TURN)
 
     async def cancel(self, input: CancelNotification) -> None:
         # `idlc_acp` already cancels the running turn of `input.session_id`; nothing else to
         # stop here. Declaring it only documents that cancellation is supported.
         return None
-
-
-async def send(session_id: str, update: SessionUpdate) -> None:
-    await current_client().update(SessionNotification(session_id=session_id, update=update))
-
-
-def tool_update(
-    tool_call_id: str, status: ToolCallStatus, text: str | None
-) -> SessionUpdateToolCallUpdate:
-    return SessionUpdateToolCallUpdate(
-        tool_call_id=tool_call_id,
-        status=status,
-        content=(
-            None if text is None else [ToolCallContentContent(content=ContentBlockText(text=text))]
-        ),
-    )
 
 
 def main() -> None:

@@ -2,8 +2,9 @@
 
 Subclass `idlc_acp.Agent` (the generated skeleton plus the extension hooks), implement
 `initialize`, `new_session` and `prompt` plus whatever else the agent answers, and call
-`run_agent(MyAgent())`. While a call is handled, `current_client()` is the proxy of the client that
-made it, for `session/update` notifications and requests back.
+`run_agent(MyAgent())`. Inside `prompt`, `load_session` and `resume_session`,
+`current_session()` is the request's session (`idlc_acp.session`); in any handler
+`current_client()` is the proxy of the client that made the call.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from idlc_runtime import (
 
 from idlc_acp import protocol
 from idlc_acp.extensions import extension_fallback
+from idlc_acp.initialization import InitializeGate
 from idlc_acp.protocol import (
     AgentAuthCapabilities,
     AgentCapabilities,
@@ -39,11 +41,9 @@ from idlc_acp.protocol import (
     SessionResumeCapabilities,
     StopReason,
 )
+from idlc_acp.session import SessionScope
 
 log = logging.getLogger("idlc_acp")
-
-#: The ACP protocol version this SDK speaks.
-PROTOCOL_VERSION = 1
 
 
 def current_client() -> ClientProxy:
@@ -165,11 +165,13 @@ class TurnControl:
 
 
 def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> PeerOptions:
-    """`options` with what an ACP agent needs: turn cancellation and extension methods."""
+    """`options` with what an ACP agent needs: no request before `initialize`, turn
+    cancellation, `current_session()` and extension methods."""
     base = options if options is not None else PeerOptions()
+    gate = InitializeGate()
     return dataclasses.replace(
         base,
-        interceptors=(TurnControl(), *base.interceptors),
+        interceptors=(gate, TurnControl(), SessionScope(gate), *base.interceptors),
         fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
         # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
         accept_batches=False,

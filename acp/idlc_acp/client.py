@@ -5,8 +5,13 @@
         session = await agent.new_session(NewSessionRequest(cwd=..., mcp_servers=[]))
         answer = await agent.prompt(PromptRequest(session_id=..., prompt=[...]))
 
-`agent` is an `AgentProxy` whose `cancel` also resolves the client's own pending
-`session/request_permission` answers for that session as cancelled, as ACP requires.
+`agent` is an `AgentConnection`: an `AgentProxy` whose
+- `initialize` refuses an agent answering a protocol version this SDK does not support
+  (it closes the connection and raises `UnsupportedProtocolVersion`);
+- `cancel` also resolves the client's own pending `session/request_permission` answers for
+  that session as cancelled, as ACP requires;
+- `turn(request)` streams a prompt's updates until its stop reason (`idlc_acp.updates`);
+- error responses raise the classes of `idlc_acp.errors` (`ResourceNotFound`, ...).
 """
 
 from __future__ import annotations
@@ -16,18 +21,28 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
 
 from idlc_acp import protocol
+from idlc_acp.errors import TypedErrors
 from idlc_acp.extensions import extension_fallback
 from idlc_acp.protocol import (
     AgentProxy,
     CancelNotification,
+    InitializeRequest,
+    InitializeResponse,
+    LoadSessionRequest,
+    LoadSessionResponse,
+    PromptRequest,
+    PromptResponse,
     RequestPermissionOutcomeCancelled,
     RequestPermissionResponse,
 )
+from idlc_acp.skeletons import routes_updates
+from idlc_acp.updates import UpdateRouter, UpdateStream, attach_router
+from idlc_acp.versions import SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
 
 
 class PermissionControl:
@@ -70,38 +85,82 @@ class PermissionControl:
                 self._pending.pop(session_id, None)
 
 
+@dataclasses.dataclass(frozen=True)
+class ClientControls:
+    """The interceptors `client_options` adds, which an `AgentConnection` drives."""
+
+    permissions: PermissionControl
+    updates: UpdateRouter
+
+
 class AgentConnection(AgentProxy):
     """The agent, seen from the client: `AgentProxy` plus the connection it runs on."""
 
-    __slots__ = ("peer", "_permissions")
+    __slots__ = ("peer", "_controls", "supported_versions")
 
-    def __init__(self, peer: Peer, permissions: PermissionControl) -> None:
-        super().__init__(peer)
+    def __init__(
+        self,
+        peer: Peer,
+        controls: ClientControls,
+        *,
+        supported_versions: frozenset[int] = SUPPORTED_PROTOCOL_VERSIONS,
+    ) -> None:
+        # TypedErrors has the two methods of Peer that the proxy calls.
+        super().__init__(cast(Peer, TypedErrors(peer)))
         self.peer = peer
-        self._permissions = permissions
+        self._controls = controls
+        attach_router(peer, controls.updates)
+        #: The protocol versions this client accepts in the agent's `initialize` answer.
+        self.supported_versions = supported_versions
+
+    async def initialize(self, input: InitializeRequest) -> InitializeResponse:
+        """Sends `initialize`; if the agent answers a protocol version this client does not
+        support, closes the connection and raises `UnsupportedProtocolVersion`."""
+        answer = await super().initialize(input)
+        if answer.protocol_version not in self.supported_versions:
+            await self.peer.close()
+            raise UnsupportedProtocolVersion(answer.protocol_version, self.supported_versions)
+        return answer
 
     async def cancel(self, input: CancelNotification) -> None:
         """Sends `session/cancel`, and answers this side's pending permission requests of
         that session as cancelled."""
-        self._permissions.cancel(input.session_id)
+        self._controls.permissions.cancel(input.session_id)
         await super().cancel(input)
+
+    def turn(self, input: PromptRequest) -> UpdateStream[PromptResponse]:
+        """Sends `session/prompt`; iterate the result for the session's updates until the
+        agent answers, then `.response.stop_reason` says why the turn ended."""
+        return self._controls.updates.open(input.session_id, self.prompt(input))
+
+    def watching(self, session_id: str) -> bool:
+        """Whether a `turn` or `replay` of `session_id` is taking its updates now (the
+        client's `update` still receives them too)."""
+        return self._controls.updates.watching(session_id)
+
+    def replay(self, input: LoadSessionRequest) -> UpdateStream[LoadSessionResponse]:
+        """Sends `session/load`; iterate the result for the history the agent replays."""
+        return self._controls.updates.open(input.session_id, self.load_session(input))
 
 
 def client_options(
     client: protocol.Client, options: PeerOptions | None = None
-) -> tuple[PeerOptions, PermissionControl]:
-    """`options` with what an ACP client needs, and the permission tracker it uses."""
+) -> tuple[PeerOptions, ClientControls]:
+    """`options` with what an ACP client needs, and the controls an `AgentConnection` uses."""
     base = options if options is not None else PeerOptions()
-    permissions = PermissionControl()
+    controls = ClientControls(PermissionControl(), UpdateRouter())
+    # An `idlc_acp.Client` routes its updates in its dispatch table; any other client needs
+    # the router around each call.
+    routing = () if routes_updates(client) else (controls.updates,)
     return (
         dataclasses.replace(
             base,
-            interceptors=(permissions, *base.interceptors),
+            interceptors=(*routing, controls.permissions, *base.interceptors),
             fallback=base.fallback if base.fallback is not None else extension_fallback(client),
             # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
             accept_batches=False,
         ),
-        permissions,
+        controls,
     )
 
 
@@ -121,7 +180,7 @@ async def spawn_agent(
     Leaving the block closes the agent's stdin and waits up to `exit_timeout` seconds for
     it to exit before killing it.
     """
-    full_options, permissions = client_options(client, options)
+    full_options, controls = client_options(client, options)
     async with spawn(
         argv,
         root=client,
@@ -131,4 +190,4 @@ async def spawn_agent(
         stderr=stderr,
         exit_timeout=exit_timeout,
     ) as peer:
-        yield AgentConnection(peer, permissions)
+        yield AgentConnection(peer, controls)

@@ -1,9 +1,28 @@
-"""The skeletons to subclass: the generated `Agent` and `Client` plus the extension hooks."""
+"""The skeletons to subclass: the generated `Agent` and `Client` plus the extension hooks.
+
+`Client` also carries its own dispatch table: the generated one with `session/update`
+routed to the connection's update streams before `update` runs (`idlc_acp.updates`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import ClassVar
+
+from idlc_runtime import InterfaceSpec
+
 from idlc_acp import protocol
 from idlc_acp.extensions import Extensions
+from idlc_acp.updates import routing_update
+
+
+def _with_routed_updates(spec: InterfaceSpec) -> InterfaceSpec:
+    methods = dict(spec.methods)
+    methods["session/update"] = dataclasses.replace(
+        methods["session/update"], invoke=routing_update
+    )
+    # `skeleton` stays the generated class: what a subclass implements is judged against it.
+    return dataclasses.replace(spec, methods=methods)
 
 
 class Agent(protocol.Agent, Extensions):
@@ -12,3 +31,15 @@ class Agent(protocol.Agent, Extensions):
 
 class Client(protocol.Client, Extensions):
     """The generated `Client` skeleton with the extension hooks; subclass it to write a client."""
+
+    __idlc_interface__: ClassVar[InterfaceSpec] = _with_routed_updates(
+        protocol.Client.__idlc_interface__
+    )
+
+
+def routes_updates(client: object) -> bool:
+    """Whether `client`'s dispatch table routes `session/update` itself (see `Client`)."""
+    spec = getattr(type(client), "__idlc_interface__", None)
+    return (
+        isinstance(spec, InterfaceSpec) and spec.methods["session/update"].invoke is routing_update
+    )
