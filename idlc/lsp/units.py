@@ -2,23 +2,20 @@
 
 A document inside a package of `[tool.idlc]` (the nearest `pyproject.toml` upwards) is
 compiled with that package's sources, include folders and allowed warnings. Without a
-`[tool.idlc]` table, it is compiled with every `*.idl` of its workspace folder (hidden
-folders, virtual environments and `node_modules` skipped). A document that a configuration
+`[tool.idlc]` table, it is compiled with every `*.idl` of its workspace folder (found as
+`idlc check` finds them without configuration, `idlc.discovery`). A document that a configuration
 leaves out of every package is compiled alone, like `idlc check FILE` would.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from idlc import config
 from idlc.diagnostics import Diagnostic, Diagnostics
-
-#: Folders never searched for IDL files in a workspace folder.
-_SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages"})
+from idlc.discovery import discover
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,18 +48,10 @@ def resolved(path: Path) -> Path:
 
 
 def idl_files(root: Path) -> list[Path]:
-    """Every `*.idl` below `root`, sorted, skipping folders that hold no project sources."""
-    found: list[Path] = []
-    for folder, subfolders, files in os.walk(root):
-        subfolders[:] = sorted(
-            name
-            for name in subfolders
-            if not name.startswith(".")
-            and name not in _SKIPPED_FOLDERS
-            and not (Path(folder, name) / "pyvenv.cfg").exists()
-        )
-        found.extend(Path(folder, name) for name in sorted(files) if name.endswith(".idl"))
-    return found
+    """Every `*.idl` below `root`, sorted, found exactly as `idlc check` finds them without
+    configuration (`idlc.discovery`: the same skipped folders). A folder that cannot be
+    listed is left out here; `idlc check` reports it."""
+    return list(discover(root, Diagnostics()))
 
 
 class Units:
