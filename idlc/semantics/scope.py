@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from idlc.diagnostics import Diagnostics, Related, codes
-from idlc.semantics.suggest import NameIndex
 from idlc.source import Span
+from idlc.suggest import NameIndex
 from idlc.syntax import ast
 
 

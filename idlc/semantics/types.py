@@ -12,9 +12,9 @@ from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model
 from idlc.semantics.scope import Kind, Scope
-from idlc.semantics.suggest import did_you_mean
 from idlc.semantics.unique import UniqueNames, Wording
 from idlc.source import Span
+from idlc.suggest import did_you_mean
 from idlc.syntax import ast
 
 # Names repeat (every record has its `createdAt`); convert each spelling once.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from idlc.semantics.suggest import TYPE_SYNONYMS, closest
+from idlc.suggest import TYPE_SYNONYMS, closest
 
 #: Words other languages use where this language has a keyword (docs/language.md, "Types",
 #: "Declarations" and "Members").

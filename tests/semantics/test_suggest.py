@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from idlc import suggest
 from idlc.pipeline import compile_files
-from idlc.semantics import suggest
-from idlc.semantics.suggest import NameIndex, closest, edit_distance
+from idlc.suggest import NameIndex, closest, edit_distance
 
 _NAMES = st.text(alphabet="abcAB_1", min_size=1, max_size=9)
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from idlc.diagnostics import Diagnostics
-from idlc.semantics.suggest import edit_distance
 from idlc.source import SourceFile
+from idlc.suggest import edit_distance
 from idlc.syntax.parser import _table_data, parse
 from tests.syntax.support import ROOT, SEEDS, VALID, read
 
