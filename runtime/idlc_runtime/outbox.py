@@ -1,0 +1,83 @@
+"""Where a peer's messages go out: the writing half of its transport, and its flow control.
+
+Every message is written straight to the transport by whoever produced it: no queue or
+writer task between handlers and the wire. A writer waits (`drain`) only when the
+transport holds more than it took (docs/wire.md §11, "Output").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+
+class ByteWriter(Protocol):
+    """The writing half of a transport; `asyncio.StreamWriter` is one."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    async def wait_closed(self) -> None: ...
+
+
+class Outbox:
+    """Writes a peer's messages and tells when a writer should wait for the transport."""
+
+    def __init__(self, writer: ByteWriter) -> None:
+        self._writer = writer
+        #: Where bytes go: the transport itself when the writer is an asyncio StreamWriter
+        #: (or our own `TransportWriter`), whose `write` only forwards to it.
+        transport = getattr(writer, "transport", None)
+        self.transport: asyncio.WriteTransport | None = (
+            transport if isinstance(transport, asyncio.WriteTransport) else None
+        )
+        #: Write one message (a line with its newline).
+        self.write = self.transport.write if self.transport is not None else writer.write
+        self.closed = False
+
+    def flushed(self) -> bool:
+        """True when `drain()` would return at once: everything written has gone out.
+
+        Checked before each drain so that the usual case (the transport took the whole
+        message) costs no coroutine. Only known for an asyncio transport; an empty buffer
+        means its protocol is not paused, and a closing one still goes through `drain()`,
+        which raises the connection's error.
+        """
+        transport = self.transport
+        return (
+            transport is not None
+            and not transport.is_closing()
+            and not transport.get_write_buffer_size()
+        )
+
+    def may_be_paused(self) -> bool:
+        """True when the transport's protocol may have been told to stop writing (its
+        buffer is over the low-water mark), so a `drain()` may wait."""
+        transport = self.transport
+        if transport is None:
+            return False  # our writers without a transport never make anyone wait
+        if transport.is_closing():
+            return True
+        low, _ = transport.get_write_buffer_limits()
+        return transport.get_write_buffer_size() > low
+
+    async def drain(self) -> None:
+        await self._writer.drain()
+
+    def close(self) -> None:
+        """Write nothing more, and close the transport once what it holds is out."""
+        self.closed = True
+        self._writer.close()
+
+    async def wait_closed(self) -> None:
+        await self._writer.wait_closed()
+
+    def abort(self) -> None:
+        """Close the transport at once, dropping what it still holds."""
+        transport = self.transport or getattr(self._writer, "transport", None)
+        abort = getattr(transport, "abort", None)
+        if abort is not None:
+            abort()
