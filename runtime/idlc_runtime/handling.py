@@ -140,7 +140,9 @@ class Handling:
             return
         self._next_token += 1
         token = self._next_token
-        task = start_eagerly(self._loop, self._answer(token, id, served, spec, decoded, target))
+        task = start_eagerly(
+            self._loop, self._answer(token, id, served, spec, decoded, target), self._outbox
+        )
         if task is not None:
             self._incoming[id] = task
             self.handlers[token] = task
@@ -157,7 +159,9 @@ class Handling:
             return
         self._next_token += 1
         token = self._next_token
-        task = start_eagerly(self._loop, self._consume(token, served, spec, decoded, target))
+        task = start_eagerly(
+            self._loop, self._consume(token, served, spec, decoded, target), self._outbox
+        )
         if task is not None:
             self.handlers[token] = task
 
@@ -172,10 +176,16 @@ class Handling:
         self, method: str, params: Raw, targeted: bool, notify: bool = False
     ) -> tuple[_Served, MethodSpec, Any, str | None]:
         """Find the object and member a call is for and decode its params, or raise RpcError."""
-        target = None
-        if targeted and params:
-            with _invalid_params:
-                target = decode_target(params)
+        try:
+            return self._find(method, params, targeted, notify)
+        except _UNDECODABLE as error:
+            raise _invalid_params(error) from None
+
+    def _find(
+        self, method: str, params: Raw, targeted: bool, notify: bool
+    ) -> tuple[_Served, MethodSpec, Any, str | None]:
+        # Params that do not decode raise one of `_UNDECODABLE`, turned into -32602 above.
+        target = decode_target(params) if targeted and params else None
         if target is None:
             served = self._root
             if served is None:
@@ -193,16 +203,14 @@ class Handling:
             fallback = self._fallback
             if fallback is None or method == CANCEL_METHOD:
                 raise Unsupported(method, f"Method not found: {method}")
-            with _invalid_params:
-                value = decode_any(params) if params else None
+            value = decode_any(params) if params else None
             return served, _fallback_spec(method, fallback, notify), value, target
-        with _invalid_params:
-            if spec.shape is InputShape.UNIT:
-                if params and not targeted:
-                    decode_target(params)  # only checks that params is an object (or null)
-                decoded = None
-            else:
-                decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
+        if spec.shape is InputShape.UNIT:
+            if params and not targeted:
+                decode_target(params)  # only checks that params is an object (or null)
+            decoded = None
+        else:
+            decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
         return served, spec, decoded, target
 
     def _on_cancel(self, params: Raw) -> None:
@@ -298,8 +306,10 @@ class Handling:
             self._handler_done(token)
 
     def _handler_done(self, token: int) -> None:
-        self.handlers.pop(token, None)
-        self.on_handler_done()
+        # A handler that finished in its first step never held a slot as a task; it ran
+        # while lines were being taken, so there is nothing held back for it to release.
+        if self.handlers.pop(token, None) is not None:
+            self.on_handler_done()
 
     # ---------------------------------------------------------------- error answers
 
@@ -327,29 +337,23 @@ def _nothing() -> None:
     return None
 
 
-class _InvalidParams:
-    """`with _invalid_params:` turns params that do not decode into -32602 (with the JSON
-    path when msgspec gives one). A plain object, not a generator: it is on every call."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, _: object
-    ) -> None:
-        if error is None:
-            return
-        if isinstance(error, msgspec.ValidationError):
-            raise RpcError(
-                ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
-            ) from None
-        if isinstance(error, msgspec.DecodeError):
-            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}") from None
-        if isinstance(error, RecursionError):
-            raise RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {TOO_DEEP}") from None
+#: What decoding params may raise: a `ValidationError` (a `DecodeError` too), a
+#: `DecodeError`, or a `RecursionError` for JSON nested deeper than the decoder goes.
+_UNDECODABLE: Final = (msgspec.DecodeError, RecursionError)
 
 
-_invalid_params: Final = _InvalidParams()
+def _invalid_params(error: BaseException) -> RpcError:
+    """The -32602 for params that do not decode (with the JSON path when msgspec gives one).
+
+    A try/except around the lookup rather than a context manager: it costs nothing on the
+    path every call takes."""
+    if isinstance(error, msgspec.ValidationError):
+        return RpcError(
+            ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
+        )
+    if isinstance(error, RecursionError):
+        return RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {TOO_DEEP}")
+    return RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}")
 
 
 def _fallback_spec(method: str, fallback: MethodFallback, notify: bool) -> MethodSpec:

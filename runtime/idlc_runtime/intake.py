@@ -178,24 +178,37 @@ class Intake:
             self.done.set_result(None)
 
     def _handle(self, lines: list[Line]) -> None:
-        bound = self._bound
-        handlers = self._handlers
-        take = self._take
+        outbox = self._outbox
+        # What the lines of this read cause to be written goes out in one write, at the end.
+        outbox.hold()
         try:
-            for index, line in enumerate(lines):
-                if len(handlers) >= bound:
-                    # Backpressure: what is not read stays in the transport, which stops
-                    # reading from the other side once its buffer is full.
-                    self._backlog.extend(lines[index:])
-                    self._source.pause_reading()
-                    return
-                take(line)
-                if self._stopped:
-                    return
-            self._wait_for_writer()
+            try:
+                taken = self._take_all(lines)
+            finally:
+                outbox.release()
+            if taken:
+                self._wait_for_writer()
         except Exception as error:
             # Reported through `done`; the peer then closes the connection.
             self._finish(error)
+
+    def _take_all(self, lines: list[Line]) -> bool:
+        """Take lines up to the handler bound; False if some were held back or handling
+        stopped."""
+        bound = self._bound
+        handlers = self._handlers
+        take = self._take
+        for index, line in enumerate(lines):
+            if len(handlers) >= bound:
+                # Backpressure: what is not read stays in the transport, which stops
+                # reading from the other side once its buffer is full.
+                self._backlog.extend(lines[index:])
+                self._source.pause_reading()
+                return False
+            take(line)
+            if self._stopped:
+                return False
+        return True
 
     def _wait_for_writer(self) -> None:
         """Error answers are written without waiting; respect the writer's limit before

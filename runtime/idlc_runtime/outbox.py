@@ -1,14 +1,26 @@
 """Where a peer's messages go out: the writing half of its transport, and its flow control.
 
-Every message is written straight to the transport by whoever produced it: no queue or
-writer task between handlers and the wire. A writer waits (`drain`) only when the
-transport holds more than it took (docs/wire.md §11, "Output").
+Every message is written to the transport by whoever produced it: no queue or writer task
+between handlers and the wire. A writer waits (`drain`) only when the transport holds more
+than it took (docs/wire.md §11, "Output").
+
+What one step writes goes out in one system call: while the peer handles the lines of one
+read, and while one of its handler tasks takes a step, messages are held (`hold`) and
+written together when that callback or step ends (`release`) — never later, so no message
+waits for a later write or a later pass of the event loop. A turn of ACP, for example,
+where the agent sends ten updates and its answer in one step, is one write instead of
+eleven. Anything else (a task of the application calling out) writes at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+from typing import Final, Protocol
+
+#: Held messages are written as soon as they reach this size, without waiting for the end
+#: of the step: the transport's flow control then sees them, and a writer that never stops
+#: cannot pile up memory here.
+FLUSH_SIZE: Final = 64 * 1024
 
 
 class ByteWriter(Protocol):
@@ -35,8 +47,41 @@ class Outbox:
             transport if isinstance(transport, asyncio.WriteTransport) else None
         )
         #: Write one message (a line with its newline).
-        self.write = self.transport.write if self.transport is not None else writer.write
+        self.write = self._write_or_hold if self.transport is not None else writer.write
+        #: Messages held until the current step ends, and their size (transports only).
+        self._held: list[bytes] = []
+        self._held_size = 0
+        #: How many steps are holding messages now (they may nest).
+        self._holds = 0
         self.closed = False
+
+    def _write_or_hold(self, message: bytes) -> None:
+        if not self._holds:
+            assert self.transport is not None
+            self.transport.write(message)
+            return
+        self._held.append(message)
+        self._held_size += len(message)
+        if self._held_size >= FLUSH_SIZE:
+            self.flush()
+
+    def hold(self) -> None:
+        """Keep what is written until the matching `release()`."""
+        self._holds += 1
+
+    def release(self) -> None:
+        """End a `hold()`; once none is left, write what was held, in one system call."""
+        self._holds -= 1
+        if not self._holds and self._held:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is held now."""
+        held = self._held
+        if held and self.transport is not None:
+            self._held = []
+            self._held_size = 0
+            self.transport.write(held[0] if len(held) == 1 else b"".join(held))
 
     def flushed(self) -> bool:
         """True when `drain()` would return at once: everything written has gone out.
@@ -70,6 +115,7 @@ class Outbox:
     def close(self) -> None:
         """Write nothing more, and close the transport once what it holds is out."""
         self.closed = True
+        self.flush()
         self._writer.close()
 
     async def wait_closed(self) -> None:

@@ -376,9 +376,7 @@ def _takes_peer(root_factory: RootFactory) -> bool:
     required = [p for p in parameters if p.kind in positional and p.default is p.empty]
     if len(required) > 1:
         names = ", ".join(p.name for p in required)
-        raise TypeError(
-            f"a root factory takes no argument or the connection's peer, not ({names})"
-        )
+        raise TypeError(f"a root factory takes no argument or the connection's peer, not ({names})")
     return bool(required)
 
 
