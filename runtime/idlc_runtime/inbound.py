@@ -59,7 +59,8 @@ class Inbound:
         wrong here (a bug) is logged and answered -32603 rather than let through."""
         try:
             if type(line) is bytes:
-                if _OPENS_ARRAY.match(line) is not None:
+                # Nearly every line starts with its object's brace: no pattern to run then.
+                if line[:1] != b"{" and _OPENS_ARRAY.match(line) is not None:
                     self._on_batch(line)
                 else:
                     self._on_message(line)

@@ -53,6 +53,9 @@ class Outbox:
         self._held_size = 0
         #: How many steps are holding messages now (they may nest).
         self._holds = 0
+        #: What `flushed()` found during the current hold: until the held messages are
+        #: written, nothing else can change the transport's state within one step.
+        self._flushed_in_hold: bool | None = None
         self.closed = False
 
     def _write_or_hold(self, message: bytes) -> None:
@@ -68,6 +71,7 @@ class Outbox:
     def hold(self) -> None:
         """Keep what is written until the matching `release()`."""
         self._holds += 1
+        self._flushed_in_hold = None
 
     def release(self) -> None:
         """End a `hold()`; once none is left, write what was held, in one system call."""
@@ -81,6 +85,7 @@ class Outbox:
         if held and self.transport is not None:
             self._held = []
             self._held_size = 0
+            self._flushed_in_hold = None
             self.transport.write(held[0] if len(held) == 1 else b"".join(held))
 
     def flushed(self) -> bool:
@@ -91,6 +96,14 @@ class Outbox:
         means its protocol is not paused, and a closing one still goes through `drain()`,
         which raises the connection's error.
         """
+        if self._holds:
+            known = self._flushed_in_hold
+            if known is None:
+                known = self._flushed_in_hold = self._transport_flushed()
+            return known
+        return self._transport_flushed()
+
+    def _transport_flushed(self) -> bool:
         transport = self.transport
         return (
             transport is not None
