@@ -8,6 +8,10 @@ when the client has the answer and has handled all 10 updates. The SDKs take tur
 run, so both see the same machine load; the medians are printed, then the ratio.
 
     python bench/acp_sdk.py [--runs 7] [--turns 400]
+    python bench/acp_sdk.py --ours-cpu [--runs 9] [--turns 2000]
+
+`--ours-cpu` runs idlc's side alone and prints the process CPU time per turn: steadier than
+turns per second on a shared machine, for comparing two versions of idlc.
 
 The official SDK is PyPI `agent-client-protocol` (module `acp`, in the test extras).
 """
@@ -247,12 +251,35 @@ async def main_async(runs: int, turns: int) -> float:
     return ratio
 
 
+async def ours_cpu(runs: int, turns: int) -> None:
+    stack: list[Any] = []
+    try:
+        run = await idlc_turns(stack)
+        await run(max(turns // 10, 10))
+        per_turn = []
+        for _ in range(runs):
+            started = time.process_time()
+            await run(turns)
+            per_turn.append((time.process_time() - started) / turns * 1e6)
+    finally:
+        await _close(stack)
+    print(f"python {sys.version.split()[0]}, {runs} runs of {turns} prompt turns, idlc alone")
+    print(
+        f"CPU per turn: median {statistics.median(per_turn):.1f} µs, "
+        f"range {min(per_turn):.1f}–{max(per_turn):.1f} µs"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="repetitions per SDK (default 7)")
     parser.add_argument("--turns", type=int, default=400, help="prompt turns per repetition (default 400)")
+    parser.add_argument("--ours-cpu", action="store_true", help="idlc alone: CPU time per turn")
     options = parser.parse_args()
-    asyncio.run(main_async(options.runs, options.turns))
+    if options.ours_cpu:
+        asyncio.run(ours_cpu(options.runs, options.turns))
+    else:
+        asyncio.run(main_async(options.runs, options.turns))
 
 
 if __name__ == "__main__":

@@ -17,25 +17,37 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Coroutine, Generator
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 _STARTED: Final = object()
 
 
+class StepHold(Protocol):
+    """Told when each later step of a handler begins and ends (`outbox.Outbox`: what a
+    step writes goes out in one write when it ends)."""
+
+    def hold(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
 def start_eagerly(
-    loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, None]
+    loop: asyncio.AbstractEventLoop,
+    coro: Coroutine[Any, Any, None],
+    steps: StepHold | None = None,
 ) -> asyncio.Task[None] | None:
     """Run `coro` up to its first suspension; None if it completed, else its task.
 
     The first step runs in a copy of the current context, which the task then keeps, so
-    context variables a handler sets never leak into the reader or other handlers.
+    context variables a handler sets never leak into the reader or other handlers. Each
+    step the task then runs is framed by `steps.hold()` and `steps.release()`.
     """
     context = contextvars.copy_context()
     try:
         yielded = context.run(coro.send, None)
     except StopIteration:
         return None
-    return loop.create_task(_Continuation(coro, yielded), context=context)
+    return loop.create_task(_Continuation(coro, yielded, steps), context=context)
 
 
 class _Continuation(Coroutine[Any, Any, None]):
@@ -46,11 +58,14 @@ class _Continuation(Coroutine[Any, Any, None]):
     straight to the coroutine, with no wrapper frame in between.
     """
 
-    __slots__ = ("_coro", "_pending")
+    __slots__ = ("_coro", "_pending", "_steps")
 
-    def __init__(self, coro: Coroutine[Any, Any, None], yielded: Any) -> None:
+    def __init__(
+        self, coro: Coroutine[Any, Any, None], yielded: Any, steps: StepHold | None
+    ) -> None:
         self._coro = coro
         self._pending = yielded
+        self._steps = steps
 
     def send(self, value: Any) -> Any:
         pending = self._pending
@@ -60,7 +75,14 @@ class _Continuation(Coroutine[Any, Any, None]):
                 return pending
             # A bare yield (`asyncio.sleep(0)`) only asked to let the loop run once, which
             # it has by the time the task takes its first step: carry on at once.
-        return self._coro.send(value)
+        steps = self._steps
+        if steps is None:
+            return self._coro.send(value)
+        steps.hold()
+        try:
+            return self._coro.send(value)
+        finally:
+            steps.release()
 
     def throw(self, *args: Any) -> Any:
         pending = self._pending
@@ -73,7 +95,14 @@ class _Continuation(Coroutine[Any, Any, None]):
             # Cancelled before the task took its first step: the task never saw what the
             # coroutine awaits, so cancel that too, as a task's cancel() would have.
             pending.cancel()
-        return self._coro.throw(*args)
+        steps = self._steps
+        if steps is None:
+            return self._coro.throw(*args)
+        steps.hold()
+        try:
+            return self._coro.throw(*args)
+        finally:
+            steps.release()
 
     def close(self) -> None:
         self._coro.close()

@@ -3,26 +3,30 @@
 Each client-side helper is an async context manager that yields a started peer and closes it
 on exit; servers take a factory for the root object of each connection. Every transport uses
 the same newline-delimited framing, read through a `LineProtocol` (lines are handled as the
-transport delivers them) except a child process's output, read as a StreamReader.
+transport delivers them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import os
 import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from idlc_runtime.budget import InputBudget
-from idlc_runtime.framing import CHUNK_SIZE, LineProtocol, TransportWriter
+from idlc_runtime.framing import LineProtocol, TransportWriter
 from idlc_runtime.peer import ByteWriter, Peer, PeerOptions
 
 #: Makes the root object for each accepted connection (one shared object is `lambda: obj`).
-RootFactory = Callable[[], object]
+#: A factory with a required positional parameter is given the connection's `Peer`, not yet
+#: started: it may register keyed objects on it (shared ones too) or keep it to call the
+#: client back (docs/serving.md, "The connection's peer").
+RootFactory = Callable[[], object] | Callable[[Peer], object]
 
 #: The bytes of incomplete messages a server buffers over all its connections at once
 #: (docs/wire.md §11): a few default-sized messages, not one per connection.
@@ -280,18 +284,29 @@ async def spawn(
     On exit the peer closes, which closes the child's stdin; the child is then given
     `exit_timeout` seconds to exit before it is killed.
     """
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
-        cwd=cwd,
-        env=env,
-        limit=CHUNK_SIZE,
-    )
-    assert process.stdin is not None and process.stdout is not None
+    # Pipes of our own rather than the subprocess transport's: the child's output is then
+    # read through a `LineProtocol`, like every other transport (`connect_fds`).
+    child_stdin, to_child = os.pipe()
+    from_child, child_stdout = os.pipe()
     try:
-        async with Peer(process.stdout, process.stdin, root, options=options) as peer:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=child_stdin,
+            stdout=child_stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+        )
+    except BaseException:
+        for fd in (to_child, from_child):
+            os.close(fd)
+        raise
+    finally:
+        # The child has its own copies; ours would keep its stdin from ever ending.
+        os.close(child_stdin)
+        os.close(child_stdout)
+    try:
+        async with connect_fds(from_child, to_child, root, options=options) as peer:
             yield peer
     finally:
         try:
@@ -350,6 +365,21 @@ class _Accepted(LineProtocol):
         self._on_connect(self)
 
 
+def _takes_peer(root_factory: RootFactory) -> bool:
+    """Whether `root_factory` is to be given the connection's peer: it has a required
+    positional parameter. More than one is a mistake, reported before anything listens."""
+    try:
+        parameters = inspect.signature(root_factory).parameters.values()
+    except (TypeError, ValueError):
+        return False  # no signature to read (some builtins): called without arguments
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in parameters if p.kind in positional and p.default is p.empty]
+    if len(required) > 1:
+        names = ", ".join(p.name for p in required)
+        raise TypeError(f"a root factory takes no argument or the connection's peer, not ({names})")
+    return bool(required)
+
+
 @contextlib.asynccontextmanager
 async def _serve(
     listen: _Listen,
@@ -357,6 +387,8 @@ async def _serve(
     options: PeerOptions | None,
     max_buffered_input: int,
 ) -> AsyncIterator[RpcServer]:
+    takes_peer = _takes_peer(root_factory)
+    make_root = cast(Callable[[Peer], object], root_factory)
     loop = asyncio.get_running_loop()
     max_line = (options or PeerOptions()).max_message_size
     budget = InputBudget(max_buffered_input)
@@ -368,15 +400,16 @@ async def _serve(
         if closing:
             protocol.close()
             return
+        peer = Peer(protocol, TransportWriter(protocol), options=options)
         try:
-            root = root_factory()
+            root = make_root(peer) if takes_peer else cast(Callable[[], object], make_root)()
         except Exception:
             # No root, no connection: close it rather than leave the client waiting (and
             # its lines piling up with no peer to take them).
             log.exception("the root factory failed; connection closed")
             protocol.close()
             return
-        peer = Peer(protocol, TransportWriter(protocol), root, options=options)
+        peer._serve_root(root)
         peers.add(peer)
         task = loop.create_task(run(peer))
         serving.add(task)

@@ -152,3 +152,14 @@ def test_stdio_serving_works_with_regular_files(tmp_path: Path) -> None:
         )
     # Input ended right after the request; its handler still got to answer.
     assert json.loads(answers.read_bytes()) == {"jsonrpc": "2.0", "id": 1, "result": ["b", "a"]}
+
+
+@run_async
+async def test_a_child_that_cannot_start_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    """`spawn` makes the child's pipes itself: when the program cannot be started, all four
+    ends are closed again."""
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileNotFoundError):
+        async with spawn([str(tmp_path / "no-such-program")]):
+            raise AssertionError("nothing was started")
+    assert set(os.listdir("/proc/self/fd")) == before

@@ -1,0 +1,375 @@
+"""Handling the other side's calls: find the object and member, invoke it, answer.
+
+A handler starts inline while its line is read and becomes a task only if it has to wait
+(see `eager`); `handlers` holds those tasks (notifications included), `incoming` the
+requests being handled by id, so that `$/cancel_request` can reach them (docs/wire.md §9).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import traceback
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+from msgspec import Raw
+
+from idlc_runtime.codec import decoder_for
+from idlc_runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
+from idlc_runtime.eager import start_eagerly
+from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
+from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
+from idlc_runtime.outbox import Outbox
+from idlc_runtime.replies import Replies
+from idlc_runtime.wire import (
+    RequestId,
+    decode_any,
+    decode_cancel,
+    decode_target,
+    encode_error,
+    encode_result,
+    validation_data,
+)
+
+log = logging.getLogger("idlc_runtime")
+
+CANCEL_METHOD: Final = "$/cancel_request"
+TOO_DEEP: Final = "JSON nested too deeply"
+_EMPTY_OBJECT: Final = b"{}"
+
+#: Answers a method the served object does not declare: `(method, params, notify)`, where
+#: `params` is the plain JSON value (None when absent). Its result is sent back as is (for a
+#: request); raising `Unsupported` keeps the usual -32601. Protocols with open-ended method
+#: names use it, e.g. ACP's `_`-prefixed extension methods.
+MethodFallback = Callable[[str, Any, bool], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Served:
+    implementation: object
+    methods: Mapping[str, MethodSpec]
+    #: The wire methods the implementation answers itself; the others would only raise
+    #: `Unsupported`, so they are answered -32601 before their params are even decoded.
+    implemented: frozenset[str]
+    #: The interceptors that wrap each method, outermost first (see `applies_to`).
+    chains: Mapping[str, tuple[Interceptor, ...]]
+
+
+def _served(implementation: object, interceptors: tuple[Interceptor, ...]) -> _Served:
+    methods = spec_of(implementation).methods
+    return _Served(
+        implementation,
+        methods,
+        implemented_members(implementation),
+        {wire: _chain(interceptors, wire) for wire in methods},
+    )
+
+
+def _chain(interceptors: tuple[Interceptor, ...], method: str) -> tuple[Interceptor, ...]:
+    return tuple(interceptor for interceptor in interceptors if applies_to(interceptor, method))
+
+
+class Handling:
+    """Serves a root object and keyed objects to the other side's requests and
+    notifications, and answers them through `replies`."""
+
+    def __init__(
+        self,
+        replies: Replies,
+        outbox: Outbox,
+        *,
+        interceptors: tuple[Interceptor, ...],
+        fallback: MethodFallback | None,
+        debug: bool,
+    ) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._replies = replies
+        self._outbox = outbox
+        self._interceptors = interceptors
+        self._fallback = fallback
+        self._debug = debug
+        self._root: _Served | None = None
+        self._objects: dict[str, _Served] = {}
+        #: The other side's calls being handled, by id, so they can be cancelled.
+        self._incoming: dict[RequestId | None, asyncio.Task[None]] = {}
+        #: Every handler that had to wait and so became a task, notifications included,
+        #: by a token its coroutine uses to remove itself.
+        self.handlers: dict[int, asyncio.Task[None]] = {}
+        self._next_token = 0
+        #: Set once closing has begun: a cancelled handler then stops without answering.
+        self.closed = False
+        #: Called whenever a handler ends (the intake may take more lines then).
+        self.on_handler_done: Callable[[], None] = _nothing
+
+    # ---------------------------------------------------------------- what is served
+
+    def serve_root(self, root: object | None) -> None:
+        self._root = _served(root, self._interceptors) if root is not None else None
+
+    def register(self, key: str, implementation: object) -> None:
+        if key in self._objects:
+            raise ValueError(f"an object is already registered under {key!r}")
+        self._objects[key] = _served(implementation, self._interceptors)
+
+    def unregister(self, key: str) -> None:
+        self._objects.pop(key, None)
+
+    def cancel_all(self) -> list[asyncio.Task[None]]:
+        """Cancel every running handler; the tasks, to wait for."""
+        handlers = list(self.handlers.values())
+        for task in handlers:
+            task.cancel()
+        return handlers
+
+    # ---------------------------------------------------------------- incoming messages
+
+    def on_request(self, id: RequestId | None, method: str, params: Raw, targeted: bool) -> None:
+        if id in self._incoming:
+            self.send_error(
+                id, ErrorCode.INVALID_REQUEST, f"Invalid request: id {id!r} is already in use"
+            )
+            return
+        try:
+            served, spec, decoded, target = self._lookup(method, params, targeted)
+        except RpcError as error:
+            self._replies.write(self._encode_rpc_error(id, error))
+            return
+        self._next_token += 1
+        token = self._next_token
+        task = start_eagerly(
+            self._loop, self._answer(token, id, served, spec, decoded, target), self._outbox
+        )
+        if task is not None:
+            self._incoming[id] = task
+            self.handlers[token] = task
+
+    def on_notification(self, method: str, params: Raw, targeted: bool) -> None:
+        if method == CANCEL_METHOD:
+            self._on_cancel(params)
+            return
+        try:
+            served, spec, decoded, target = self._lookup(method, params, targeted, True)
+        except RpcError as error:
+            level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
+            log.log(level, "ignored notification %s: %s", method, error)
+            return
+        self._next_token += 1
+        token = self._next_token
+        task = start_eagerly(
+            self._loop, self._consume(token, served, spec, decoded, target), self._outbox
+        )
+        if task is not None:
+            self.handlers[token] = task
+
+    def send_error(
+        self, id: RequestId | None, code: int, message: str, data: object = None
+    ) -> None:
+        self._replies.write(encode_error(id, code, message, data))
+
+    # ---------------------------------------------------------------- lookup
+
+    def _lookup(
+        self, method: str, params: Raw, targeted: bool, notify: bool = False
+    ) -> tuple[_Served, MethodSpec, Any, str | None]:
+        """Find the object and member a call is for and decode its params, or raise RpcError."""
+        try:
+            return self._find(method, params, targeted, notify)
+        except _UNDECODABLE as error:
+            raise _invalid_params(error) from None
+
+    def _find(
+        self, method: str, params: Raw, targeted: bool, notify: bool
+    ) -> tuple[_Served, MethodSpec, Any, str | None]:
+        # Params that do not decode raise one of `_UNDECODABLE`, turned into -32602 above.
+        target = decode_target(params) if targeted and params else None
+        if target is None:
+            served = self._root
+            if served is None:
+                raise Unsupported(method, f"Method not found: {method}")
+        else:
+            served = self._objects.get(target)
+            if served is None:
+                raise RpcError(
+                    ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target}
+                )
+        spec = served.methods.get(method)
+        if spec is not None and method not in served.implemented:
+            raise Unsupported(method, f"Method not found: {method}")
+        if spec is None:
+            fallback = self._fallback
+            if fallback is None or method == CANCEL_METHOD:
+                raise Unsupported(method, f"Method not found: {method}")
+            value = decode_any(params) if params else None
+            return served, _fallback_spec(method, fallback, notify), value, target
+        if spec.shape is InputShape.UNIT:
+            if params and not targeted:
+                decode_target(params)  # only checks that params is an object (or null)
+            decoded = None
+        else:
+            decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
+        return served, spec, decoded, target
+
+    def _on_cancel(self, params: Raw) -> None:
+        try:
+            request_id = decode_cancel(params if params else _EMPTY_OBJECT).request_id
+        except msgspec.ValidationError as error:
+            log.warning("ignored %s: %s", CANCEL_METHOD, error)
+            return
+        except RecursionError:
+            log.warning("ignored %s: %s", CANCEL_METHOD, TOO_DEEP)
+            return
+        task = self._incoming.get(request_id)
+        if task is not None:
+            task.cancel()
+
+    # ---------------------------------------------------------------- invoking
+
+    def _invoke(
+        self, served: _Served, spec: MethodSpec, params: Any, target: str | None, notify: bool
+    ) -> Any:
+        implementation = served.implementation
+        interceptors = served.chains.get(spec.wire)
+        if interceptors is None:  # a method handed to the fallback
+            interceptors = _chain(self._interceptors, spec.wire)
+        if not interceptors:
+            return spec.invoke(implementation, params)
+        call = CallInfo(
+            spec.wire, spec.member, target, spec.execution, notify, implementation, params
+        )
+        proceed: Proceed = functools.partial(spec.invoke, implementation, params)
+        for interceptor in reversed(interceptors):
+            proceed = functools.partial(interceptor, call, proceed)
+        return proceed()
+
+    async def _answer(
+        self,
+        token: int,
+        id: RequestId | None,
+        served: _Served,
+        spec: MethodSpec,
+        params: Any,
+        target: str | None,
+    ) -> None:
+        # Runs up to its first await while its line is handled: a batch member is known.
+        batch = self._replies.batch
+        if batch is not None:
+            batch.expect()
+        try:
+            try:
+                result = await self._invoke(served, spec, params, target, False)
+                message = encode_result(id, result)
+            except asyncio.CancelledError:
+                if self.closed:
+                    raise
+                # Cancelled by `$/cancel_request`: this task goes on to answer.
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    task.uncancel()
+                message = encode_error(id, ErrorCode.REQUEST_CANCELLED, "Request cancelled")
+            except RpcError as error:
+                message = self._encode_rpc_error(id, error)
+            except Exception as error:
+                message = self._internal_error(id, spec.wire, error)
+            # No await between leaving `_incoming` and writing: a late cancel cannot slip in
+            # and cause a second answer.
+            self._incoming.pop(id, None)
+            outbox = self._outbox
+            if batch is None:
+                outbox.write(message)
+            else:
+                batch.answer(message)
+            if not outbox.flushed():
+                await outbox.drain()
+        except ConnectionError as error:
+            log.debug("could not answer %s: %r", spec.wire, error)
+        finally:
+            self._incoming.pop(id, None)
+            self._handler_done(token)
+
+    async def _consume(
+        self, token: int, served: _Served, spec: MethodSpec, params: Any, target: str | None
+    ) -> None:
+        try:
+            await self._invoke(served, spec, params, target, True)
+        except asyncio.CancelledError:
+            if self.closed:
+                raise
+        except RpcError as error:
+            log.debug("notification %s answered an error: %s", spec.wire, error)
+        except Exception:
+            log.exception("notification handler %s failed", spec.wire)
+        finally:
+            self._handler_done(token)
+
+    def _handler_done(self, token: int) -> None:
+        # A handler that finished in its first step never held a slot as a task; it ran
+        # while lines were being taken, so there is nothing held back for it to release.
+        if self.handlers.pop(token, None) is not None:
+            self.on_handler_done()
+
+    # ---------------------------------------------------------------- error answers
+
+    def _encode_rpc_error(self, id: RequestId | None, error: RpcError) -> bytes:
+        try:
+            return encode_error(id, error.code, error.message, error.data)
+        except (TypeError, msgspec.EncodeError):
+            log.error("the data of %r cannot be encoded; it is left out", error)
+            return encode_error(id, error.code, error.message)
+
+    def _internal_error(self, id: RequestId | None, method: str, error: Exception) -> bytes:
+        log.error("handler of %s failed", method, exc_info=error)
+        if not self._debug:
+            return encode_error(id, ErrorCode.INTERNAL_ERROR, "Internal error")
+        detail = "".join(traceback.format_exception(error))
+        return encode_error(
+            id,
+            ErrorCode.INTERNAL_ERROR,
+            f"Internal error: {type(error).__name__}: {error}",
+            {"traceback": detail},
+        )
+
+
+def _nothing() -> None:
+    return None
+
+
+#: What decoding params may raise: a `ValidationError` (a `DecodeError` too), a
+#: `DecodeError`, or a `RecursionError` for JSON nested deeper than the decoder goes.
+_UNDECODABLE: Final = (msgspec.DecodeError, RecursionError)
+
+
+def _invalid_params(error: BaseException) -> RpcError:
+    """The -32602 for params that do not decode (with the JSON path when msgspec gives one).
+
+    A try/except around the lookup rather than a context manager: it costs nothing on the
+    path every call takes."""
+    if isinstance(error, msgspec.ValidationError):
+        return RpcError(
+            ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
+        )
+    if isinstance(error, RecursionError):
+        return RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {TOO_DEEP}")
+    return RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}")
+
+
+def _fallback_spec(method: str, fallback: MethodFallback, notify: bool) -> MethodSpec:
+    """A one-off table entry that hands an undeclared method to `PeerOptions.fallback`."""
+
+    def invoke(implementation: object, params: Any) -> Awaitable[Any]:
+        return fallback(method, params, notify)
+
+    return MethodSpec(
+        wire=method,
+        member="",
+        shape=InputShape.RECORD,
+        params_type=None,
+        result_type=None,
+        invoke=invoke,
+        execution=None,
+        notify=notify,
+        required=False,
+    )

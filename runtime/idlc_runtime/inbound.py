@@ -1,0 +1,208 @@
+"""What an incoming line is: a request, a notification, a response, a batch, or unreadable.
+
+Each line is classified and passed on — calls to `Handling`, responses to `PendingCalls` —
+and every way it can be wrong is answered where it is found (docs/wire.md §7, §8).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Final
+
+import msgspec
+from msgspec import UNSET
+
+from idlc_runtime.calls import PendingCalls
+from idlc_runtime.errors import ErrorCode, ProtocolError
+from idlc_runtime.framing import Line, Oversized
+from idlc_runtime.handling import TOO_DEEP, Handling
+from idlc_runtime.replies import Replies
+from idlc_runtime.unreadable import identify, identify_line
+from idlc_runtime.wire import (
+    JSONRPC,
+    RequestId,
+    decode_any,
+    decode_batch,
+    decode_envelope,
+    validation_data,
+)
+
+log = logging.getLogger("idlc_runtime")
+
+#: A line whose first character (after JSON whitespace) opens an array: a batch.
+_OPENS_ARRAY: Final = re.compile(rb"[ \t\r\n]*\[")
+
+
+class Inbound:
+    """Classifies each line taken in and passes it to whoever deals with its kind."""
+
+    def __init__(
+        self,
+        handling: Handling,
+        calls: PendingCalls,
+        replies: Replies,
+        *,
+        max_message_size: int,
+        accept_batches: bool,
+    ) -> None:
+        self._handling = handling
+        self._calls = calls
+        self._replies = replies
+        self._max_message_size = max_message_size
+        self._accept_batches = accept_batches
+        self._send_error = handling.send_error
+
+    def take(self, line: Line) -> None:
+        """Handle one line. Nothing in a line ends the connection (docs/wire.md §8): every
+        way it can be wrong is answered where it is found, and anything else that goes
+        wrong here (a bug) is logged and answered -32603 rather than let through."""
+        try:
+            if type(line) is bytes:
+                # Nearly every line starts with its object's brace: no pattern to run then.
+                if line[:1] != b"{" and _OPENS_ARRAY.match(line) is not None:
+                    self._on_batch(line)
+                else:
+                    self._on_message(line)
+            else:
+                assert isinstance(line, Oversized)
+                self._on_oversized(line)
+        except OSError:
+            raise  # writing failed: the transport is gone, which does end the connection
+        except Exception as error:
+            self._replies.batch = None
+            self._on_failed_line(line, error)
+
+    def _on_failed_line(self, line: Line, error: Exception) -> None:
+        log.error("handling a line failed", exc_info=error)
+        try:
+            if isinstance(line, Oversized):
+                identity = identify(line.prefix, line.suffix)
+            else:
+                identity = identify_line(line)
+            if not identity.response:
+                self._send_error(identity.id, ErrorCode.INTERNAL_ERROR, "Internal error")
+        except OSError:
+            raise
+        except Exception:
+            log.exception("answering a line that failed failed too")
+
+    def _on_batch(self, line: bytes) -> None:
+        """An array: each member handled as if sent alone, the answers sent as one array
+        (docs/wire.md §7)."""
+        try:
+            members = decode_batch(line)
+        except (msgspec.MsgspecError, RecursionError) as error:
+            reason = TOO_DEEP if isinstance(error, RecursionError) else str(error)
+            self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {reason}")
+            return
+        if not self._accept_batches:
+            # The words of the official ACP TypeScript SDK, which refuses batches too.
+            text = "Invalid request: JSON-RPC batches are not supported"
+            self._send_error(None, ErrorCode.INVALID_REQUEST, text)
+            return
+        if not members:
+            self._send_error(None, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch")
+            return
+        batch = self._replies.new_batch()
+        try:
+            for member in members:
+                message = bytes(member)
+                try:
+                    self._on_message(message)
+                except OSError:
+                    raise
+                except Exception as error:
+                    # As for a line (see `take`): the other members still get answers.
+                    self._on_failed_line(message, error)
+        finally:
+            self._replies.batch = None
+        batch.seal()
+
+    def _on_message(self, line: bytes) -> None:
+        try:
+            message = decode_envelope(line)
+        except msgspec.ValidationError as error:
+            self._on_invalid(line, error)
+            return
+        except msgspec.DecodeError as error:
+            if line.strip():
+                self._on_unreadable(line, f"Parse error: {error}")
+            return
+        except RecursionError:
+            # Valid JSON perhaps, but nested deeper than the decoder goes: never a reason
+            # to drop the connection.
+            self._on_unreadable(line, f"Parse error: {TOO_DEEP}")
+            return
+        method = message.method
+        id = message.id
+        if method is not UNSET:
+            if message.jsonrpc != JSONRPC:
+                self._send_error(
+                    None if id is UNSET else id,
+                    ErrorCode.INVALID_REQUEST,
+                    'Invalid request: "jsonrpc" must be "2.0"',
+                )
+            elif id is UNSET:
+                self._handling.on_notification(method, message.params, b"$target" in line)
+            else:
+                self._handling.on_request(id, method, message.params, b"$target" in line)
+        elif id is not UNSET and (message.result or message.error):
+            self._calls.on_response(id, message.result, message.error)
+        else:
+            self._send_error(
+                None if id is UNSET else id,
+                ErrorCode.INVALID_REQUEST,
+                'Invalid request: "method" is missing',
+            )
+
+    def _on_invalid(self, line: bytes, error: msgspec.ValidationError) -> None:
+        """Not a JSON-RPC message: answer with whatever id can be found."""
+        try:
+            value = decode_any(line)
+        except (msgspec.MsgspecError, RecursionError) as problem:
+            # msgspec saw the wrong type before the line's syntax error or a number it
+            # cannot hold: the line is no readable JSON after all.
+            reason = TOO_DEEP if isinstance(problem, RecursionError) else str(problem)
+            self._on_unreadable(line, f"Parse error: {reason}")
+            return
+        id: RequestId | None = None
+        if isinstance(value, dict):
+            found = value.get("id")
+            if isinstance(found, (int, str)) and not isinstance(found, bool):
+                id = found
+            if "method" not in value and ("result" in value or "error" in value):
+                # A response we cannot read: never answer a response, fail its call instead.
+                self._calls.fail(
+                    id,
+                    ProtocolError(f"Malformed response: {error}", validation_data(error)),
+                    f"dropped a malformed response: {error}",
+                )
+                return
+        self._send_error(id, ErrorCode.INVALID_REQUEST, f"Invalid request: {error}")
+
+    def _on_unreadable(self, line: bytes, text: str) -> None:
+        """A line that does not decode: -32700, with the id its ends show (docs/wire.md §8)."""
+        identity = identify_line(line)
+        if identity.response:
+            self._calls.fail(
+                identity.id,
+                ProtocolError(f"Unreadable response: {text}"),
+                f"dropped: {text}",
+            )
+        else:
+            self._send_error(identity.id, ErrorCode.PARSE_ERROR, text)
+
+    def _on_oversized(self, line: Oversized) -> None:
+        limit = self._max_message_size
+        text = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
+        data = {"size": line.size, "limit": limit}
+        identity = identify(line.prefix, line.suffix)
+        if identity.response:
+            self._calls.fail(
+                identity.id,
+                ProtocolError(f"Response too large: {text}", data),
+                f"{text}; dropped",
+            )
+        else:
+            self._send_error(identity.id, ErrorCode.INVALID_REQUEST, text, data)
