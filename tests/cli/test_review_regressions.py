@@ -6,7 +6,11 @@ in"; issue #11 item 5 makes a repository without pyproject.toml a supported setu
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from .test_cli import REPO, idlc
 
@@ -42,3 +46,23 @@ def test_without_pyproject_headers_name_no_machine_path(tmp_path: Path) -> None:
     leaked = str(tmp_path).lstrip("/")
     headers = {p.name: p.read_text() for p in (project / "gen" / "api").glob("*.py")}
     assert not [name for name, text in headers.items() if leaked in text], headers["__init__.py"][:400]
+
+
+@pytest.mark.parametrize("package", ["msgspec", "typing", "enum", "idlc_runtime"])
+def test_a_package_name_that_shadows_what_generated_code_imports_is_refused_or_works(
+    tmp_path: Path, package: str
+) -> None:
+    # Issue #9: "generated code must never be broken"; "Generated code must never be wrong
+    # because of a user's name". Today `--package msgspec` exits 0 and writes a package whose
+    # `import msgspec` imports itself (AttributeError: partially initialized module);
+    # `--package idlc_runtime` shadows the runtime for everything on that path.
+    idl = tmp_path / "api.idl"
+    idl.write_text("type R = record { x : string; };\n")
+    made = idlc("generate", idl, "--out", tmp_path / "out", "--package", package, cwd=tmp_path)
+    if made.returncode != 0:
+        return  # refused with a diagnostic: fine
+    imported = subprocess.run(
+        [sys.executable, "-c", f"import {package}, idlc_runtime; {package}.R(x='a'); idlc_runtime.serve_stdio"],
+        cwd=tmp_path / "out", capture_output=True, text=True,
+    )
+    assert imported.returncode == 0, imported.stderr[-600:]
