@@ -36,3 +36,19 @@ async def test_an_error_response_without_id_is_not_answered() -> None:
     async with raw_connection(SampleService()) as (client, _):
         await client.send(b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"x"}}\n')
         await client.assert_still_serving()  # the ping's answer must be the next line
+
+
+@run_async
+async def test_an_escaped_target_key_is_still_a_target() -> None:
+    # docs/wire.md §5: `$target` in the params object aims the call at a keyed object. The
+    # runtime only looks for it when the raw bytes contain `$target`, so the same key
+    # written with a JSON escape (`"\u0024target"`, equal after decoding) is ignored and the
+    # call runs on the root object instead of being answered -32900.
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(
+            b'{"jsonrpc":"2.0","id":2,"method":"sample:add:call",'
+            b'"params":{"amount":1,"\\u0024target":"nobody"}}\n'
+        )
+        answer = await client.receive()
+        assert answer.get("error", {}).get("code") == -32900, answer
+        await client.assert_still_serving()
