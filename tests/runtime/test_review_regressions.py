@@ -3,6 +3,10 @@ normative spec, disagree."""
 
 from __future__ import annotations
 
+import asyncio
+
+from idlc_runtime import PeerOptions, memory_pair
+
 from .support import SampleService, raw_connection, run_async
 
 
@@ -52,3 +56,41 @@ async def test_an_escaped_target_key_is_still_a_target() -> None:
         answer = await client.receive()
         assert answer.get("error", {}).get("code") == -32900, answer
         await client.assert_still_serving()
+
+
+async def _timed_fallback(method: str, params: object, notify: bool) -> str:
+    # The usual way to bound a handler's work; its first line runs before any await.
+    async with asyncio.timeout(5):
+        await asyncio.sleep(0.05)
+    return "done"
+
+
+async def _expiring_fallback(method: str, params: object, notify: bool) -> str:
+    try:
+        async with asyncio.timeout(0.05):
+            await asyncio.sleep(1)
+    except TimeoutError:
+        return "timed out"
+    return "done"
+
+
+@run_async
+async def test_a_handler_whose_timeout_expires_does_not_end_the_connection() -> None:
+    # Handlers' first step runs inside the reading task (idlc_runtime/eager.py), so
+    # `asyncio.timeout` entered before the first await binds to the *reader*: over a
+    # StreamReader (spawn's pipes, `Peer(reader, writer)`) its expiry cancels the reading
+    # task, the connection is lost, and the handler itself is not interrupted (it gets
+    # TimeoutError only when its sleep ends, answered -32603). docs/wire.md §8/§10 and
+    # issue #9 ("no line kills a connection") make this a connection killed by a handler.
+    async with raw_connection(SampleService(), PeerOptions(fallback=_expiring_fallback)) as (client, _):
+        answer = await client.call("x:timed")
+        assert answer.get("result") == "timed out", answer
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_a_handler_that_starts_with_asyncio_timeout_works_over_a_line_protocol() -> None:
+    # Over a LineProtocol (serve_tcp, serve_stdio, memory_pair) there is no current task
+    # at all: `asyncio.timeout` raises RuntimeError and every call is answered -32603.
+    async with memory_pair(None, None, options=PeerOptions(fallback=_timed_fallback)) as (a, b):
+        assert await b.request("x:timed", None, str) == "done"
