@@ -144,11 +144,22 @@ class Inbound:
                     'Invalid request: "jsonrpc" must be "2.0"',
                 )
             elif id is UNSET:
-                self._handling.on_notification(method, message.params, b"$target" in line)
+                self._handling.on_notification(method, message.params, _may_target(line))
+            elif id is None:
+                # docs/wire.md §3: an id is an integer or a string; a null one could never
+                # be told apart from the answer to an unreadable message.
+                self._send_error(
+                    None, ErrorCode.INVALID_REQUEST, "Invalid request: id must be an integer or a string"
+                )
             else:
-                self._handling.on_request(id, method, message.params, b"$target" in line)
-        elif id is not UNSET and (message.result or message.error):
-            self._calls.on_response(id, message.result, message.error)
+                self._handling.on_request(id, method, message.params, _may_target(line))
+        elif message.result or message.error:
+            if id is UNSET or id is None:
+                # A response about no call we can name (the peer's answer to a message it
+                # could not read): never answered (docs/wire.md §8), only logged.
+                log.warning("response without an id: %s", _excerpt(message.error or message.result))
+            else:
+                self._calls.on_response(id, message.result, message.error)
         else:
             self._send_error(
                 None if id is UNSET else id,
@@ -206,3 +217,13 @@ class Inbound:
             )
         else:
             self._send_error(identity.id, ErrorCode.INVALID_REQUEST, text, data)
+
+
+def _may_target(line: bytes) -> bool:
+    """Whether the params of `line` may hold `$target`: written plainly, or with a JSON escape
+    that decodes to it (`"\\u0024target"`). Only such lines pay for decoding it."""
+    return b"$target" in line or b"\\u" in line
+
+
+def _excerpt(raw: bytes) -> str:
+    return bytes(raw[:200]).decode("utf-8", "replace")

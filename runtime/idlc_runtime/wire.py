@@ -43,7 +43,8 @@ class ErrorObject(Struct, omit_defaults=True):
 class TargetOnly(Struct):
     """Reads `$target` out of params; any other member is ignored."""
 
-    target: str | None = msgspec.field(name="$target", default=None)
+    #: Absent, or a string: `"$target": null` is no target (-32602, docs/wire.md §5).
+    target: str | UnsetType = msgspec.field(name="$target", default=UNSET)
 
 
 class CancelParams(Struct, rename="camel"):
@@ -99,7 +100,7 @@ decode_batch: Final = _batch_decoder.decode
 def decode_target(params: Raw) -> str | None:
     """The `$target` of a params object; raises `msgspec.ValidationError` if it is no object."""
     found = _target_decoder.decode(params)
-    return None if found is None else found.target
+    return None if found is None or found.target is UNSET else found.target
 
 
 def with_target(params: object | None, target: str) -> Raw:
