@@ -19,6 +19,7 @@ pyproject.toml) `check` and `fmt` find the IDL files themselves (`idlc.discovery
 from __future__ import annotations
 
 import keyword
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,7 +189,16 @@ def package_name_problem(name: str) -> str | None:
         return "use letters, digits and `_` only (no dots, no path)"
     if keyword.iskeyword(name):
         return "it is a Python keyword"
+    if name in _IMPORTED_BY_GENERATED_CODE or name in sys.stdlib_module_names:
+        # The generated package sits on the import path of everything that uses it: under
+        # such a name it would replace that module for the generated code itself (which
+        # imports msgspec, typing, enum, abc, idlc_runtime) and for every other importer.
+        return f"it would shadow the module `{name}` (choose a name of the project's own)"
     return None
+
+
+#: What generated code imports besides the standard library (docs/python-mapping.md).
+_IMPORTED_BY_GENERATED_CODE = frozenset({"msgspec", "idlc_runtime", "idlc"})
 
 
 def warning_code_problem(code: str) -> str | None:

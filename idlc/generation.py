@@ -54,6 +54,7 @@ def run_generate(
     from idlc.codegen import generate
     from idlc.codegen.output import check_package
     from idlc.codegen.provenance import project_root, source_names
+    from idlc.config import package_name_problem
     from idlc.pipeline import compile_files
 
     outcome = GenerateOutcome()
@@ -67,6 +68,15 @@ def run_generate(
         if compilation.model is None:
             continue
         package = job.package or default_package_name(job.sources)
+        problem = package_name_problem(package)
+        if problem is not None:
+            diagnostics.add(
+                codes.RESERVED_GENERATED_NAME,
+                f"the package name `{package}` (from the first file's name) cannot be used: {problem}",
+                None,
+                help="name the package with `--package NAME` (or `name` in [tool.idlc])",
+            )
+            continue
         if job.root is None and default_root is None:
             default_root = project_root()
         names = source_names(compilation.model.sources, job.root or default_root)
