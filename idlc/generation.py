@@ -29,7 +29,7 @@ class GenerateJob:
     package: str | None  # None: named after the first source file
     allow: Sequence[str] = ()  # warning codes not to report
     #: The project folder the generated headers name the sources relative to (None: the
-    #: one found from the working folder, `idlc.codegen.provenance.project_root`).
+    #: one found from the sources, `idlc.codegen.provenance.source_names`).
     root: Path | None = None
 
 
@@ -53,13 +53,12 @@ def run_generate(
     # Imported here: Jinja2 and the templates are only needed by this command.
     from idlc.codegen import generate
     from idlc.codegen.output import check_package
-    from idlc.codegen.provenance import project_root, source_names
+    from idlc.codegen.provenance import source_names
     from idlc.config import package_name_problem
     from idlc.pipeline import compile_files
 
     outcome = GenerateOutcome()
     planned = []
-    default_root = None
     for job in jobs:
         compilation = compile_files(job.sources, job.include)
         diagnostics.extend(without_allowed(compilation.diagnostics, job.allow))
@@ -77,9 +76,7 @@ def run_generate(
                 help="name the package with `--package NAME` (or `name` in [tool.idlc])",
             )
             continue
-        if job.root is None and default_root is None:
-            default_root = project_root()
-        names = source_names(compilation.model.sources, job.root or default_root)
+        names = source_names(compilation.model.sources, job.root)
         generated = generate(compilation.model, package, source_names=names)
         diagnostics.extend(generated.diagnostics)
         planned.append((job, generated))
