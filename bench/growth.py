@@ -20,17 +20,15 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
-import sys
 import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from idlc.pipeline import compile_files
 
-from idlc.pipeline import compile_files  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def unknown_names(n: int) -> str:

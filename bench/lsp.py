@@ -28,11 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from idlc.lsp.analysis import ParseCache, analyze  # noqa: E402
-from idlc.lsp.service import DEBOUNCE_SECONDS  # noqa: E402
-from idlc.lsp.units import Units  # noqa: E402
+from idlc.lsp.analysis import ParseCache, analyze
+from idlc.lsp.service import DEBOUNCE_SECONDS
+from idlc.lsp.units import Units
 
 _REPO = Path(__file__).resolve().parent.parent
 FILES = 100

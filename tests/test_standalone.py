@@ -68,3 +68,21 @@ def test_relative_links_of_the_documents_stay_inside_the_repository() -> None:
             if not resolved.is_relative_to(REPO) or not resolved.exists():
                 broken.append(f"{path.relative_to(REPO)}: {target}")
     assert not broken, "\n".join(broken)
+
+
+def test_no_library_example_or_benchmark_edits_the_import_path() -> None:
+    """Library code, examples, benchmarks and tools import installed packages (or, for the
+    examples, the committed generated package on PYTHONPATH, as their docstrings say); only
+    the tests may arrange the import path (pytest's `pythonpath`)."""
+    edits = re.compile(r"\bsys\.path\s*(\.|\[|=|\+=)")
+    found = []
+    for path in tracked_text_files():
+        relative = path.relative_to(REPO)
+        if relative.parts[0] not in ("idlc", "runtime", "acp", "examples", "bench", "tools"):
+            continue
+        if path.suffix != ".py":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if edits.search(line):
+                found.append(f"{relative}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
