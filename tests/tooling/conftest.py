@@ -63,10 +63,3 @@ def wheels(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) ->
     found = {wheel.name.split("-")[0].replace("_", "-"): wheel for wheel in folder.glob("*.whl")}
     assert sorted(found) == ["idlc", "idlc-acp", "idlc-runtime"], sorted(found)
     return found
-
-
-@pytest.fixture(scope="session")
-def published_runtime(wheels: dict[str, Path]) -> dict[str, str]:
-    """Environment variables under which pip finds `idlc-runtime` (a dependency of idlc that a
-    real index would serve) among the wheels built from the snapshot."""
-    return {"PIP_FIND_LINKS": str(wheels["idlc-runtime"].parent)}

@@ -71,16 +71,16 @@ def downstream(tmp_path: Path) -> Path:
     return repo
 
 
-def hook_environment(pre_commit_home: Path, published_runtime: dict[str, str]) -> dict[str, str]:
+def hook_environment(pre_commit_home: Path) -> dict[str, str]:
     """Without PYTHONPATH: the hooks must run the idlc installed in pre-commit's environment,
-    not this checkout. pre-commit installs idlc from the snapshot, and its dependency
-    idlc-runtime from the runtime's wheel, as an index would serve it."""
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return {**environment, **published_runtime, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"}
+    not this checkout. pre-commit installs idlc and idlc-runtime from the snapshot alone (no
+    index serves idlc-runtime)."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_FIND_LINKS")}
+    return {**environment, "PRE_COMMIT_HOME": str(pre_commit_home), "NO_COLOR": "1"}
 
 
 def try_repo(
-    repo: Path, checkout_snapshot: Path, pre_commit_home: Path, published_runtime: dict[str, str], *hooks: str
+    repo: Path, checkout_snapshot: Path, pre_commit_home: Path, *hooks: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(checkout_snapshot), *hooks, "--all-files", "--color", "never"],
@@ -88,7 +88,7 @@ def try_repo(
         capture_output=True,
         text=True,
         timeout=600,
-        env=hook_environment(pre_commit_home, published_runtime),
+        env=hook_environment(pre_commit_home),
     )
 
 
@@ -104,7 +104,7 @@ def hook_config(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.fixture
 def run_hook(
-    downstream: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+    downstream: Path, hook_config: Path, pre_commit_home: Path
 ) -> Callable[[str], subprocess.CompletedProcess[str]]:
     def run(hook: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -113,7 +113,7 @@ def run_hook(
             capture_output=True,
             text=True,
             timeout=600,
-            env=hook_environment(pre_commit_home, published_runtime),
+            env=hook_environment(pre_commit_home),
         )
 
     return run
@@ -132,10 +132,10 @@ def test_the_hooks_file_lists_the_four_hooks() -> None:
 
 
 def test_a_clean_tree_passes_every_hook_with_try_repo(
-    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
 ) -> None:
     # No hook id: try-repo runs every hook of the repository, with one installation.
-    result = try_repo(downstream, checkout_snapshot, pre_commit_home, published_runtime)
+    result = try_repo(downstream, checkout_snapshot, pre_commit_home)
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
     passed = [line for line in result.stdout.splitlines() if line.endswith("Passed")]
     names = ["idlc fmt", "idlc check", "idlc generate", "idlc generate --check"]
@@ -144,7 +144,7 @@ def test_a_clean_tree_passes_every_hook_with_try_repo(
 
     stale = downstream / "gen" / "clock_api" / "clock.py"
     stale.write_text(stale.read_text() + "# edited by hand\n")
-    one = try_repo(downstream, checkout_snapshot, pre_commit_home, published_runtime, "idlc-generate-check")
+    one = try_repo(downstream, checkout_snapshot, pre_commit_home, "idlc-generate-check")
     assert one.returncode == 1, one.stdout
     assert "gen/clock_api/clock.py" in one.stdout
 
@@ -234,7 +234,7 @@ def committed(repo: Path, files: dict[str, str]) -> Path:
 
 
 def run_hook_in(
-    repo: Path, hook: str, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+    repo: Path, hook: str, hook_config: Path, pre_commit_home: Path
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never", "--config", str(hook_config)],
@@ -242,12 +242,12 @@ def run_hook_in(
         capture_output=True,
         text=True,
         timeout=600,
-        env=hook_environment(pre_commit_home, published_runtime),
+        env=hook_environment(pre_commit_home),
     )
 
 
 def test_check_in_a_repository_without_configuration_checks_every_idl_file(
-    tmp_path: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+    tmp_path: Path, hook_config: Path, pre_commit_home: Path
 ) -> None:
     """No pyproject.toml: the IDL files of the repository are one compilation (`api/clock.idl`
     uses `Time` from `types/time.idl`); a virtual environment and hidden folders are skipped."""
@@ -263,12 +263,12 @@ def test_check_in_a_repository_without_configuration_checks_every_idl_file(
     (repo / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (repo / ".venv" / "share" / "broken.idl").write_text(BROKEN)
     for hook in ("idlc-check", "idlc-fmt"):
-        result = run_hook_in(repo, hook, hook_config, pre_commit_home, published_runtime)
+        result = run_hook_in(repo, hook, hook_config, pre_commit_home)
         assert result.returncode == 0, f"{hook}:\n{result.stdout}\n{result.stderr}"
         assert "Passed" in result.stdout, result.stdout
 
     (repo / "api" / "clock.idl").write_text(CLOCK_USING_TIME.replace(": Time {", ": Tim {"))
-    broken = run_hook_in(repo, "idlc-check", hook_config, pre_commit_home, published_runtime)
+    broken = run_hook_in(repo, "idlc-check", hook_config, pre_commit_home)
     assert broken.returncode == 1, broken.stdout
     assert "error[E0101]: unknown type `Tim`" in broken.stdout
     assert "--> api/clock.idl:3:" in broken.stdout
@@ -276,20 +276,20 @@ def test_check_in_a_repository_without_configuration_checks_every_idl_file(
 
 
 def test_check_in_a_repository_without_idl_files_passes(
-    tmp_path: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+    tmp_path: Path, hook_config: Path, pre_commit_home: Path
 ) -> None:
     """pyproject.toml matches the hook's files, so it runs; with nothing to check it passes."""
     repo = committed(tmp_path / "no-idl", {"pyproject.toml": '[project]\nname = "x"\nversion = "1"\n'})
-    result = run_hook_in(repo, "idlc-check", hook_config, pre_commit_home, published_runtime)
+    result = run_hook_in(repo, "idlc-check", hook_config, pre_commit_home)
     assert result.returncode == 0, result.stdout
     assert "idlc check" in result.stdout and "Passed" in result.stdout, result.stdout
 
 
 def test_the_generate_hooks_without_configuration_say_what_they_need(
-    tmp_path: Path, hook_config: Path, pre_commit_home: Path, published_runtime: dict[str, str]
+    tmp_path: Path, hook_config: Path, pre_commit_home: Path
 ) -> None:
     repo = committed(tmp_path / "plain", {"types/time.idl": TIME, "api/clock.idl": CLOCK_USING_TIME})
-    result = run_hook_in(repo, "idlc-generate-check", hook_config, pre_commit_home, published_runtime)
+    result = run_hook_in(repo, "idlc-generate-check", hook_config, pre_commit_home)
     assert result.returncode == 1, result.stdout
     assert "Error: `idlc generate` needs `--out DIR`" in result.stdout, result.stdout
     assert git(repo, "status", "--porcelain") == ""
