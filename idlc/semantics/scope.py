@@ -66,9 +66,6 @@ class Scope:
             )
         return index
 
-    def of_kind(self, kind: Kind) -> list[Entry]:
-        return [entry for entry in self.entries.values() if entry.kind is kind]
-
 
 #: Words that begin a type: where a type is written they are read as keywords, so a type
 #: alias with one of these names could never be used.

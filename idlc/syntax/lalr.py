@@ -475,15 +475,3 @@ class Parser:
                 del self.values[-size:]
             self.values.append(callback(children))
             self.stack.append(actions[self.stack[-1]][origin][1])
-
-    def unwind_to(self, terminal: str) -> bool:
-        """Pop states until one takes `terminal`; False (nothing popped) if none does."""
-        actions = self.tables.actions
-        depth = len(self.stack) - 1
-        while depth > 0 and terminal not in actions[self.stack[depth]]:
-            depth -= 1
-        if terminal not in actions[self.stack[depth]]:
-            return False
-        del self.stack[depth + 1 :]
-        del self.values[depth:]
-        return True
