@@ -1,8 +1,9 @@
 """Handling the other side's calls: find the object and member, invoke it, answer.
 
-A handler starts inline while its line is read and becomes a task only if it has to wait
-(see `eager`); `handlers` holds those tasks (notifications included), `incoming` the
-requests being handled by id, so that `$/cancel_request` can reach them (docs/wire.md §9).
+Each handler is a task of its own whose first step runs while its line is read (see
+`eager`); `handlers` holds those still running after that step (notifications included),
+`incoming` the requests being handled by id, so that `$/cancel_request` can reach them
+(docs/wire.md §9).
 """
 
 from __future__ import annotations
@@ -96,8 +97,8 @@ class Handling:
         self._objects: dict[str, _Served] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
         self._incoming: dict[RequestId | None, asyncio.Task[None]] = {}
-        #: Every handler that had to wait and so became a task, notifications included,
-        #: by a token its coroutine uses to remove itself.
+        #: Every handler still running after its first step, notifications included, by
+        #: a token its coroutine uses to remove itself.
         self.handlers: dict[int, asyncio.Task[None]] = {}
         self._next_token = 0
         #: Set once closing has begun: a cancelled handler then stops without answering.
@@ -306,8 +307,8 @@ class Handling:
             self._handler_done(token)
 
     def _handler_done(self, token: int) -> None:
-        # A handler that finished in its first step never held a slot as a task; it ran
-        # while lines were being taken, so there is nothing held back for it to release.
+        # A handler that finished in its first step never held a slot; it ran while lines
+        # were being taken, so there is nothing held back for it to release.
         if self.handlers.pop(token, None) is not None:
             self.on_handler_done()
 

@@ -10,8 +10,8 @@ The peer joins parts that each have one job:
 - `handling.Handling` serves the other side's calls: lookup, invoke, answer;
 - `calls.PendingCalls` holds our calls until their response comes;
 - `outbox.Outbox` writes: every message goes straight to the transport, written by
-  whoever produced it. There is no queue between the wire and the handlers, and a handler
-  that finishes without waiting never even becomes a task (see `eager`).
+  whoever produced it. There is no queue between the wire and the handlers; each handler
+  is a task of its own whose first step runs as its line is read (see `eager`).
 """
 
 from __future__ import annotations

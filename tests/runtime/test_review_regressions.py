@@ -92,5 +92,6 @@ async def test_a_handler_whose_timeout_expires_does_not_end_the_connection() -> 
 async def test_a_handler_that_starts_with_asyncio_timeout_works_over_a_line_protocol() -> None:
     # Over a LineProtocol (serve_tcp, serve_stdio, memory_pair) there is no current task
     # at all: `asyncio.timeout` raises RuntimeError and every call is answered -32603.
-    async with memory_pair(None, None, options=PeerOptions(fallback=_timed_fallback)) as (a, b):
+    options = PeerOptions(fallback=_timed_fallback)
+    async with memory_pair(SampleService(), None, options=options) as (a, b):
         assert await b.request("x:timed", None, str) == "done"
