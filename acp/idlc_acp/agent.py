@@ -140,9 +140,8 @@ class TurnControl:
         turns = self._turns.setdefault(session_id, set())
         turns.add(turn)
         try:
-            # The first step of a handler may run inline in the connection's reading task;
-            # from here on this is the request's own task, the one a cancel must reach.
-            await asyncio.sleep(0)
+            # A handler is its own current task from its first line (runtime eager.py): the
+            # task a session/cancel must reach.
             task = turn.task = asyncio.current_task()
             if turn.cancelled:
                 # Cancelled before it started: the agent never sees the prompt.
