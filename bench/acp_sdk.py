@@ -34,6 +34,8 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
 )
+
+import acp  # the official SDK
 from idlc_acp import (
     Agent,
     AgentConnection,
@@ -62,8 +64,6 @@ from idlc_acp import (
     PromptResponse as IdlcPromptResponse,
 )
 from idlc_runtime import connect_fds
-
-import acp  # the official SDK
 
 UPDATES = 10
 PROMPT_TEXT = "How are you today?"
@@ -117,7 +117,9 @@ async def idlc_turns(stack: list[Any]) -> Turns:
     proxy = AgentConnection(peer, controls)
     await proxy.initialize(InitializeRequest(protocol_version=1))
     session = await proxy.new_session(NewSessionRequest(cwd="/", mcp_servers=[]))
-    request = PromptRequest(session_id=session.session_id, prompt=[ContentBlockText(text=PROMPT_TEXT)])
+    request = PromptRequest(
+        session_id=session.session_id, prompt=[ContentBlockText(text=PROMPT_TEXT)]
+    )
 
     async def turns(count: int) -> float:
         before = client.updates
@@ -166,7 +168,9 @@ class OfficialBenchClient:
         raise NotImplementedError("the benchmark asks no permission")
 
 
-async def _streams(read_fd: int, write_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def _streams(
+    read_fd: int, write_fd: int
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
     await loop.connect_read_pipe(
@@ -242,7 +246,9 @@ async def main_async(runs: int, turns: int) -> float:
     finally:
         await _close(stack)
     medians = {name: statistics.median(values) for name, values in rates.items()}
-    print(f"python {sys.version.split()[0]}, {runs} runs of {turns} prompt turns, {UPDATES} updates each")
+    print(
+        f"python {sys.version.split()[0]}, {runs} runs of {turns} prompt turns, {UPDATES} updates each"
+    )
     for name, label in (("idlc", "idlc ACP SDK"), ("official", "official Python SDK (acp)")):
         runs_text = ", ".join(f"{r:,.0f}" for r in sorted(rates[name]))
         print(f"{label:<28} median {medians[name]:>9,.0f} turns/s   (runs: {runs_text})")
@@ -271,9 +277,13 @@ async def ours_cpu(runs: int, turns: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=7, help="repetitions per SDK (default 7)")
-    parser.add_argument("--turns", type=int, default=400, help="prompt turns per repetition (default 400)")
+    parser.add_argument(
+        "--turns", type=int, default=400, help="prompt turns per repetition (default 400)"
+    )
     parser.add_argument("--ours-cpu", action="store_true", help="idlc alone: CPU time per turn")
     options = parser.parse_args()
     if options.ours_cpu:

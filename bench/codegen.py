@@ -131,17 +131,33 @@ def run(n: int) -> tuple[tuple[float, float], tuple[float, float]]:
             shutil.rmtree(out, ignore_errors=True)
             out.mkdir()
             idlc = timed(
-                [sys.executable, "-m", "idlc", "generate", *map(str, idl_files),
-                 "--out", str(out), "--package", "bench_pkg"],
+                [
+                    sys.executable,
+                    "-m",
+                    "idlc",
+                    "generate",
+                    *map(str, idl_files),
+                    "--out",
+                    str(out),
+                    "--package",
+                    "bench_pkg",
+                ],
                 ROOT,
             )
             pout = folder / "protoc_out"
             shutil.rmtree(pout, ignore_errors=True)
             pout.mkdir()
             protoc = timed(
-                [sys.executable, "-m", "grpc_tools.protoc", f"-I{folder}",
-                 f"--python_out={pout}", f"--pyi_out={pout}", f"--grpc_python_out={pout}",
-                 str(proto)],
+                [
+                    sys.executable,
+                    "-m",
+                    "grpc_tools.protoc",
+                    f"-I{folder}",
+                    f"--python_out={pout}",
+                    f"--pyi_out={pout}",
+                    f"--grpc_python_out={pout}",
+                    str(proto),
+                ],
                 folder,
             )
             if attempt:
@@ -152,8 +168,16 @@ def run(n: int) -> tuple[tuple[float, float], tuple[float, float]]:
 
 def check_seeds() -> tuple[float, float]:
     command = [
-        sys.executable, "-m", "idlc", "generate", "idl/quixos/agent_directory.idl",
-        "idl/quixos/agent_request.idl", "--out", "generated", "--package", "quixos_agent",
+        sys.executable,
+        "-m",
+        "idlc",
+        "generate",
+        "idl/quixos/agent_directory.idl",
+        "idl/quixos/agent_request.idl",
+        "--out",
+        "generated",
+        "--package",
+        "quixos_agent",
         "--check",
     ]
     timed(command, ROOT)
@@ -175,7 +199,9 @@ def main() -> None:
             f"{targets.get(n, float('nan')):>6}"
         )
     wall, cpu = check_seeds()
-    print(f"idlc generate --check on the seeds: {wall:.3f} s wall, {cpu:.3f} s cpu (target ≤ 0.3 s)")
+    print(
+        f"idlc generate --check on the seeds: {wall:.3f} s wall, {cpu:.3f} s cpu (target ≤ 0.3 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -46,18 +46,22 @@ def synthetic_file(k: int) -> str:
         )
     for j in range(INTERFACES_PER_FILE):
         base = f"bench:{k}:{j}"
-        members = [
-            f'queryable value state{m} id "{base}:v{m}" : Rec{k}x{j} '
-            f'{{ get id "{base}:v{m}:get" execution snapshot; }}'
-            for m in range(2)
-        ] + [
-            f'operation act{m} id "{base}:o{m}" : record {{ input : Rec{k}x{j}; }} -> bool '
-            f'{{ call id "{base}:o{m}:call" execution transaction; }}'
-            for m in range(3)
-        ] + [
-            f'queryable relation owner id "{base}:owner" : optional-one atom Atom{k} '
-            f'{{ resolve id "{base}:owner:resolve" execution snapshot; }}'
-        ]
+        members = (
+            [
+                f'queryable value state{m} id "{base}:v{m}" : Rec{k}x{j} '
+                f'{{ get id "{base}:v{m}:get" execution snapshot; }}'
+                for m in range(2)
+            ]
+            + [
+                f'operation act{m} id "{base}:o{m}" : record {{ input : Rec{k}x{j}; }} -> bool '
+                f'{{ call id "{base}:o{m}:call" execution transaction; }}'
+                for m in range(3)
+            ]
+            + [
+                f'queryable relation owner id "{base}:owner" : optional-one atom Atom{k} '
+                f'{{ resolve id "{base}:owner:resolve" execution snapshot; }}'
+            ]
+        )
         body = "\n  ".join(members)
         lines.append(
             f'interface I{k}x{j} id "interface:{base}" revision "interface:{base}@1" {{\n  {body}\n}}'
@@ -75,7 +79,11 @@ def recheck_ms(folder: Path, edited: Path, runs: int) -> float:
     assert not [d for d in first.diagnostics if d.is_error], first.diagnostics[:3]
     times = []
     for run in range(1, runs + 1):
-        text = f"/// edit {run}\n" + base if base.startswith("interface") else base + f"// edit {run}\n"
+        text = (
+            f"/// edit {run}\n" + base
+            if base.startswith("interface")
+            else base + f"// edit {run}\n"
+        )
         start = time.perf_counter()
         analyze(unit, {edited.resolve(): text}, cache, run)
         times.append(time.perf_counter() - start)

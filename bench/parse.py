@@ -74,7 +74,9 @@ def main() -> None:
         seconds = check_process(arguments.runs, Path(folder) / "pycache")
         for n in (10, 100, 1000):
             size, wall, cpu = throughput(n, arguments.runs, Path(folder))
-            print(f"{n:>6} {size:>8.3f} {wall:>8.3f} {size / wall:>6.2f} {cpu:>8.3f} {size / cpu:>6.2f}")
+            print(
+                f"{n:>6} {size:>8.3f} {wall:>8.3f} {size / wall:>6.2f} {cpu:>8.3f} {size / cpu:>6.2f}"
+            )
     print(f"idlc check {SEED.relative_to(ROOT)}: {seconds:.3f} s (whole process, median)")
 
 

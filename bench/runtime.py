@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 import msgspec
+
 from idlc_runtime import (
     Execution,
     InputShape,

@@ -52,7 +52,7 @@ def schema(n: int, seed: int = 1) -> str:
         for m, cardinality in enumerate(["many-unique", "optional-one", "exactly-one"]):
             members.append(
                 f'  queryable relation relation{m} id "{base}:relation{m}" : {cardinality} '
-                f'atom Atom{rng.randrange(atoms)} '
+                f"atom Atom{rng.randrange(atoms)} "
                 f'{{resolve id "{base}:relation{m}:resolve" execution snapshot;}}\n'
             )
         for m in range(6):
@@ -66,7 +66,12 @@ def schema(n: int, seed: int = 1) -> str:
             else:
                 input_type = f"atom-ref<Atom{rng.randrange(atoms)}>"
             output_type = rng.choice(
-                ["unit", "bool", f"atom-ref<Atom{rng.randrange(atoms)}>", "record {ok:bool;generation:uint32;}"]
+                [
+                    "unit",
+                    "bool",
+                    f"atom-ref<Atom{rng.randrange(atoms)}>",
+                    "record {ok:bool;generation:uint32;}",
+                ]
             )
             members.append(
                 f'  operation operation{m} id "{base}:operation{m}" : {input_type} -> {output_type} '

@@ -25,6 +25,7 @@ import sys
 from typing import Any
 
 import msgspec
+
 from idlc_acp import (
     PROTOCOL_VERSION,
     AgentConnection,

@@ -23,15 +23,6 @@ import asyncio
 import sys
 from pathlib import Path
 
-from idlc_runtime import (
-    ConnectionClosed,
-    ErrorCode,
-    Peer,
-    RpcError,
-    Unsupported,
-    connect_tcp,
-    spawn,
-)
 from quixos_agent import (
     AgentContextSubjectRef,
     AgentDirectoryProxy,
@@ -40,6 +31,16 @@ from quixos_agent import (
     AgentSubmission,
     ItemData,
     ItemDataControl,
+)
+
+from idlc_runtime import (
+    ConnectionClosed,
+    ErrorCode,
+    Peer,
+    RpcError,
+    Unsupported,
+    connect_tcp,
+    spawn,
 )
 
 SERVER = Path(__file__).with_name("quixos_server.py")

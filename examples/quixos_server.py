@@ -68,14 +68,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final
 
-from idlc_runtime import (
-    PeerOptions,
-    RpcError,
-    SerializeTransactions,
-    current_peer,
-    serve_stdio,
-    serve_tcp,
-)
 from quixos_agent import (
     AgentAdmission,
     AgentContextSubjectRef,
@@ -94,6 +86,15 @@ from quixos_agent import (
     RequestData,
     RequestState,
     WebStudioPresentableRef,
+)
+
+from idlc_runtime import (
+    PeerOptions,
+    RpcError,
+    SerializeTransactions,
+    current_peer,
+    serve_stdio,
+    serve_tcp,
 )
 
 log = logging.getLogger("quixos_server")

@@ -28,7 +28,6 @@ from idlc.diagnostics import Diagnostics, codes
 from idlc.source import display_path
 
 
-
 @dataclass(frozen=True, slots=True)
 class PackageConfig:
     name: str
@@ -215,7 +214,7 @@ def warning_code_problem(code: str) -> str | None:
 def _warning_codes(value: object, where: str, bad: object) -> tuple[str, ...]:
     assert callable(bad)
     if not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
-        bad(f"`{where}` must be an array of warning codes such as \"W0002\"")
+        bad(f'`{where}` must be an array of warning codes such as "W0002"')
         return ()
     for code in value:
         problem = warning_code_problem(code)

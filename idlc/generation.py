@@ -193,7 +193,7 @@ def _write_all(
                     package.discard()
         if diagnostics.has_errors or len(staged) != len(planned):
             return fail()
-        for (job, generated), package in zip(planned, staged):
+        for (job, generated), package in zip(planned, staged, strict=True):
             try:
                 report = package.switch()
             except OSError as error:

@@ -63,6 +63,10 @@ from idlc_acp.session import (
     current_session,
     tool_text,
 )
+
+# After the star import: these two replace the generated skeletons of the same names.
+from idlc_acp.skeletons import Agent as Agent
+from idlc_acp.skeletons import Client as Client
 from idlc_acp.updates import UpdateRouter, UpdateStream
 from idlc_acp.versions import (
     PROTOCOL_VERSION,
@@ -70,9 +74,6 @@ from idlc_acp.versions import (
     UnsupportedProtocolVersion,
     negotiate_protocol_version,
 )
-
-# After the star import: these two replace the generated skeletons of the same names.
-from idlc_acp.skeletons import Agent, Client
 
 __all__ = [
     *protocol.__all__,

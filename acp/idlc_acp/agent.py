@@ -14,15 +14,6 @@ import dataclasses
 import logging
 from typing import Any
 
-from idlc_runtime import (
-    CallInfo,
-    PeerOptions,
-    Proceed,
-    current_peer,
-    implemented_members,
-    serve_stdio,
-)
-
 from idlc_acp import protocol
 from idlc_acp.extensions import extension_fallback
 from idlc_acp.initialization import InitializeGate
@@ -42,6 +33,14 @@ from idlc_acp.protocol import (
     StopReason,
 )
 from idlc_acp.session import SessionScope
+from idlc_runtime import (
+    CallInfo,
+    PeerOptions,
+    Proceed,
+    current_peer,
+    implemented_members,
+    serve_stdio,
+)
 
 log = logging.getLogger("idlc_acp")
 

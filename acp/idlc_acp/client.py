@@ -23,8 +23,6 @@ import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import IO, Any, cast
 
-from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
-
 from idlc_acp import protocol
 from idlc_acp.errors import TypedErrors
 from idlc_acp.extensions import extension_fallback
@@ -43,6 +41,7 @@ from idlc_acp.protocol import (
 from idlc_acp.skeletons import routes_updates
 from idlc_acp.updates import UpdateRouter, UpdateStream, attach_router
 from idlc_acp.versions import SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
+from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
 
 
 class PermissionControl:

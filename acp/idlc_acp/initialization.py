@@ -16,10 +16,9 @@ import weakref
 from collections.abc import Awaitable
 from typing import Any
 
-from idlc_runtime import CallInfo, Peer, Proceed, current_peer
-
 from idlc_acp.errors import InvalidRequest
 from idlc_acp.protocol import ClientCapabilities, InitializeRequest
+from idlc_runtime import CallInfo, Peer, Proceed, current_peer
 
 
 class InitializeGate:

@@ -25,9 +25,6 @@ from collections.abc import Awaitable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, cast
 
-from idlc_runtime import CallInfo, Peer, ProtocolError, Proceed, Unsupported, current_peer
-from idlc_runtime.hooks import JsonValue
-
 from idlc_acp.errors import TypedErrors
 from idlc_acp.initialization import InitializeGate
 from idlc_acp.protocol import (
@@ -65,6 +62,8 @@ from idlc_acp.protocol import (
     WaitForTerminalExitResponse,
     WriteTextFileRequest,
 )
+from idlc_runtime import CallInfo, Peer, Proceed, ProtocolError, Unsupported, current_peer
+from idlc_runtime.hooks import JsonValue
 
 #: The options `request_permission` offers unless told otherwise.
 ALLOW_ONCE = PermissionOption(

@@ -9,11 +9,10 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from idlc_runtime import InterfaceSpec
-
 from idlc_acp import protocol
 from idlc_acp.extensions import Extensions
 from idlc_acp.updates import routing_update
+from idlc_runtime import InterfaceSpec
 
 
 def _with_routed_updates(spec: InterfaceSpec) -> InterfaceSpec:

@@ -24,10 +24,9 @@ from collections import deque
 from collections.abc import Awaitable
 from typing import Any, Generic, TypeVar
 
-from idlc_runtime import CallInfo, Peer, Proceed, current_peer
-
 from idlc_acp import protocol
 from idlc_acp.protocol import SessionNotification, SessionUpdate
+from idlc_runtime import CallInfo, Peer, Proceed, current_peer
 
 Result = TypeVar("Result")
 

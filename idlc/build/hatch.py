@@ -81,8 +81,8 @@ def generate_packages(root: Path, out: Path) -> list[str]:
     from idlc.config import load
     from idlc.diagnostics import Diagnostics, codes
     from idlc.diagnostics.render import render_human
-    from idlc.source import SourceMap
     from idlc.generation import GenerateJob, run_generate
+    from idlc.source import SourceMap
 
     diagnostics = Diagnostics()
     configuration = load(diagnostics, root)

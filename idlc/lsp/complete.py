@@ -114,9 +114,7 @@ def complete(text: str, cursor: int, index: Index) -> Completions:
     tokens = [value for value in found.values if isinstance(value, Tok)]
     candidates: list[Candidate] = []
     if terminals & _VERBS:
-        member = next(
-            (token.type for token in reversed(tokens) if token.type in _VERBS_FOR), None
-        )
+        member = next((token.type for token in reversed(tokens) if token.type in _VERBS_FOR), None)
         allowed = _VERBS_FOR.get(member or "", tuple(_VERBS))
         terminals = (terminals - _VERBS) | set(allowed)
     if "NAME" in terminals:

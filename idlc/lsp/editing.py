@@ -47,11 +47,7 @@ async def formatting(
         return [] if formatted == text else None  # None: syntax errors, nothing to format
     lines = Lines(text, ls.encoding)
     end = lines.position(len(text))
-    return [
-        lsp.TextEdit(
-            lsp.Range(lsp.Position(0, 0), lsp.Position(end[0], end[1])), formatted
-        )
-    ]
+    return [lsp.TextEdit(lsp.Range(lsp.Position(0, 0), lsp.Position(end[0], end[1])), formatted)]
 
 
 @server.feature(

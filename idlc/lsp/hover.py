@@ -117,4 +117,3 @@ def _member(decl: Declaration, index: Index, sources: SourceMap) -> tuple[str, l
         facts.append("a notification: no response")
     facts.append(f"member id {node.id.raw}")
     return signature, facts
-

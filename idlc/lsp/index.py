@@ -143,7 +143,9 @@ class _FileWalker:
         key: Key = ("member", interface.name.value, member.name.value)
         kind = _MEMBER_KINDS[type(member)]
         self.declare(
-            Declaration(key, member.name.value, kind, member.name.span, member, interface.name.value)
+            Declaration(
+                key, member.name.value, kind, member.name.span, member, interface.name.value
+            )
         )
         if isinstance(member, ast.ValueMember):
             self.type(member.type)
@@ -211,9 +213,7 @@ def build_index(
             kind = (
                 ATOM
                 if isinstance(written, ast.AtomDecl)
-                else TYPEDEF
-                if isinstance(written, ast.TypeDecl)
-                else INTERFACE
+                else TYPEDEF if isinstance(written, ast.TypeDecl) else INTERFACE
             )
             name = written.name
             index.remembered.setdefault(

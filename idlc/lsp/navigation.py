@@ -136,7 +136,9 @@ async def rename(ls: IdlLanguageServer, params: lsp.RenameParams) -> lsp.Workspa
     for place in places:
         location = ls.location(place.span, analysis)
         if location is not None:
-            changes.setdefault(location.uri, []).append(lsp.TextEdit(location.range, params.new_name))
+            changes.setdefault(location.uri, []).append(
+                lsp.TextEdit(location.range, params.new_name)
+            )
     return lsp.WorkspaceEdit(changes=changes)
 
 
@@ -164,7 +166,8 @@ async def document_symbols(
             children = [
                 _document_symbol(ls, member, analysis, [])
                 for member in index.members(decl.name)
-                if decl.kind == INTERFACE and member.span.file == display
+                if decl.kind == INTERFACE
+                and member.span.file == display
                 and decl.node.span.start <= member.span.start < decl.node.span.end
             ]
             symbols.append(_document_symbol(ls, decl, analysis, children))
@@ -206,7 +209,9 @@ async def workspace_symbols(
         for path in files:
             text = texts.get(path)
             try:
-                data = text.encode("utf-8", "surrogatepass") if text is not None else path.read_bytes()
+                data = (
+                    text.encode("utf-8", "surrogatepass") if text is not None else path.read_bytes()
+                )
             except OSError:
                 continue
             display = pipeline.display_path(path)

@@ -199,9 +199,7 @@ class IdlLanguageServer(LanguageServer):
 
     # -- finding what is under the cursor --------------------------------------------------
 
-    async def at(
-        self, uri: str, position: lsp.Position
-    ) -> tuple[Analysis, Occurrence | None]:
+    async def at(self, uri: str, position: lsp.Position) -> tuple[Analysis, Occurrence | None]:
         path = path_of(uri)
         analysis = await self.service.for_request(path)
         display = analysis.display(path)
@@ -381,6 +379,7 @@ def serve() -> None:
     """Serve on stdin/stdout until the editor says `exit`."""
     # The request handlers register themselves on `server` as they are imported.
     from idlc.lsp import editing, navigation  # noqa: F401
+
     logging.basicConfig(level=logging.WARNING)
     server.start_io()
 

@@ -97,7 +97,9 @@ class Units:
         if root is None:
             return Unit(("file", str(path)), (path,))
         files = [resolved(file) for file in idl_files(root)]
-        extra = [other for other in [path, *unsaved] if _is_under(other, root) and other not in files]
+        extra = [
+            other for other in [path, *unsaved] if _is_under(other, root) and other not in files
+        ]
         return Unit(("folder", str(root)), tuple(sorted({*files, *extra})), folders=(root,))
 
     def _workspace_folder(self, path: Path) -> Path | None:

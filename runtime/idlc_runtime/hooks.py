@@ -268,4 +268,3 @@ def enc_hook(obj: Any) -> Any:
     if isinstance(obj, int):
         return int(obj)
     raise NotImplementedError(f"Objects of type {type(obj).__name__} are not supported")
-

@@ -149,7 +149,9 @@ class Inbound:
                 # docs/wire.md §3: an id is an integer or a string; a null one could never
                 # be told apart from the answer to an unreadable message.
                 self._send_error(
-                    None, ErrorCode.INVALID_REQUEST, "Invalid request: id must be an integer or a string"
+                    None,
+                    ErrorCode.INVALID_REQUEST,
+                    "Invalid request: id must be an integer or a string",
                 )
             else:
                 self._handling.on_request(id, method, message.params, _may_target(line))

@@ -25,7 +25,6 @@ from types import TracebackType
 from typing import Any, Final
 
 import msgspec
-from msgspec import Raw
 
 from idlc_runtime.calls import PendingCalls
 from idlc_runtime.codec import decoder_for

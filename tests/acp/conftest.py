@@ -15,6 +15,7 @@ CLIENT = ROOT / "examples" / "acp_client.py"
 TEE = Path(__file__).with_name("tee.py")
 FIXTURES = Path(__file__).with_name("fixtures")
 
+
 @cache
 def schema() -> dict[str, Any]:
     result: dict[str, Any] = json.loads((ACP / "schema.json").read_text())

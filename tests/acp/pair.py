@@ -12,7 +12,9 @@ from idlc_runtime import connect_fds
 
 
 @contextlib.asynccontextmanager
-async def connected(agent: protocol.Agent, client: protocol.Client) -> AsyncIterator[AgentConnection]:
+async def connected(
+    agent: protocol.Agent, client: protocol.Client
+) -> AsyncIterator[AgentConnection]:
     agent_read, client_write = os.pipe()
     client_read, agent_write = os.pipe()
     options, controls = client_options(client)

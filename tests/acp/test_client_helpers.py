@@ -4,11 +4,13 @@ permission broker, and ACP's error classes."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from idlc_acp import (
     AcpError,
     AcpErrorCode,
@@ -55,9 +57,10 @@ from idlc_acp import (
     ToolKind,
     Unsupported,
     acp_error,
+    client_options,
     current_session,
+    protocol,
 )
-from idlc_acp import client_options, protocol
 from idlc_acp.contrib import PermissionBroker, Role, SessionState, choose
 from idlc_acp.skeletons import routes_updates
 from idlc_runtime import ProtocolError, RpcError, implemented_members
@@ -212,7 +215,7 @@ def test_concurrent_turns_of_two_sessions_each_get_their_own_updates(client_clas
                     and isinstance(u.content, ContentBlockText)
                 ]
 
-            got = dict(zip(turns, await asyncio.gather(*(texts(s) for s in turns))))
+            got = dict(zip(turns, await asyncio.gather(*(texts(s) for s in turns)), strict=True))
             assert not connection.watching("a") and not connection.watching("b")
             assert all(t.response.stop_reason is StopReason.END_TURN for t in turns.values())
             return got
@@ -233,7 +236,7 @@ def test_a_failed_turn_yields_its_updates_then_raises_its_error() -> None:
                     updates.append(update)
             assert len(updates) == 1
             with pytest.raises(AuthRequired):
-                turn.response
+                _ = turn.response
             with pytest.raises(AuthRequired):
                 await turn.result()
 
@@ -343,7 +346,7 @@ def test_no_chunk_is_lost_or_reordered(chunks: list[tuple[str, str, str | None]]
         if isinstance(block, ContentBlockText)
     ]
     assert flattened == [(kind, text) for kind, text, _ in chunks]
-    for earlier, later in zip(state.messages, state.messages[1:]):
+    for earlier, later in itertools.pairwise(state.messages):
         assert earlier.role is not later.role or later.message_id is not None
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from idlc_acp import (
     InvalidParams,
     PermissionOptionKind,
@@ -59,7 +60,9 @@ class Tree:
 
     def outside_state(self) -> dict[str, bytes]:
         return {
-            str(path): path.read_bytes() for path in sorted(self.outside.rglob("*")) if path.is_file()
+            str(path): path.read_bytes()
+            for path in sorted(self.outside.rglob("*"))
+            if path.is_file()
         }
 
 
@@ -201,7 +204,7 @@ def test_writes_can_wait_for_the_users_permission(tree: Tree) -> None:
         decide = choose() if kind is None else choose(kind)
 
         async def recording(request: object) -> object:
-            asked.append(getattr(request, "tool_call").title)
+            asked.append(request.tool_call.title)
             return await decide(request)  # type: ignore[arg-type]
 
         return PermissionBroker(recording)  # type: ignore[arg-type]
@@ -223,8 +226,26 @@ def test_writes_can_wait_for_the_users_permission(tree: Tree) -> None:
 
 
 SEGMENTS = st.sampled_from(
-    ["..", ".", "", "README.md", "sub", "inner.txt", "to_secret", "to_outside", "to_readme",
-     "secret.txt", "outside", "project", "extra", "notes.txt", "dangling_out", "x", "\0", "é"]
+    [
+        "..",
+        ".",
+        "",
+        "README.md",
+        "sub",
+        "inner.txt",
+        "to_secret",
+        "to_outside",
+        "to_readme",
+        "secret.txt",
+        "outside",
+        "project",
+        "extra",
+        "notes.txt",
+        "dangling_out",
+        "x",
+        "\0",
+        "é",
+    ]
 )
 
 
@@ -242,7 +263,9 @@ def shared_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
     start=st.sampled_from(["project", "root", "none", "slash"]),
     parts=st.lists(SEGMENTS, max_size=6),
 )
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 def test_no_generated_path_reads_or_changes_anything_outside(
     shared_tree: Tree, start: str, parts: list[str]
 ) -> None:

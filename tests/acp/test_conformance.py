@@ -25,7 +25,11 @@ def fixture_cases() -> list[tuple[str, str, int]]:
 def spec_of(method: str) -> Any:
     import idlc_acp
 
-    for interface in (idlc_acp.protocol.Agent, idlc_acp.protocol.Client, idlc_acp.protocol.Protocol):
+    for interface in (
+        idlc_acp.protocol.Agent,
+        idlc_acp.protocol.Client,
+        idlc_acp.protocol.Protocol,
+    ):
         spec = interface.__idlc_interface__.methods.get(method)
         if spec is not None:
             return spec

@@ -44,7 +44,11 @@ def specs() -> dict[str, Any]:
     import idlc_acp
 
     table: dict[str, Any] = {}
-    for interface in (idlc_acp.protocol.Agent, idlc_acp.protocol.Client, idlc_acp.protocol.Protocol):
+    for interface in (
+        idlc_acp.protocol.Agent,
+        idlc_acp.protocol.Client,
+        idlc_acp.protocol.Protocol,
+    ):
         for wire, spec in interface.__idlc_interface__.methods.items():
             assert wire not in table, wire
             table[wire] = spec

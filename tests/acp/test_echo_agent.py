@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import idlc_acp  # noqa: E402
 import pytest
+
+import idlc_acp  # noqa: E402
 from idlc_acp import (  # noqa: E402  # noqa: E402
     CancelNotification,
     Client,

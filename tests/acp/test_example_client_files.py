@@ -15,7 +15,7 @@ from typing import Any
 
 from .conftest import CLIENT
 
-PROBING_AGENT = '''
+PROBING_AGENT = """
 import json, sys
 from idlc_acp import (Agent, InitializeResponse, NewSessionResponse, PromptResponse, StopReason,
                       current_session, run_agent)
@@ -45,16 +45,30 @@ class Probe(Agent):
         return PromptResponse(stop_reason=StopReason.END_TURN)
 
 run_agent(Probe())
-'''
+"""
 
 
-def probe(tmp_path: Path, targets: list[tuple[str, str]], *options: str) -> dict[tuple[str, str], str]:
+def probe(
+    tmp_path: Path, targets: list[tuple[str, str]], *options: str
+) -> dict[tuple[str, str], str]:
     agent = tmp_path / "probe_agent.py"
     agent.write_text(textwrap.dedent(PROBING_AGENT))
     completed = subprocess.run(
-        [sys.executable, str(CLIENT), "--json", "--cwd", str(tmp_path / "project"), *options,
-         "--", sys.executable, str(agent), json.dumps(targets)],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            str(CLIENT),
+            "--json",
+            "--cwd",
+            str(tmp_path / "project"),
+            *options,
+            "--",
+            sys.executable,
+            str(agent),
+            json.dumps(targets),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert completed.returncode == 0, completed.stderr
     events: list[dict[str, Any]] = [json.loads(line) for line in completed.stdout.splitlines()]
@@ -107,7 +121,10 @@ def test_confirmed_writes_follow_the_permission_policy(tmp_path: Path) -> None:
     refused = probe(tmp_path, [("write", inside)], "--confirm-writes", "--permission", "reject")
     assert refused == {("write", inside): "error -32602 denied"}
     allowed = probe(
-        tmp_path, [("write", inside), ("write", extra)], "--confirm-writes",
-        "--add-dir", str(tmp_path / "extra"),
+        tmp_path,
+        [("write", inside), ("write", extra)],
+        "--confirm-writes",
+        "--add-dir",
+        str(tmp_path / "extra"),
     )
     assert allowed == {("write", inside): "ok", ("write", extra): "ok"}

@@ -46,8 +46,16 @@ def test_the_guides_programs_are_clean_under_mypy_strict(tmp_path: Path) -> None
     for name, source in programs().items():
         (tmp_path / name).write_text(source, encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"),
-         "guide_agent.py", "guide_client.py"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "guide_agent.py",
+            "guide_client.py",
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from idlc_acp import (
     Agent,
     AgentConnection,
@@ -24,8 +27,6 @@ from idlc_acp import (
     negotiate_protocol_version,
 )
 from idlc_runtime import ConnectionClosed
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from .pair import connected
 from .test_robustness import Raw
@@ -51,7 +52,9 @@ class QuietClient(Client):
     async def update(self, input: SessionNotification) -> None:
         return None
 
-    async def request_permission(self, input: RequestPermissionRequest) -> RequestPermissionResponse:
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
         raise AssertionError("not asked")
 
 
@@ -120,7 +123,14 @@ def test_requests_before_initialize_are_refused_in_process() -> None:
 def test_the_echo_agent_on_stdio_gates_and_negotiates() -> None:
     agent = Raw()
     try:
-        agent.send({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "session/new",
+                "params": {"cwd": "/", "mcpServers": []},
+            }
+        )
         assert agent.receive() == {
             "jsonrpc": "2.0",
             "id": 1,
@@ -136,15 +146,33 @@ def test_the_echo_agent_on_stdio_gates_and_negotiates() -> None:
         # A failed initialize does not open the connection.
         agent.send({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}})
         assert agent.receive()["error"]["code"] == -32602
-        agent.send({"jsonrpc": "2.0", "id": 4, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "session/new",
+                "params": {"cwd": "/", "mcpServers": []},
+            }
+        )
         assert agent.receive()["error"]["code"] == -32600
         # A client asking for a version the agent does not speak gets the agent's latest.
-        agent.send({"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"protocolVersion": 7}})
+        agent.send(
+            {"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"protocolVersion": 7}}
+        )
         assert agent.receive()["result"]["protocolVersion"] == 1
-        agent.send({"jsonrpc": "2.0", "id": 6, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
+        agent.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 6,
+                "method": "session/new",
+                "params": {"cwd": "/", "mcpServers": []},
+            }
+        )
         assert "sessionId" in agent.receive()["result"]
         # initialize may come again.
-        agent.send({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 1}})
+        agent.send(
+            {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 1}}
+        )
         assert agent.receive()["result"]["protocolVersion"] == 1
     finally:
         agent.process.kill()
@@ -152,9 +180,19 @@ def test_the_echo_agent_on_stdio_gates_and_negotiates() -> None:
 
 
 ACP_METHODS = sorted(
-    {"authenticate", "logout", "session/new", "session/load", "session/prompt", "session/list",
-     "session/set_mode", "session/set_config_option", "session/resume", "session/close",
-     "session/delete"}
+    {
+        "authenticate",
+        "logout",
+        "session/new",
+        "session/load",
+        "session/prompt",
+        "session/list",
+        "session/set_mode",
+        "session/set_config_option",
+        "session/resume",
+        "session/close",
+        "session/delete",
+    }
 )
 
 
@@ -165,7 +203,11 @@ ACP_METHODS = sorted(
             st.one_of(
                 st.none(),
                 st.fixed_dictionaries(
-                    {"sessionId": st.text(max_size=5), "cwd": st.just("/"), "mcpServers": st.just([])}
+                    {
+                        "sessionId": st.text(max_size=5),
+                        "cwd": st.just("/"),
+                        "mcpServers": st.just([]),
+                    }
                 ),
             ),
         ),
@@ -175,7 +217,7 @@ ACP_METHODS = sorted(
 )
 @settings(max_examples=40, deadline=None)
 def test_no_request_reaches_the_agent_before_initialize(
-    calls: list[tuple[str, dict[str, object] | None]]
+    calls: list[tuple[str, dict[str, object] | None]],
 ) -> None:
     agent = FixedVersionAgent(1)
 

@@ -56,7 +56,10 @@ def test_bad_input_gets_errors_and_the_agent_keeps_serving() -> None:
         assert error == {
             "jsonrpc": "2.0",
             "id": None,
-            "error": {"code": -32600, "message": "Invalid request: JSON-RPC batches are not supported"},
+            "error": {
+                "code": -32600,
+                "message": "Invalid request: JSON-RPC batches are not supported",
+            },
         }
         assert message_errors(error, requests) == []
 

@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from idlc_acp import (
     ALLOW_ONCE,
     REJECT_ONCE,
@@ -110,7 +111,9 @@ class ScriptedAgent(Agent):
 
 
 class RecordingClient(Client):
-    def __init__(self, choose: str | None = "allow-once", read_error: Exception | None = None) -> None:
+    def __init__(
+        self, choose: str | None = "allow-once", read_error: Exception | None = None
+    ) -> None:
         self.calls: list[Any] = []
         self.choose = choose
         self.read_error = read_error
@@ -118,7 +121,9 @@ class RecordingClient(Client):
     async def update(self, input: SessionNotification) -> None:
         self.calls.append(input)
 
-    async def request_permission(self, input: RequestPermissionRequest) -> RequestPermissionResponse:
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
         self.calls.append(input)
         if self.choose is None:
             return RequestPermissionResponse(outcome=RequestPermissionOutcomeCancelled())
@@ -210,7 +215,7 @@ def test_each_method_is_its_acp_message_with_the_session_id() -> None:
     client = RecordingClient()
     agent, answer = run_turn(script, client)
     assert agent.raised == [] and answer.stop_reason is StopReason.END_TURN
-    assert {getattr(call, "session_id") for call in client.calls} == {SESSION}
+    assert {call.session_id for call in client.calls} == {SESSION}
     kinds = [
         type(c.update if isinstance(c, SessionNotification) else c).__name__ for c in client.calls
     ]
@@ -231,22 +236,34 @@ def test_each_method_is_its_acp_message_with_the_session_id() -> None:
         "SessionUpdateToolCallUpdate",
     ]
     text, thought, plan, started = (c.update for c in client.calls[:4])
-    assert isinstance(text, SessionUpdateAgentMessageChunk) and text.content == ContentBlockText(text="hello")
-    assert isinstance(thought, SessionUpdateAgentThoughtChunk) and thought.content == ContentBlockText(text="hmm")
+    assert isinstance(text, SessionUpdateAgentMessageChunk) and text.content == ContentBlockText(
+        text="hello"
+    )
+    assert isinstance(
+        thought, SessionUpdateAgentThoughtChunk
+    ) and thought.content == ContentBlockText(text="hmm")
     assert isinstance(plan, SessionUpdatePlan) and [e.content for e in plan.entries] == ["read"]
     assert isinstance(started, SessionUpdateToolCall)
     assert started.status is ToolCallStatus.PENDING and started.kind is ToolKind.READ
     assert started.content == [ToolCallContentContent(content=ContentBlockText(text="why"))]
     permission = client.calls[4]
     assert permission.tool_call.tool_call_id == started.tool_call_id
-    assert permission.tool_call.title == "Read a" and permission.options == [ALLOW_ONCE, REJECT_ONCE]
+    assert permission.tool_call.title == "Read a" and permission.options == [
+        ALLOW_ONCE,
+        REJECT_ONCE,
+    ]
     assert seen["choice"] is ALLOW_ONCE
     read = client.calls[5]
-    assert (read.path, read.line, read.limit) == ("/project/a", 2, 3) and seen["text"] == "line one\n"
+    assert (read.path, read.line, read.limit) == ("/project/a", 2, 3) and seen[
+        "text"
+    ] == "line one\n"
     assert (client.calls[6].path, client.calls[6].content) == ("/project/b", "new text")
     create = client.calls[7]
     assert (create.command, create.args, create.cwd, create.output_byte_limit) == (
-        "make", ["test"], "/project", 100,
+        "make",
+        ["test"],
+        "/project",
+        100,
     )
     assert [(v.name, v.value) for v in create.env or []] == [("CI", "1")]
     shown = client.calls[8].update
@@ -255,7 +272,9 @@ def test_each_method_is_its_acp_message_with_the_session_id() -> None:
     assert {c.terminal_id for c in client.calls[9:13]} == {"t-1"}
     assert seen["output"].output == "hello\n" and seen["exit"].exit_code == 0
     final = client.calls[13].update
-    assert isinstance(final, SessionUpdateToolCallUpdate) and final.status is ToolCallStatus.COMPLETED
+    assert (
+        isinstance(final, SessionUpdateToolCallUpdate) and final.status is ToolCallStatus.COMPLETED
+    )
 
 
 @pytest.mark.parametrize(
@@ -297,8 +316,11 @@ def test_what_the_client_did_not_offer_is_refused_before_the_wire(
     assert all(outcomes[method] == method for method in refused)
     sent = {type(call).__name__ for call in client.calls}
     assert not sent & {
-        {"fs/read_text_file": "ReadTextFileRequest", "fs/write_text_file": "WriteTextFileRequest",
-         "terminal/create": "CreateTerminalRequest"}[method]
+        {
+            "fs/read_text_file": "ReadTextFileRequest",
+            "fs/write_text_file": "WriteTextFileRequest",
+            "terminal/create": "CreateTerminalRequest",
+        }[method]
         for method in refused
     }
 
@@ -323,7 +345,9 @@ def test_the_clients_errors_reach_the_agent_as_acp_classes() -> None:
         await session.read_text_file("/project/missing")
         return StopReason.END_TURN
 
-    agent, _ = run_turn(script, RecordingClient(read_error=ResourceNotFound.uri("/project/missing")))
+    agent, _ = run_turn(
+        script, RecordingClient(read_error=ResourceNotFound.uri("/project/missing"))
+    )
     assert len(agent.raised) == 1
     error = agent.raised[0]
     assert isinstance(error, ResourceNotFound) and error.data == {"uri": "/project/missing"}
@@ -349,6 +373,9 @@ def test_current_session_is_only_there_for_session_calls_and_load_replays_throug
 
     updates = asyncio.run(asyncio.wait_for(main(), 30))
     assert len(agent.outside) == 1 and "current_session()" in str(agent.outside[0])
-    assert [type(u) for u in updates] == [SessionUpdateUserMessageChunk, SessionUpdateAgentMessageChunk]
+    assert [type(u) for u in updates] == [
+        SessionUpdateUserMessageChunk,
+        SessionUpdateAgentMessageChunk,
+    ]
     assert [c.session_id for c in client.calls] == ["old", "old", "live"]
     assert client.calls[-1].update.content == ContentBlockText(text="resumed live")

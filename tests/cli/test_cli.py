@@ -11,10 +11,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SEEDS = [REPO / "idl" / "quixos" / "agent_directory.idl", REPO / "idl" / "quixos" / "agent_request.idl"]
+SEEDS = [
+    REPO / "idl" / "quixos" / "agent_directory.idl",
+    REPO / "idl" / "quixos" / "agent_request.idl",
+]
 
 
-def idlc(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def idlc(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, **(env or {})}
     environment.pop("NO_COLOR", None) if env is None or "NO_COLOR" not in env else None
     return subprocess.run(
@@ -79,7 +84,13 @@ def test_json_error_format(tmp_path: Path) -> None:
     diagnostic = json.loads(line)
     assert diagnostic["code"] == "E0101"
     assert diagnostic["severity"] == "error"
-    assert diagnostic["span"] == {"file": "broken.idl", "line": 1, "column": 10, "endLine": 1, "endColumn": 17}
+    assert diagnostic["span"] == {
+        "file": "broken.idl",
+        "line": 1,
+        "column": 10,
+        "endLine": 1,
+        "endColumn": 17,
+    }
 
 
 def test_github_error_format(tmp_path: Path) -> None:
@@ -126,10 +137,14 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path: Path) -> No
     )
     env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
     env["PYTHONPATH"] = str(REPO)
-    on_tty = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    on_tty = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
     assert "\\x1b[" in on_tty.stdout
     env["NO_COLOR"] = "1"
-    no_color = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    no_color = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
     assert "error[E0101]" in no_color.stdout
     assert "\\x1b[" not in no_color.stdout
 
@@ -229,9 +244,18 @@ def test_configuration_drives_commands_without_files(tmp_path: Path) -> None:
     "table, message",
     [
         ("[tool.idlc]\npackages = 3\n", "must be a non-empty array of tables"),
-        ('[[tool.idlc.packages]]\nname = "bad name"\nsources = ["x"]\nout = "o"\n', "must be a Python package name"),
-        ('[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\n', "`tool.idlc.packages[0].out` must be a folder path"),
-        ('[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\nout = "o"\ncolour = 1\n', "unknown key `tool.idlc.packages[0].colour`"),
+        (
+            '[[tool.idlc.packages]]\nname = "bad name"\nsources = ["x"]\nout = "o"\n',
+            "must be a Python package name",
+        ),
+        (
+            '[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\n',
+            "`tool.idlc.packages[0].out` must be a folder path",
+        ),
+        (
+            '[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\nout = "o"\ncolour = 1\n',
+            "unknown key `tool.idlc.packages[0].colour`",
+        ),
         ("[tool.idlc\n", "cannot be read"),
     ],
 )
@@ -266,7 +290,7 @@ def test_allowed_warnings_are_not_reported(tmp_path: Path) -> None:
     assert idlc("check", "-A", "W0001", "--allow", "W0002", linted, cwd=tmp_path).stderr == ""
 
     (tmp_path / "pyproject.toml").write_text(
-        "[tool.idlc]\nallow = [\"W0001\"]\n\n[[tool.idlc.packages]]\n"
+        '[tool.idlc]\nallow = ["W0001"]\n\n[[tool.idlc.packages]]\n'
         'name = "linted"\nsources = ["linted.idl"]\nout = "out"\nallow = ["W0002"]\n'
     )
     configured = idlc("check", cwd=tmp_path)
@@ -283,12 +307,18 @@ def test_only_known_warnings_can_be_allowed(tmp_path: Path) -> None:
     )
     configured = idlc("check", cwd=tmp_path)
     assert configured.returncode == 1
-    assert "error[E0902]" in configured.stderr and "only warnings can be allowed" in configured.stderr
+    assert (
+        "error[E0902]" in configured.stderr and "only warnings can be allowed" in configured.stderr
+    )
 
 
 def test_a_folder_without_idl_files_is_an_error_not_an_empty_success(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
-    for command in (("check",), ("fmt", "--check"), ("generate", "--out", "out", "--package", "pkg")):
+    for command in (
+        ("check",),
+        ("fmt", "--check"),
+        ("generate", "--out", "out", "--package", "pkg"),
+    ):
         result = idlc(*command, "empty", cwd=tmp_path)
         assert result.returncode == 1, command
         assert "error[E0901]" in result.stderr and "no `.idl` file in this folder" in result.stderr
@@ -307,7 +337,9 @@ def test_fmt_through_a_symlink_formats_the_target_and_keeps_the_link(tmp_path: P
 
 @pytest.mark.parametrize("package", ["../escaped", "a.b", "class", "9lives"])
 def test_package_names_must_be_importable_identifiers(tmp_path: Path, package: str) -> None:
-    result = idlc("generate", SEEDS[0], "--out", tmp_path / "out", "--package", package, cwd=tmp_path)
+    result = idlc(
+        "generate", SEEDS[0], "--out", tmp_path / "out", "--package", package, cwd=tmp_path
+    )
     assert result.returncode == 2
     assert "--package" in result.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / "escaped").exists()

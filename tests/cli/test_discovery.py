@@ -122,7 +122,10 @@ def test_generate_without_configuration_needs_out_and_says_so_in_one_line(tmp_pa
     generated = idlc("generate", "--out", "gen", "--package", "clock_api", cwd=root)
     assert generated.returncode == 0, generated.stderr
     assert (root / "gen" / "clock_api" / "clock.py").is_file()
-    assert idlc("generate", "--check", "--out", "gen", "--package", "clock_api", cwd=root).returncode == 0
+    assert (
+        idlc("generate", "--check", "--out", "gen", "--package", "clock_api", cwd=root).returncode
+        == 0
+    )
 
 
 def test_a_configured_project_is_not_searched(tmp_path: Path) -> None:
@@ -140,7 +143,16 @@ def test_a_configured_project_is_not_searched(tmp_path: Path) -> None:
 
 #: Folder names a tree is built from: kept ones, and ones discovery must skip.
 KEPT = ("idl", "api", "v1", "venv_notes", "builder")
-SKIPPED = (".git", ".tox", "node_modules", "__pycache__", "build", "dist", "site-packages", "x.egg-info")
+SKIPPED = (
+    ".git",
+    ".tox",
+    "node_modules",
+    "__pycache__",
+    "build",
+    "dist",
+    "site-packages",
+    "x.egg-info",
+)
 #: Folders made into virtual environments (a `pyvenv.cfg` inside) whatever their name.
 ENVIRONMENT = "env"
 
@@ -203,7 +215,9 @@ def test_a_folder_that_cannot_be_searched_is_reported_not_left_out(tmp_path: Pat
 def test_the_skipped_folders_are_documented() -> None:
     from idlc.discovery import SKIPPED_FOLDER_NAMES
 
-    text = (Path(__file__).resolve().parents[2] / "docs" / "commands.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "commands.md").read_text(
+        encoding="utf-8"
+    )
     section = text.split("## Without files", 1)[1].split("\n## ", 1)[0]
     for name in (*SKIPPED_FOLDER_NAMES, "*.egg-info", "pyvenv.cfg", "conda-meta"):
         assert f"`{name}`" in section, name

@@ -20,7 +20,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissio
 def idlc_with_umask(umask: int, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "idlc", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, timeout=60, umask=umask,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+        umask=umask,
     )
 
 
@@ -35,7 +39,9 @@ def modes(folder: Path) -> dict[str, int]:
 def test_generated_files_and_folders_get_the_ordinary_modes(umask: int, tmp_path: Path) -> None:
     source = tmp_path / "api.idl"
     source.write_bytes(SEEDS[1].read_bytes())
-    result = idlc_with_umask(umask, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path)
+    result = idlc_with_umask(
+        umask, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     package = tmp_path / "out" / "pkg"
     expected = {name: 0o666 & ~umask for name in modes(package)} | {".": 0o777 & ~umask}
@@ -43,7 +49,9 @@ def test_generated_files_and_folders_get_the_ordinary_modes(umask: int, tmp_path
 
     # Replacing files (one changed module, the rest unchanged) gives the same modes.
     source.write_text(source.read_text().replace("causalDepth:uint32", "causalDepth:uint64"))
-    result = idlc_with_umask(umask, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path)
+    result = idlc_with_umask(
+        umask, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "wrote out/pkg/_types.py" in result.stderr
     assert modes(package) == expected
@@ -52,12 +60,19 @@ def test_generated_files_and_folders_get_the_ordinary_modes(umask: int, tmp_path
 def test_a_generated_file_made_private_is_replaced_with_the_ordinary_mode(tmp_path: Path) -> None:
     source = tmp_path / "api.idl"
     source.write_bytes(SEEDS[1].read_bytes())
-    assert idlc_with_umask(0o022, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path).returncode == 0
+    assert (
+        idlc_with_umask(
+            0o022, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path
+        ).returncode
+        == 0
+    )
     package = tmp_path / "out" / "pkg"
     for path in package.iterdir():
         path.chmod(0o600)  # as earlier versions of idlc left them
     source.write_text(source.read_text().replace("causalDepth:uint32", "causalDepth:uint64"))
-    result = idlc_with_umask(0o022, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path)
+    result = idlc_with_umask(
+        0o022, "generate", source, "--out", "out", "--package", "pkg", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert set(modes(package).values()) == {0o644, 0o755}
 

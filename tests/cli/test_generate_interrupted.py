@@ -51,9 +51,12 @@ def differences(actual: Tree, expected: Tree) -> list[str]:
     missing = sorted(set(expected) - set(actual))
     extra = sorted(set(actual) - set(expected))
     changed = sorted(key for key in set(actual) & set(expected) if actual[key] != expected[key])
-    return [f"missing {key}" for key in missing[:5]] + [f"extra {key}" for key in extra[:5]] + [
-        f"different {key}" for key in changed[:5]
-    ] + [f"({len(missing)} missing, {len(extra)} extra, {len(changed)} different)"]
+    return (
+        [f"missing {key}" for key in missing[:5]]
+        + [f"extra {key}" for key in extra[:5]]
+        + [f"different {key}" for key in changed[:5]]
+        + [f"({len(missing)} missing, {len(extra)} extra, {len(changed)} different)"]
+    )
 
 
 def add_hand_written(package: Path) -> None:
@@ -63,7 +66,17 @@ def add_hand_written(package: Path) -> None:
 
 
 def generate_command(idl: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "idlc", "generate", str(idl), "--out", str(out), "--package", PACKAGE]
+    return [
+        sys.executable,
+        "-m",
+        "idlc",
+        "generate",
+        str(idl),
+        "--out",
+        str(out),
+        "--package",
+        PACKAGE,
+    ]
 
 
 def first_write(process: subprocess.Popen[bytes], out: Path) -> bool:
@@ -81,7 +94,10 @@ def first_write(process: subprocess.Popen[bytes], out: Path) -> bool:
 def imports(out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-B", "-c", f"import {PACKAGE}"],
-        cwd=out, capture_output=True, text=True, timeout=120,
+        cwd=out,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -104,7 +120,9 @@ def schemas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     new_out = base / "new"
     shutil.copytree(old_out, new_out, symlinks=True)
     started = time.monotonic()
-    process = subprocess.Popen(generate_command(new_idl, new_out), cwd=base, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        generate_command(new_idl, new_out), cwd=base, stdout=subprocess.DEVNULL
+    )
     assert first_write(process, new_out)
     writing_started = time.monotonic()
     assert process.wait(timeout=300) == 0
@@ -116,8 +134,15 @@ def schemas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     for out in (old_out, new_out):
         imported = imports(out)
         assert imported.returncode == 0, imported.stderr
-    return {"base": base, "old": old_out, "new_idl": new_idl, "old_tree": old_tree,
-            "new_tree": new_tree, "duration": ended - started, "writing": ended - writing_started}
+    return {
+        "base": base,
+        "old": old_out,
+        "new_idl": new_idl,
+        "old_tree": old_tree,
+        "new_tree": new_tree,
+        "duration": ended - started,
+        "writing": ended - writing_started,
+    }
 
 
 @pytest.mark.parametrize("point", range(KILL_POINTS))
@@ -132,7 +157,12 @@ def test_a_run_killed_at_any_moment_leaves_the_package_old_or_new(
     out = tmp_path / "out"
     shutil.copytree(old_out, out, symlinks=True)
     chance = random.Random(point)  # seeded, so that a failure can be replayed
-    process = subprocess.Popen(generate_command(new_idl, out), cwd=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        generate_command(new_idl, out),
+        cwd=base,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     if point == 0:
         moment = f"{duration * chance.random():.2f}s after the start"
         delay = float(moment.split("s")[0])

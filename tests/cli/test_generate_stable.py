@@ -38,14 +38,21 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
 
-def test_the_same_bytes_whatever_folder_generate_runs_in_and_no_absolute_path(tmp_path: Path) -> None:
+def test_the_same_bytes_whatever_folder_generate_runs_in_and_no_absolute_path(
+    tmp_path: Path,
+) -> None:
     project = _project(tmp_path)
     assert idlc("generate", cwd=project).returncode == 0
     configured = _files(project / "gen" / "api")
     assert idlc("generate", "--check", cwd=project / "sub").returncode == 0
     # Named files, absolute, from inside the project: the headers name them relative to it.
     named = idlc(
-        "generate", project / "idl" / "api.idl", "--out", tmp_path / "named", "--package", "api",
+        "generate",
+        project / "idl" / "api.idl",
+        "--out",
+        tmp_path / "named",
+        "--package",
+        "api",
         cwd=project / "sub",
     )
     assert named.returncode == 0, named.stderr
@@ -65,7 +72,9 @@ def test_check_stays_green_after_a_comment_or_layout_edit_and_fails_after_a_chan
     original = source.read_text()
     source.write_text(
         "// A licence header.\n/* and a\n   block comment */\n\n"
-        + original.replace("label: string;", "label  :  string ;  // the label").replace("\n\n", "\n\n\n")
+        + original.replace("label: string;", "label  :  string ;  // the label").replace(
+            "\n\n", "\n\n\n"
+        )
     )
     checked = idlc("generate", "--check", cwd=project)
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -79,7 +88,10 @@ def test_check_stays_green_after_a_comment_or_layout_edit_and_fails_after_a_chan
     source.write_text(original.replace("/// The node's label.", "/// The node's name."))
     checked = idlc("generate", "--check", cwd=project)
     assert checked.returncode == 1
-    assert "stale: gen/api/_types.py" in checked.stderr and "+    \"\"\"The node's name.\"\"\"" in checked.stdout
+    assert (
+        "stale: gen/api/_types.py" in checked.stderr
+        and '+    """The node\'s name."""' in checked.stdout
+    )
 
 
 def _generated(text: str, folder: Path) -> dict[str, str]:
@@ -90,24 +102,33 @@ def _generated(text: str, folder: Path) -> dict[str, str]:
     return generate(compilation.model, "api", source_names=["api.idl"]).files
 
 
-_COMMENT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12).map(lambda text: "// " + text)
+_COMMENT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12).map(
+    lambda text: "// " + text
+)
 _EDIT = st.tuples(
     st.sampled_from(["", " ", "\t", "    "]),  # more indentation
     st.sampled_from(["", " ", "  "]) | _COMMENT,  # at the end of the line
-    st.sampled_from(["", "\n", "\n\n"]) | _COMMENT.map(lambda comment: comment + "\n"),  # lines before
+    st.sampled_from(["", "\n", "\n\n"])
+    | _COMMENT.map(lambda comment: comment + "\n"),  # lines before
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(edits=st.lists(_EDIT, min_size=1, max_size=200))
-def test_comments_and_white_space_never_change_a_generated_byte(tmp_path: Path, edits: list[tuple[str, str, str]]) -> None:
+def test_comments_and_white_space_never_change_a_generated_byte(
+    tmp_path: Path, edits: list[tuple[str, str, str]]
+) -> None:
     original = FEATURES.read_text()
     expected = _generated(original, tmp_path)
     lines = original.splitlines()
     edited = []
     for index, line in enumerate(lines):
         indent, end, before = edits[index % len(edits)]
-        if line.lstrip().startswith("///") or (index and lines[index - 1].lstrip().startswith("///")):
+        if line.lstrip().startswith("///") or (
+            index and lines[index - 1].lstrip().startswith("///")
+        ):
             edited.append(line)  # a doc comment, or what it documents: must stay together
             continue
         edited.append(before + indent + line + end)

@@ -30,7 +30,13 @@ def test_without_pyproject_check_from_a_subfolder_stays_green(tmp_path: Path) ->
     assert made.returncode == 0, made.stderr
     # The same files, the same output folder, only run from a subfolder.
     checked = idlc(
-        "generate", "../api.idl", "--out", "../gen", "--package", "api", "--check",
+        "generate",
+        "../api.idl",
+        "--out",
+        "../gen",
+        "--package",
+        "api",
+        "--check",
         cwd=project / "sub",
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -39,13 +45,20 @@ def test_without_pyproject_check_from_a_subfolder_stays_green(tmp_path: Path) ->
 def test_without_pyproject_headers_name_no_machine_path(tmp_path: Path) -> None:
     project = _repo(tmp_path)
     made = idlc(
-        "generate", project / "api.idl", "--out", project / "gen", "--package", "api",
+        "generate",
+        project / "api.idl",
+        "--out",
+        project / "gen",
+        "--package",
+        "api",
         cwd=Path("/"),
     )
     assert made.returncode == 0, made.stderr
     leaked = str(tmp_path).lstrip("/")
     headers = {p.name: p.read_text() for p in (project / "gen" / "api").glob("*.py")}
-    assert not [name for name, text in headers.items() if leaked in text], headers["__init__.py"][:400]
+    assert not [name for name, text in headers.items() if leaked in text], headers["__init__.py"][
+        :400
+    ]
 
 
 @pytest.mark.parametrize("package", ["msgspec", "typing", "enum", "idlc_runtime"])
@@ -62,7 +75,13 @@ def test_a_package_name_that_shadows_what_generated_code_imports_is_refused_or_w
     if made.returncode != 0:
         return  # refused with a diagnostic: fine
     imported = subprocess.run(
-        [sys.executable, "-c", f"import {package}, idlc_runtime; {package}.R(x='a'); idlc_runtime.serve_stdio"],
-        cwd=tmp_path / "out", capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            f"import {package}, idlc_runtime; {package}.R(x='a'); idlc_runtime.serve_stdio",
+        ],
+        cwd=tmp_path / "out",
+        capture_output=True,
+        text=True,
     )
     assert imported.returncode == 0, imported.stderr[-600:]

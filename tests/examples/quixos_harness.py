@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from idlc_runtime import Peer, connect_tcp, spawn
 from quixos_agent import (
     AgentContextSubjectRef,
     AgentDirectoryProxy,
@@ -26,6 +25,8 @@ from quixos_agent import (
     AgentSubmission,
     AgentThreadObjectRef,
 )
+
+from idlc_runtime import Peer, connect_tcp, spawn
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "examples" / "quixos_server.py"

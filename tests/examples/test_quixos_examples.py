@@ -20,7 +20,6 @@ WALKTHROUGH = (
 )
 
 
-
 def test_client_walkthrough_runs_to_completion(tmp_path: Path) -> None:
     finished = subprocess.run(
         [sys.executable, str(CLIENT)],

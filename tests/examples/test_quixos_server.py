@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from idlc_runtime import ErrorCode, RpcError, Unsupported, connect_tcp
 from quixos_agent import (
     AgentContextSubjectRef,
     AgentDirectoryProxy,
@@ -34,6 +33,8 @@ from quixos_harness import (
     submission,
     within,
 )
+
+from idlc_runtime import ErrorCode, RpcError, Unsupported, connect_tcp
 
 
 @run_async

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import pytest
 import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types as lsp
@@ -86,9 +85,7 @@ class Workspace:
                 found = self.client.diagnostics.get(uri)
                 if found is not None and until(found):
                     return list(found)
-                await self.client.wait_for_notification(
-                    lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-                )
+                await self.client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
         return await asyncio.wait_for(wait(), PATIENCE)
 
@@ -103,12 +100,14 @@ def position_of(text: str, needle: str, occurrence: int = 0, delta: int = 0) -> 
     return lsp.Position(line, offset - (text.rfind("\n", 0, offset) + 1))
 
 
-def initialize_params(root: Path | None, encodings: list[str] | None = None) -> lsp.InitializeParams:
+def initialize_params(
+    root: Path | None, encodings: list[str] | None = None
+) -> lsp.InitializeParams:
     return lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(
-            general=lsp.GeneralClientCapabilities(position_encodings=encodings)
-            if encodings
-            else None,
+            general=(
+                lsp.GeneralClientCapabilities(position_encodings=encodings) if encodings else None
+            ),
             text_document=lsp.TextDocumentClientCapabilities(
                 hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
                 completion=lsp.CompletionClientCapabilities(
@@ -124,7 +123,9 @@ def initialize_params(root: Path | None, encodings: list[str] | None = None) -> 
             workspace=lsp.WorkspaceClientCapabilities(workspace_folders=True),
         ),
         root_uri=root.as_uri() if root is not None else None,
-        workspace_folders=[lsp.WorkspaceFolder(root.as_uri(), root.name)] if root is not None else [],
+        workspace_folders=(
+            [lsp.WorkspaceFolder(root.as_uri(), root.name)] if root is not None else []
+        ),
     )
 
 
@@ -159,7 +160,9 @@ async def workspace(client: LanguageClient, tmp_path: Path):  # type: ignore[no-
     opened = Workspace(client, root)
     yield opened
     for uri in opened.versions:
-        client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        client.text_document_did_close(
+            lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+        )
     _folders(client, [], [root])
 
 

@@ -26,7 +26,9 @@ def _changes(edit: lsp.WorkspaceEdit) -> dict[str, list[lsp.TextEdit]]:
     return {uri: list(edits) for uri, edits in (edit.changes or {}).items()}
 
 
-async def test_misspelt_type_is_reported_with_its_code_range_and_suggestion(workspace: Workspace) -> None:
+async def test_misspelt_type_is_reported_with_its_code_range_and_suggestion(
+    workspace: Workspace,
+) -> None:
     b = workspace.open("b.idl")
     found = await workspace.diagnostics(b, bool)
     [diagnostic] = found
@@ -192,9 +194,15 @@ async def test_rename_edits_both_files(workspace: Workspace) -> None:
     a_start, b_start = position_of(DECLARING, "Profile"), position_of(USING, "Profile")
     assert _changes(edit) == {
         workspace.uri("a.idl"): [
-            lsp.TextEdit(lsp.Range(a_start, lsp.Position(a_start.line, a_start.character + 7)), "Person")
+            lsp.TextEdit(
+                lsp.Range(a_start, lsp.Position(a_start.line, a_start.character + 7)), "Person"
+            )
         ],
-        b: [lsp.TextEdit(lsp.Range(b_start, lsp.Position(b_start.line, b_start.character + 7)), "Person")],
+        b: [
+            lsp.TextEdit(
+                lsp.Range(b_start, lsp.Position(b_start.line, b_start.character + 7)), "Person"
+            )
+        ],
     }
 
 
@@ -206,7 +214,9 @@ async def test_rename_edits_both_files(workspace: Workspace) -> None:
         ("string", "built-in type keyword"),
     ],
 )
-async def test_rename_is_refused_with_a_reason(workspace: Workspace, new_name: str, reason: str) -> None:
+async def test_rename_is_refused_with_a_reason(
+    workspace: Workspace, new_name: str, reason: str
+) -> None:
     b = workspace.open("b.idl")
     with pytest.raises(JsonRpcException) as refused:
         await workspace.client.text_document_rename_async(
@@ -236,7 +246,7 @@ async def test_symbols_of_the_document_and_the_workspace(workspace: Workspace) -
 
 
 async def test_formatting_gives_the_fmt_layout(workspace: Workspace) -> None:
-    messy = "/// doc\ntype   Profile=record{name:string;} ;  // kept\nexternal atom Note id \"atom:test:note\";\n"
+    messy = '/// doc\ntype   Profile=record{name:string;} ;  // kept\nexternal atom Note id "atom:test:note";\n'
     a = workspace.open("a.idl", messy)
     edits = await workspace.client.text_document_formatting_async(
         lsp.DocumentFormattingParams(_doc(a), lsp.FormattingOptions(2, True))
@@ -246,7 +256,9 @@ async def test_formatting_gives_the_fmt_layout(workspace: Workspace) -> None:
     assert file is not None
     expected = format_file(file, source)
     assert "// kept" in expected
-    assert list(edits or []) == [lsp.TextEdit(lsp.Range(lsp.Position(0, 0), lsp.Position(3, 0)), expected)]
+    assert list(edits or []) == [
+        lsp.TextEdit(lsp.Range(lsp.Position(0, 0), lsp.Position(3, 0)), expected)
+    ]
 
 
 async def test_completion_offers_type_names_after_a_colon(workspace: Workspace) -> None:
@@ -341,7 +353,9 @@ async def test_files_created_on_disk_join_the_compilation(workspace: Workspace) 
     created = workspace.root / "c.idl"
     created.write_text("type Portrait = string;\n", encoding="utf-8")
     workspace.client.workspace_did_change_watched_files(
-        lsp.DidChangeWatchedFilesParams([lsp.FileEvent(created.as_uri(), lsp.FileChangeType.Created)])
+        lsp.DidChangeWatchedFilesParams(
+            [lsp.FileEvent(created.as_uri(), lsp.FileChangeType.Created)]
+        )
     )
     [left] = await workspace.diagnostics(b, lambda items: len(items) == 1)
     assert "`Proflie`" in left.message

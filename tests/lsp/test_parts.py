@@ -69,7 +69,9 @@ def test_a_folder_unit_skips_hidden_folders_environments_and_node_modules(tmp_pa
         "sub/b.idl",
     ]
     # A file opened in a skipped folder is still compiled, with its folder's files.
-    assert (tmp_path / ".hidden" / "c.idl").resolve() in units.unit_for(tmp_path / ".hidden" / "c.idl").paths
+    assert (tmp_path / ".hidden" / "c.idl").resolve() in units.unit_for(
+        tmp_path / ".hidden" / "c.idl"
+    ).paths
 
 
 def test_a_configured_package_is_the_unit_of_its_files(tmp_path: Path) -> None:
@@ -149,12 +151,21 @@ def _labels(text: str) -> list[str]:
             'interface I id "i" revision "i@1" { queryable relation r id "r" : exactly-one interface ',
             ["Local", "Remote"],
         ),
-        ('interface I id "i" revision "i@1" { queryable relation r id "r" : exactly-one atom Note { ', ["resolve"]),
-        ('interface I id "i" revision "i@1" { operation o id "o" : unit -> unit { ', ["call", "notify"]),
-        ('interface I id "i" revision "i@1" { operation o id "o" : unit -> unit { call id "o:call" ', ["execution"]),
+        (
+            'interface I id "i" revision "i@1" { queryable relation r id "r" : exactly-one atom Note { ',
+            ["resolve"],
+        ),
+        (
+            'interface I id "i" revision "i@1" { operation o id "o" : unit -> unit { ',
+            ["call", "notify"],
+        ),
+        (
+            'interface I id "i" revision "i@1" { operation o id "o" : unit -> unit { call id "o:call" ',
+            ["execution"],
+        ),
         ("", ["external", "import", "interface", "type"]),
         ("type ", []),  # a new name: nothing to offer
-        ('type X = string; // comment ', []),
+        ("type X = string; // comment ", []),
         ('type X = "unterminated', []),
     ],
 )
@@ -167,7 +178,7 @@ def test_completion_fits_the_place(text: str, expected: list[str] | None) -> Non
 
 
 def test_completion_after_an_earlier_syntax_error() -> None:
-    assert "Profile" in _labels('type Broken = record { x : ; };\ntype Y = ')
+    assert "Profile" in _labels("type Broken = record { x : ; };\ntype Y = ")
 
 
 # -- fixes ----------------------------------------------------------------------------------
@@ -263,7 +274,9 @@ def test_a_broken_configuration_is_reported_and_the_file_checked_alone(tmp_path:
 # -- scheduling -----------------------------------------------------------------------------
 
 
-def test_edits_in_quick_succession_are_checked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_edits_in_quick_succession_are_checked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from idlc.lsp import service as service_module
     from idlc.lsp.analysis import Analysis
 
@@ -311,8 +324,7 @@ def test_imports_from_include_folders_and_shared_atoms_resolve_as_in_check(tmp_p
     (tmp_path / "idl").mkdir()
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "remote.idl").write_text(
-        'external atom Note id "atom:note";\n'
-        'interface Remote id "r" revision "r@1" {}\n'
+        'external atom Note id "atom:note";\n' 'interface Remote id "r" revision "r@1" {}\n'
     )
     (tmp_path / "shared" / "unused.idl").write_text("this is not IDL\n")
     local = (
@@ -323,7 +335,9 @@ def test_imports_from_include_folders_and_shared_atoms_resolve_as_in_check(tmp_p
     unit = Units().unit_for(tmp_path / "idl" / "a.idl")
     analysis = analyze(unit, {(tmp_path / "idl" / "a.idl").resolve(): local}, ParseCache(), 0)
     assert analysis.diagnostics == []  # the editor's text, not the empty file on disk
-    [remote] = [decl for decl in analysis.index.declared(("name", "Remote")) if decl.kind == "interface"]
+    [remote] = [
+        decl for decl in analysis.index.declared(("name", "Remote")) if decl.kind == "interface"
+    ]
     assert analysis.paths[remote.span.file] == (tmp_path / "shared" / "remote.idl").resolve()
     notes = analysis.index.declared(("name", "Note"))
     assert len(notes) == 2  # the same atom, declared in two files

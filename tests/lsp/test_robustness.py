@@ -103,7 +103,7 @@ async def _settled(
             await asyncio.wait_for(
                 client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), PATIENCE / 3
             )
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return seen
 
 
@@ -147,7 +147,10 @@ _version = iter(range(2, 10**9))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edits=st.lists(_edit, min_size=1, max_size=5), probes=st.lists(st.integers(min_value=0), max_size=3))
+@given(
+    edits=st.lists(_edit, min_size=1, max_size=5),
+    probes=st.lists(st.integers(min_value=0), max_size=3),
+)
 def test_random_edits_never_break_the_server(
     session: tuple[Session, str, str],
     mirror: Path,

@@ -167,9 +167,16 @@ async def test_a_cancel_read_together_with_its_request_still_cancels_it() -> Non
     (and paused) by the time the cancel is handled, and must still be cancelled."""
     service = SampleService()
     async with raw_connection(service) as (client, _):
-        request = {"jsonrpc": "2.0", "id": 5, "method": "sample:hold-read:call", "params": {"gateKey": "g"}}
+        request = {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "sample:hold-read:call",
+            "params": {"gateKey": "g"},
+        }
         cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 5}}
-        await client.send(json.dumps(request).encode() + b"\n" + json.dumps(cancel).encode() + b"\n")
+        await client.send(
+            json.dumps(request).encode() + b"\n" + json.dumps(cancel).encode() + b"\n"
+        )
         answer = await client.receive()
         assert answer["id"] == 5 and answer["error"]["code"] == -32800
         assert "g" in service.cancelled

@@ -14,7 +14,10 @@ from .support import SampleService, run_async
 
 
 def _request(id: int, method: str, params: object) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode() + b"\n"
+    return (
+        json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode()
+        + b"\n"
+    )
 
 
 async def _protocol_peer(root: object, options: PeerOptions) -> tuple[Peer, asyncio.StreamWriter]:

@@ -82,7 +82,10 @@ async def test_a_handler_whose_timeout_expires_does_not_end_the_connection() -> 
     # task, the connection is lost, and the handler itself is not interrupted (it gets
     # TimeoutError only when its sleep ends, answered -32603). docs/wire.md §8/§10 and
     # issue #9 ("no line kills a connection") make this a connection killed by a handler.
-    async with raw_connection(SampleService(), PeerOptions(fallback=_expiring_fallback)) as (client, _):
+    async with raw_connection(SampleService(), PeerOptions(fallback=_expiring_fallback)) as (
+        client,
+        _,
+    ):
         answer = await client.call("x:timed")
         assert answer.get("result") == "timed out", answer
         await client.assert_still_serving()

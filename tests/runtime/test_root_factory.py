@@ -76,7 +76,10 @@ async def test_a_factory_wanting_more_than_the_peer_is_refused_before_listening(
     def make_root(peer: Peer, extra: object) -> SampleService:
         raise AssertionError("never called")
 
-    with pytest.raises(TypeError, match=r"root factory takes no argument or the connection's peer, not \(peer, extra\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"root factory takes no argument or the connection's peer, not \(peer, extra\)",
+    ):
         async with serve_tcp(make_root, "127.0.0.1", 0):  # type: ignore[arg-type]
             raise AssertionError("it must not listen")
 

@@ -323,7 +323,7 @@ async def test_an_oversized_response_with_its_id_last_fails_the_call() -> None:
     async with raw_connection(SampleService(), options) as (client, server):
         call = asyncio.ensure_future(server.request("x:big", None, str))
         request = await client.receive()
-        big = '{"jsonrpc":"2.0","result":"%s","id":%d}' % ("r" * 10_000, request["id"])
+        big = '{"jsonrpc":"2.0","result":"' + "r" * 10_000 + f'","id":{request["id"]}}}'
         await client.send(big.encode() + b"\n")
         try:
             await asyncio.wait_for(call, 5)

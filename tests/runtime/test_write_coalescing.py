@@ -50,7 +50,12 @@ class Announcer(SampleService):
 
 
 def _request(id: int, gate_key: str) -> dict[str, object]:
-    return {"jsonrpc": "2.0", "id": id, "method": "sample:hold-read:call", "params": {"gateKey": gate_key}}
+    return {
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "sample:hold-read:call",
+        "params": {"gateKey": gate_key},
+    }
 
 
 def _line(message: dict[str, object]) -> bytes:
@@ -172,9 +177,7 @@ async def _interleaved(plans: list[list[int]]) -> None:
 
     async with raw_connection(Stepper()) as (client, _):
         await client.send(
-            b"".join(
-                _line(_request(index + 1, str(index))) for index in range(len(plans))
-            )
+            b"".join(_line(_request(index + 1, str(index))) for index in range(len(plans)))
         )
         seen: dict[str, int] = {str(index): 0 for index in range(len(plans))}
         answered: set[str] = set()

@@ -25,10 +25,16 @@ def checkout_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This checkout's working tree (tracked and untracked, not ignored files) committed in a
     repository of its own: `pre-commit try-repo` needs a committed HEAD, and one fixed commit
     lets every test of the session share one hook environment."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO, capture_output=True, check=True,
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     snapshot = tmp_path_factory.mktemp("idlc-checkout")
     for name in filter(None, listed):
         source = REPO / name
@@ -56,8 +62,21 @@ def wheels(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) ->
     folder = tmp_path_factory.mktemp("wheels")
     for project in (checkout_snapshot, checkout_snapshot / "runtime", checkout_snapshot / "acp"):
         built = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(project)],
-            capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-q",
+                "-w",
+                str(folder),
+                str(project),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         assert built.returncode == 0, built.stderr
     found = {wheel.name.split("-")[0].replace("_", "-"): wheel for wheel in folder.glob("*.whl")}

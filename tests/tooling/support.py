@@ -27,5 +27,3 @@ def git(cwd: Path, *args: str) -> str:
     )
     assert result.returncode == 0, f"git {' '.join(args)}: {result.stderr}"
     return result.stdout
-
-

@@ -40,7 +40,9 @@ def idlc(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def bump_revisions(text: str) -> str:
-    return re.sub(r'revision "([^"@]*)@(\d+)"', lambda m: f'revision "{m[1]}@{int(m[2]) + 1}"', text)
+    return re.sub(
+        r'revision "([^"@]*)@(\d+)"', lambda m: f'revision "{m[1]}@{int(m[2]) + 1}"', text
+    )
 
 
 def test_every_rule_has_a_corpus_case() -> None:
@@ -62,7 +64,9 @@ def test_rule_case(case: str, tmp_path: Path, snapshot: SnapshotAssertion) -> No
     assert kept.stderr == ""
     assert kept.stdout == snapshot(name="revision kept")
 
-    as_json = idlc("breaking", "new.idl", "--against", "old.idl", "--error-format", "json", cwd=folder)
+    as_json = idlc(
+        "breaking", "new.idl", "--against", "old.idl", "--error-format", "json", cwd=folder
+    )
     assert as_json.returncode == 1
     changes = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert changes and {change["name"] for change in changes} == {case}
@@ -111,17 +115,30 @@ def test_seed_change_is_reported_for_the_interface_that_reaches_the_typedef(tmp_
     new = tmp_path / "new"
     shutil.copytree(SEEDS, new)
     directory = new / "agent_directory.idl"
-    directory.write_text(directory.read_text().replace("causalDepth:uint32;", "causalDepth:string;"))
+    directory.write_text(
+        directory.read_text().replace("causalDepth:uint32;", "causalDepth:string;")
+    )
     result = idlc("breaking", new, "--against", SEEDS, "--error-format", "json", cwd=tmp_path)
     assert result.returncode == 1
     [change] = [json.loads(line) for line in result.stdout.splitlines()]
     assert change["interface"] == "AgentDirectory"
-    assert change["message"] == "`causalDepth` in `AgentSubmission` changed type from `uint32` to `string`"
+    assert (
+        change["message"]
+        == "`causalDepth` in `AgentSubmission` changed type from `uint32` to `string`"
+    )
     assert change["span"]["file"] == "new/agent_directory.idl"
 
 
 def test_github_format(tmp_path: Path) -> None:
-    result = idlc("breaking", "new.idl", "--against", "old.idl", "--error-format", "github", cwd=BREAKING / "member-removed")
+    result = idlc(
+        "breaking",
+        "new.idl",
+        "--against",
+        "old.idl",
+        "--error-format",
+        "github",
+        cwd=BREAKING / "member-removed",
+    )
     assert result.returncode == 1
     assert result.stdout.startswith(
         "::error file=old.idl,line=3,col=3,endLine=3,endColumn=102,title=B0002 member-removed::"
@@ -151,7 +168,9 @@ def test_usage_errors(tmp_path: Path) -> None:
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo, check=True, capture_output=True,
+        cwd=repo,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -173,10 +192,14 @@ def test_against_a_git_revision(tmp_path: Path) -> None:
     assert clean.stdout.count("error[B0003]: field `label` was removed from `Point`") == 2
     assert " --> HEAD:idl/api/shapes.idl:2:43" in clean.stdout
     assert "1 | " not in clean.stdout  # the old side's line 2 is shown, from the revision
-    assert "2 | type Point = record { x: int32; y: int32; label: optional<string>; };" in clean.stdout
+    assert (
+        "2 | type Point = record { x: int32; y: int32; label: optional<string>; };" in clean.stdout
+    )
 
     # From a sub-folder, with a file as NEW: paths are relative to the repository root.
-    result = idlc("breaking", "shapes.idl", "--against", "git:HEAD", "--error-format", "json", cwd=api)
+    result = idlc(
+        "breaking", "shapes.idl", "--against", "git:HEAD", "--error-format", "json", cwd=api
+    )
     assert result.returncode == 1
     spans = {json.loads(line)["span"]["file"] for line in result.stdout.splitlines()}
     assert spans == {"HEAD:idl/api/shapes.idl"}

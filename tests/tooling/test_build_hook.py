@@ -58,7 +58,12 @@ def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProce
     # Without PYTHONPATH: the environment must use the idlc of the wheel, not this checkout.
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(
-        [str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, timeout=600, env=environment
+        [str(arg) for arg in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment,
     )
 
 
@@ -69,7 +74,11 @@ def environment(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path
     folder = tmp_path_factory.mktemp("build-hook")
     with zipfile.ZipFile(wheels["idlc"]) as archive:
         entry_points = next(
-            (archive.read(name).decode() for name in archive.namelist() if name.endswith("entry_points.txt")),
+            (
+                archive.read(name).decode()
+                for name in archive.namelist()
+                if name.endswith("entry_points.txt")
+            ),
             "",
         )
     assert "[hatch]" in entry_points and "idlc = idlc.build.hatch" in entry_points, (
@@ -79,13 +88,23 @@ def environment(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path
     environment = folder / "env"
     venv.create(environment, with_pip=False, system_site_packages=False)
     site = run(
-        environment / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+        environment / "bin" / "python",
+        "-c",
+        "import sysconfig; print(sysconfig.get_paths()['purelib'])",
     ).stdout.strip()
     ours = [path for path in sys.path if path.endswith("site-packages")]
     (Path(site) / "deps.pth").write_text("\n".join(ours) + "\n")
     installed = run(
-        sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site,
-        wheels["idlc"], wheels["idlc-runtime"],
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "-q",
+        "--target",
+        site,
+        wheels["idlc"],
+        wheels["idlc-runtime"],
     )
     assert installed.returncode == 0, installed.stderr
     return environment
@@ -103,24 +122,35 @@ def make_sample(folder: Path, idl: str = WEATHER) -> Path:
     return sample
 
 
-def test_pip_install_generates_the_package_into_the_wheel(environment: Path, tmp_path: Path) -> None:
+def test_pip_install_generates_the_package_into_the_wheel(
+    environment: Path, tmp_path: Path
+) -> None:
     sample = make_sample(tmp_path)
     python = environment / "bin" / "python"
     wheels = tmp_path / "wheels"
-    built = run(python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, sample)
+    built = run(
+        python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, sample
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     [wheel] = wheels.glob("weather_sample-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert {"weather_api/__init__.py", "weather_api/py.typed", "weather_sample/__init__.py"} <= names
+    assert {
+        "weather_api/__init__.py",
+        "weather_api/py.typed",
+        "weather_sample/__init__.py",
+    } <= names
     assert not (sample / "src" / "weather_api").exists(), "the source tree is left alone"
 
-    installed = run(python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q", sample)
+    installed = run(
+        python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q", sample
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     imported = run(
-        python, "-c",
+        python,
+        "-c",
         "import weather_api, weather_sample, sys; "
         "print(weather_api.__file__); print(weather_sample.Weather.__name__)",
         cwd=elsewhere,
@@ -133,31 +163,59 @@ def test_pip_install_generates_the_package_into_the_wheel(environment: Path, tmp
     assert str(environment) in location and "site-packages" in location
 
 
-def test_an_idl_error_fails_the_build_with_the_diagnostic(environment: Path, tmp_path: Path) -> None:
+def test_an_idl_error_fails_the_build_with_the_diagnostic(
+    environment: Path, tmp_path: Path
+) -> None:
     sample = make_sample(tmp_path, WEATHER.replace("list<float64>", "list<Temperature>"))
     python = environment / "bin" / "python"
-    built = run(python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", tmp_path / "w", sample)
+    built = run(
+        python,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "-w",
+        tmp_path / "w",
+        sample,
+    )
     assert built.returncode != 0
     output = built.stdout + built.stderr
     assert "error[E0101]: unknown type `Temperature`" in output, output
     assert "idl/weather.idl:2:" in output, output
 
 
-def test_the_generated_files_in_the_wheel_have_ordinary_modes(environment: Path, tmp_path: Path) -> None:
+def test_the_generated_files_in_the_wheel_have_ordinary_modes(
+    environment: Path, tmp_path: Path
+) -> None:
     # Hatchling normalises modes in a reproducible build (the default); without it, the
     # wheel records the files' own modes, which must be those of files the user wrote.
     sample = make_sample(tmp_path)
     pyproject = sample / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text().replace(
-            '[tool.hatch.build.targets.wheel]\n', '[tool.hatch.build.targets.wheel]\nreproducible = false\n'
+            "[tool.hatch.build.targets.wheel]\n",
+            "[tool.hatch.build.targets.wheel]\nreproducible = false\n",
         )
     )
     python = environment / "bin" / "python"
     wheels = tmp_path / "wheels"
     built = subprocess.run(
-        [str(python), "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(sample)],
-        capture_output=True, text=True, timeout=600, umask=0o022,
+        [
+            str(python),
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(sample),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        umask=0o022,
         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     assert built.returncode == 0, built.stdout + built.stderr

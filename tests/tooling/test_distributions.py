@@ -26,11 +26,17 @@ pytestmark = [
 COMPILER_ONLY = ("idlc", "lark", "jinja2", "black", "click")
 
 
-def run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     # Never this checkout's PYTHONPATH: only what is installed in the environment counts.
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(
-        [str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, timeout=600,
+        [str(arg) for arg in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
         env={**environment, **(env or {})},
     )
 
@@ -43,8 +49,15 @@ def service(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -
     venv.create(environment, with_pip=True, system_site_packages=False)
     python = environment / "bin" / "python"
     installed = run(
-        python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-        "msgspec==0.19.0", wheels["idlc-runtime"], wheels["idlc-acp"],
+        python,
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--disable-pip-version-check",
+        "msgspec==0.19.0",
+        wheels["idlc-runtime"],
+        wheels["idlc-acp"],
     )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return python
@@ -53,7 +66,9 @@ def service(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -
 def test_the_service_environment_has_no_compiler(service: Path, tmp_path: Path) -> None:
     for module in COMPILER_ONLY:
         found = run(
-            service, "-c", f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is not None)",
+            service,
+            "-c",
+            f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is not None)",
             cwd=tmp_path,
         )
         assert found.returncode == 0, f"{module} is installed beside the runtime"
@@ -61,25 +76,43 @@ def test_the_service_environment_has_no_compiler(service: Path, tmp_path: Path) 
     assert version.stdout.strip() == "0.19.0", version.stderr
 
 
-def test_a_generated_package_is_served_and_called_with_the_runtime_alone(service: Path, tmp_path: Path) -> None:
+def test_a_generated_package_is_served_and_called_with_the_runtime_alone(
+    service: Path, tmp_path: Path
+) -> None:
     packages = tmp_path / "packages"
     shutil.copytree(REPO / "generated" / "quixos_agent", packages / "quixos_agent")
     # The walkthrough spawns examples/quixos_server.py over real stdio and calls every member.
     walked = run(
-        service, REPO / "examples" / "quixos_client.py", cwd=tmp_path, env={"PYTHONPATH": str(packages)}
+        service,
+        REPO / "examples" / "quixos_client.py",
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(packages)},
     )
     assert walked.returncode == 0, walked.stdout + walked.stderr
     assert "AgentAdmission(accepted=True" in walked.stdout
 
 
-def test_the_acp_sdk_runs_the_echo_agent_with_the_runtime_alone(service: Path, tmp_path: Path) -> None:
-    imported = run(service, "-c", "import idlc_acp, idlc_acp.protocol; print(idlc_acp.__file__)", cwd=tmp_path)
+def test_the_acp_sdk_runs_the_echo_agent_with_the_runtime_alone(
+    service: Path, tmp_path: Path
+) -> None:
+    imported = run(
+        service, "-c", "import idlc_acp, idlc_acp.protocol; print(idlc_acp.__file__)", cwd=tmp_path
+    )
     assert imported.returncode == 0, imported.stderr
     assert "site-packages" in imported.stdout
     (tmp_path / "README.md").write_text("first line of the workspace\n")
     turn = run(
-        service, REPO / "examples" / "acp_client.py", "--cwd", tmp_path, "--prompt", "hello there",
-        "--permission", "allow", "--", service, REPO / "examples" / "acp_echo_agent.py",
+        service,
+        REPO / "examples" / "acp_client.py",
+        "--cwd",
+        tmp_path,
+        "--prompt",
+        "hello there",
+        "--permission",
+        "allow",
+        "--",
+        service,
+        REPO / "examples" / "acp_echo_agent.py",
         cwd=tmp_path,
     )
     assert turn.returncode == 0, turn.stdout + turn.stderr

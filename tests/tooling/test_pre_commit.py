@@ -49,7 +49,10 @@ out = "gen"
 def local_idlc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "idlc", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
 
@@ -83,7 +86,17 @@ def try_repo(
     repo: Path, checkout_snapshot: Path, pre_commit_home: Path, *hooks: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(checkout_snapshot), *hooks, "--all-files", "--color", "never"],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            str(checkout_snapshot),
+            *hooks,
+            "--all-files",
+            "--color",
+            "never",
+        ],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -98,7 +111,9 @@ def hook_config(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactor
     revision = git(checkout_snapshot, "rev-parse", "HEAD").strip()
     hooks = "".join(f"      - id: {hook}\n" for hook in HOOKS)
     config = tmp_path_factory.mktemp("pre-commit-config") / "config.yaml"
-    config.write_text(f"repos:\n  - repo: {checkout_snapshot}\n    rev: {revision}\n    hooks:\n{hooks}")
+    config.write_text(
+        f"repos:\n  - repo: {checkout_snapshot}\n    rev: {revision}\n    hooks:\n{hooks}"
+    )
     return config
 
 
@@ -108,7 +123,18 @@ def run_hook(
 ) -> Callable[[str], subprocess.CompletedProcess[str]]:
     def run(hook: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never", "--config", str(hook_config)],
+            [
+                sys.executable,
+                "-m",
+                "pre_commit",
+                "run",
+                hook,
+                "--all-files",
+                "--color",
+                "never",
+                "--config",
+                str(hook_config),
+            ],
             cwd=downstream,
             capture_output=True,
             text=True,
@@ -169,7 +195,9 @@ def test_malformed_idl_fails_check_and_generate_with_a_located_message(
         assert result.returncode == 1, f"{hook}:\n{result.stdout}"
         assert "error[E0003]: expected `;`, found `}`" in result.stdout, f"{hook}:\n{result.stdout}"
         assert "--> idl/clock.idl:4:" in result.stdout, f"{hook}:\n{result.stdout}"
-    assert git(downstream, "status", "--porcelain") == " M idl/clock.idl\n", "nothing else was written"
+    assert (
+        git(downstream, "status", "--porcelain") == " M idl/clock.idl\n"
+    ), "nothing else was written"
 
 
 def test_stale_generated_code(
@@ -237,7 +265,18 @@ def run_hook_in(
     repo: Path, hook: str, hook_config: Path, pre_commit_home: Path
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never", "--config", str(hook_config)],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "run",
+            hook,
+            "--all-files",
+            "--color",
+            "never",
+            "--config",
+            str(hook_config),
+        ],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -279,7 +318,9 @@ def test_check_in_a_repository_without_idl_files_passes(
     tmp_path: Path, hook_config: Path, pre_commit_home: Path
 ) -> None:
     """pyproject.toml matches the hook's files, so it runs; with nothing to check it passes."""
-    repo = committed(tmp_path / "no-idl", {"pyproject.toml": '[project]\nname = "x"\nversion = "1"\n'})
+    repo = committed(
+        tmp_path / "no-idl", {"pyproject.toml": '[project]\nname = "x"\nversion = "1"\n'}
+    )
     result = run_hook_in(repo, "idlc-check", hook_config, pre_commit_home)
     assert result.returncode == 0, result.stdout
     assert "idlc check" in result.stdout and "Passed" in result.stdout, result.stdout
@@ -288,7 +329,9 @@ def test_check_in_a_repository_without_idl_files_passes(
 def test_the_generate_hooks_without_configuration_say_what_they_need(
     tmp_path: Path, hook_config: Path, pre_commit_home: Path
 ) -> None:
-    repo = committed(tmp_path / "plain", {"types/time.idl": TIME, "api/clock.idl": CLOCK_USING_TIME})
+    repo = committed(
+        tmp_path / "plain", {"types/time.idl": TIME, "api/clock.idl": CLOCK_USING_TIME}
+    )
     result = run_hook_in(repo, "idlc-generate-check", hook_config, pre_commit_home)
     assert result.returncode == 1, result.stdout
     assert "Error: `idlc generate` needs `--out DIR`" in result.stdout, result.stdout

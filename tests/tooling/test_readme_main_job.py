@@ -23,13 +23,22 @@ pytestmark = [
 ]
 
 
-def test_the_first_command_generates_and_runs_the_seeds(checkout_snapshot: Path, tmp_path: Path) -> None:
+def test_the_first_command_generates_and_runs_the_seeds(
+    checkout_snapshot: Path, tmp_path: Path
+) -> None:
     install, _ = _readme_commands()
     checkout = tmp_path / "checkout"
-    shutil.copytree(checkout_snapshot, checkout, ignore=shutil.ignore_patterns(".git", ".venv", "build"))
+    shutil.copytree(
+        checkout_snapshot, checkout, ignore=shutil.ignore_patterns(".git", ".venv", "build")
+    )
     environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     finished = subprocess.run(
-        ["bash", "-c", install], cwd=checkout, capture_output=True, text=True, timeout=900, env=environment
+        ["bash", "-c", install],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=environment,
     )
     assert finished.returncode == 0, finished.stdout[-3000:] + finished.stderr[-3000:]
     assert "build/quixos_agent: 6 written" in finished.stdout + finished.stderr
