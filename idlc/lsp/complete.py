@@ -56,7 +56,7 @@ class _Inert:
 
 @functools.cache
 def _tables() -> lalr.Tables:
-    return lalr.bind(parser._table_data(), _Inert())
+    return lalr.bind(parser._table_data(), _Inert)
 
 
 @dataclass(slots=True)
