@@ -80,6 +80,7 @@ class TableData:
     comments: frozenset[str]  # skipped terminals that are reported to `on_comment`
     name: str  # the terminal of names (a word that is no keyword where it stands)
     closers: frozenset[str]  # terminals that end a list of items (`}`, end of file)
+    firsts: dict[str, frozenset[str]]  # per rule, the terminals that can begin it
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +182,35 @@ def table_data(lark: Any) -> TableData:
         comments=ignored - {spaces[0]},
         name=name,
         closers=_closers(lark.rules),
+        firsts=_firsts(lark.rules),
     )
+
+
+def _firsts(rules: Any) -> dict[str, frozenset[str]]:
+    """Per rule (by name), the terminals that can begin it (the FIRST sets)."""
+    first: dict[str, set[str]] = {}
+    nullable: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            origin = str(rule.origin.name)
+            found = first.setdefault(origin, set())
+            size = len(found)
+            for symbol in rule.expansion:
+                name = str(symbol.name)
+                if symbol.is_term:
+                    found.add(name)
+                    break
+                found |= first.get(name, set())
+                if name not in nullable:
+                    break
+            else:
+                if origin not in nullable:
+                    nullable.add(origin)
+                    changed = True
+            changed = changed or len(found) != size
+    return {name: frozenset(terminals) for name, terminals in first.items()}
 
 
 def _closers(rules: Any) -> frozenset[str]:

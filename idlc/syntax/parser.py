@@ -384,6 +384,7 @@ def _table_data() -> lalr.TableData:
     key = hashlib.sha256(
         grammar
         + f"|{__version__}|{_CACHE_FORMAT}|{sys.version}|lark {_lark_version()}".encode()
+        + ",".join(lalr.TableData.__dataclass_fields__).encode()
     ).hexdigest()[:20]
     cache = _cache_dir() / f"idl-tables-{key}.pickle"
     try:
@@ -429,7 +430,7 @@ def _cache_dir() -> Path:
     return Path(base) / "idlc"
 
 
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 
 
 def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
