@@ -152,6 +152,8 @@ class ModuleView:
     uses_typing: bool = False
     integer_aliases: dict[str, str] = field(default_factory=dict)
     public: list[str] = field(default_factory=list)
+    #: `_refs` only: (IDL name, id) of every atom, in declaration order (the `ATOMS` map).
+    atoms: list[tuple[str, str]] = field(default_factory=list)
 
     def ordered_classes(self) -> list[ClassView]:
         """Classes with every base of the same module before the classes deriving from it."""
@@ -880,6 +882,8 @@ def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
             )
         )
         refs.public.append(naming.ref_name(atom.name))
+        refs.atoms.append((atom.name, atom.id))
+    refs.public.append(naming.ATOMS)
     for interface_name, _ in all_interfaces(model):
         interface = model.interfaces.get(interface_name)
         refs.aliases.append(

@@ -26,7 +26,7 @@ REFS_MODULE = "_refs"
 #: Names generated modules import or define for themselves; no generated class may use them.
 #: (`naming.declared_name` keeps declared names clear of them; derived names are checked.)
 RESERVED_NAMES = frozenset(
-    {"Unsupported", "TYPE_CHECKING", "abc", "enum", "msgspec", "typing", "annotations"}
+    {"Unsupported", "TYPE_CHECKING", "abc", "enum", "msgspec", "typing", "annotations", "ATOMS"}
 )
 
 #: The types that get a class (or a named alias) of their own wherever they stand.
