@@ -27,6 +27,8 @@ from typing import Literal, TypeVar
 from idlc.breaking import rules
 from idlc.breaking.rules import Rule
 from idlc.semantics import model as m
+from idlc.semantics import queries
+from idlc.semantics.queries import describe
 from idlc.source import Span
 
 __all__ = ["Change", "Comparison", "InterfaceReport", "compare"]
@@ -167,7 +169,7 @@ def _typedef_flows(model: m.Model, interface: m.Interface) -> dict[str, _Flow]:
                     flows[current.name] = before | flow
                     stack.append(model.typedefs[current.name].type)
             else:
-                stack.extend(_children(current))
+                stack.extend(queries.children(current))
 
     for member in interface.members:
         if isinstance(member, m.Value):
@@ -178,60 +180,10 @@ def _typedef_flows(model: m.Model, interface: m.Interface) -> dict[str, _Flow]:
     return flows
 
 
-def _children(type_: m.Type) -> list[m.Type]:
-    if isinstance(type_, (m.Optional, m.List)):
-        return [type_.inner]
-    if isinstance(type_, m.Map):
-        return [type_.value]
-    if isinstance(type_, m.Record):
-        return [item.type for item in type_.fields]
-    if isinstance(type_, m.Variant):
-        return [case.type for case in type_.cases]
-    if isinstance(type_, m.Union_):
-        return list(type_.alternatives)
-    return []
-
-
 def _unalias(model: m.Model, type_: m.Type) -> tuple[m.Type, str | None]:
     """The type a chain of typedef names stands for, and the last typedef of the chain."""
-    name: str | None = None
-    while isinstance(type_, m.TypeRef):
-        name = type_.name
-        type_ = model.typedefs[name].type
-    return type_, name
-
-
-def _strip_optional(model: m.Model, type_: m.Type) -> tuple[m.Type, bool]:
-    """`T` for `optional<T>` (also through typedefs), and whether it was optional."""
-    resolved, _ = _unalias(model, type_)
-    if isinstance(resolved, m.Optional):
-        return resolved.inner, True
-    return type_, False
-
-
-def describe(type_: m.Type) -> str:
-    """A short text for a type in a message: typedefs by name, inline records abridged."""
-    if isinstance(type_, m.Primitive):
-        return type_.kind.value
-    if isinstance(type_, m.TypeRef):
-        return type_.name
-    if isinstance(type_, m.Optional):
-        return f"optional<{describe(type_.inner)}>"
-    if isinstance(type_, m.List):
-        return f"list<{describe(type_.inner)}>"
-    if isinstance(type_, m.Map):
-        return f"map<string, {describe(type_.value)}>"
-    if isinstance(type_, m.AtomRef):
-        return f"atom-ref<{type_.atom}>"
-    if isinstance(type_, m.InterfaceRef):
-        return f"interface-ref<{type_.interface}>"
-    if isinstance(type_, m.Record):
-        return "record { … }"
-    if isinstance(type_, m.Enum):
-        return f"{'open ' if type_.open else ''}enum {{ … }}"
-    if isinstance(type_, m.Variant):
-        return f'{"open " if type_.open else ""}variant tag "{type_.tag_field}" {{ … }}'
-    return "union { … }"
+    resolved, name = queries.typedef_chain(type_, model.typedefs)
+    return (type_ if resolved is None else resolved), name
 
 
 def _kind(item: object) -> type:
@@ -476,7 +428,7 @@ class _InterfaceComparer:
                 )
         for item in new.fields:
             before = old_fields.get(item.name)
-            after_type, after_optional = _strip_optional(self.new, item.type)
+            after_type, after_optional = queries.optional_inner(item.type, self.new.typedefs)
             after_optional = after_optional or item.default is not None
             if before is None:
                 if flow & _Flow.INPUT and not after_optional:
@@ -486,7 +438,7 @@ class _InterfaceComparer:
                         item.span,
                     )
                 continue
-            before_type, before_is_optional = _strip_optional(self.old, before.type)
+            before_type, before_is_optional = queries.optional_inner(before.type, self.old.typedefs)
             before_optional = before_is_optional or before.default is not None
             field_place = place.field(item.name)
             if before_optional and not after_optional and flow & _Flow.INPUT:
@@ -496,7 +448,7 @@ class _InterfaceComparer:
                     f"to `{_field_text(item)}`: callers may leave it out",
                     item.span,
                 )
-            _, after_is_optional = _strip_optional(self.new, item.type)
+            _, after_is_optional = queries.optional_inner(item.type, self.new.typedefs)
             if after_is_optional and not before_is_optional and flow & _Flow.OUTPUT:
                 self.report(
                     rules.TYPE_CHANGED,
