@@ -159,11 +159,11 @@ def table_data(lark: Any) -> TableData:
     word = patterns.pop(name)
     # A word is a name, or a keyword, hyphenated ones (`atom-ref`) included.
     words = f"(?:{word})(?:-(?:{word}))?"
+    # By priority; comments first among equals, so `//…` is a comment whatever else starts
+    # with `/`.
+    ordered = sorted(patterns, key=lambda n: (-priorities[n], n not in ignored, n))
     alternatives = [
-        # Comments first among equals, so `//…` is a comment whatever else starts with `/`.
-        *(f"(?P<{n}>{patterns[n]})" for n in sorted(
-            patterns, key=lambda n: (-priorities[n], n not in ignored, n)
-        )),
+        *(f"(?P<{n}>{patterns[n]})" for n in ordered),
         "(?P<PUNCTUATION>"
         # Longest first, so `->` is one token.
         + "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True))
