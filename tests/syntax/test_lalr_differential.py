@@ -11,6 +11,7 @@ absent optional part — or both must refuse the text.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -305,3 +306,32 @@ def test_terminal_names_and_spellings_come_from_the_tables() -> None:
         "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "OPTIONAL", "LIST", "MAP",
         "ATOM_REF", "INTERFACE_REF", "RECORD", "OPEN", "ENUM", "VARIANT", "UNION", "NAME",
     }  # fmt: skip
+
+
+_ROOT = Path(__file__).resolve().parents[2]
+_FILES = sorted(
+    path
+    for folder in ("idl", "tests/corpus", "tests/codegen/corpus")
+    for path in (_ROOT / folder).rglob("*.idl")
+    if path.is_file()
+)
+
+
+@pytest.mark.parametrize("path", _FILES, ids=lambda path: str(path.relative_to(_ROOT)))
+def test_real_files_agree(path: Path) -> None:
+    """Every IDL file of the repository (the seeds, ACP, the test corpora with their
+    syntax errors) gets the same tree from both parsers, or is refused by both."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    assert _ours(text) == _theirs(text)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_cut_real_files_agree(data: st.DataObject) -> None:
+    """A real file with a piece cut out (a half-typed edit) gets the same answer."""
+    path = data.draw(st.sampled_from([p for p in _FILES if p.stat().st_size < 20_000]))
+    text = path.read_text(encoding="utf-8", errors="replace")
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, min(len(text), start + 40)))
+    cut = text[:start] + text[end:]
+    assert _ours(cut) == _theirs(cut), (path.name, start, end)
