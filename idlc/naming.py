@@ -87,10 +87,14 @@ CLASS_BODY_NAMES = frozenset(
 #: `@abc.abstractmethod`: the names their methods must not take.
 METHOD_BODY_NAMES = CLASS_BODY_NAMES | {"abc"}
 
+#: The package's map of atoms, IDL name → atom id (in `_refs`, exported by the package).
+ATOMS = "ATOMS"
+
 #: Capitalised names the generated modules define or use themselves (`Unsupported`,
 #: `typing.TYPE_CHECKING`, the skeleton's `INTERFACE_ID` and `REVISION`, which its method
-#: annotations would otherwise resolve to): a declared name equal to one gets a trailing `_`.
-_TAKEN_CLASS_NAMES = frozenset({"Unsupported", "TYPE_CHECKING", "INTERFACE_ID", "REVISION"})
+#: annotations would otherwise resolve to, the package's `ATOMS`): a declared name equal to
+#: one gets a trailing `_`.
+_TAKEN_CLASS_NAMES = frozenset({"Unsupported", "TYPE_CHECKING", "INTERFACE_ID", "REVISION", ATOMS})
 
 
 

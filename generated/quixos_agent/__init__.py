@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 from ._refs import (
+    ATOMS,
     AgentCompletionStreamObjectRef,
     AgentContextSubjectRef,
     AgentDirectoryObjectRef,
@@ -53,6 +54,7 @@ from .agent_request import (
 )
 
 __all__ = [
+    "ATOMS",
     "AgentAdmission",
     "AgentCompletionStreamObjectRef",
     "AgentContextSubjectRef",

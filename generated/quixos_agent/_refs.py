@@ -46,3 +46,14 @@ AgentContextSubjectRef = typing.NewType("AgentContextSubjectRef", str)
 
 WebStudioPresentableRef = typing.NewType("WebStudioPresentableRef", str)
 """A reference to an object implementing `WebStudioPresentable` (imported)."""
+
+ATOMS: typing.Final[typing.Mapping[str, str]] = {
+    "AgentDirectoryObject": "atom:org.quixos.agent:directory",
+    "AgentObject": "atom:org.quixos.agent:agent",
+    "AgentThreadObject": "atom:org.quixos.agent:thread",
+    "AgentRequestObject": "atom:org.quixos.agent:request",
+    "AgentItemObject": "atom:org.quixos.agent:item",
+    "AgentQuestionObject": "atom:org.quixos.agent:question",
+    "AgentCompletionStreamObject": "atom:org.quixos.agent:completion-stream",
+}
+"""Every atom of the package by its IDL name: its id, as the IDL writes it."""

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from idlc.breaking.compare import Change, Comparison, InterfaceReport
-from idlc.diagnostics.render import github_data, github_property
+from idlc.diagnostics.render import Style, github_data, github_property
 from idlc.source import SourceMap, Span
 
 __all__ = ["Shown", "render_github", "render_human", "render_json"]
@@ -50,22 +50,11 @@ def _revision_line(report: InterfaceReport) -> str:
     return f'interface `{report.name}`: revision "{report.old_revision}" is unchanged'
 
 
-class _Style:
-    def __init__(self, color: bool) -> None:
-        self.color = color
-
-    def wrap(self, code: str, text: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
-
-    def severity(self, severity: str, text: str) -> str:
-        return self.wrap("1;31" if severity == "error" else "1;36", text)
-
-
 def render_human(
     comparisons: Sequence[Comparison], shown: Shown, *, color: bool = False
 ) -> str:
     """Every change, grouped by interface, then a summary line; "" when nothing changed."""
-    style = _Style(color)
+    style = Style(color)
     blocks: list[str] = []
     for comparison in comparisons:
         for report in comparison.interfaces:
@@ -76,32 +65,32 @@ def render_human(
     return "\n".join(blocks) + "\n" + _summary(comparisons, style) + "\n"
 
 
-def _render_one(report: InterfaceReport, change: Change, shown: Shown, style: _Style) -> str:
+def _render_one(report: InterfaceReport, change: Change, shown: Shown, style: Style) -> str:
     severity = _severity(report)
     lines = [
         style.severity(severity, f"{severity}[{change.rule.id}]")
-        + style.wrap("1", f": {change.message}")
+        + style.bold(f": {change.message}")
     ]
     span, sources = shown.locate(change)
     width = len(str(span.line)) if span is not None else 1
     pad = " " * width
     if span is not None:
-        lines.append(style.wrap("1;34", f"{pad}--> ") + f"{span.file}:{span.line}:{span.column}")
+        lines.append(style.gutter(f"{pad}--> ") + f"{span.file}:{span.line}:{span.column}")
         source = sources.get(span.file)
         if source is not None and span.line <= source.line_count:
             text = source.line_text(span.line).replace("\t", " ")
             start = span.column - 1
             end = span.end_column - 1 if span.end_line == span.line else len(text)
             text, start, end = _window(text, start, max(end, start + 1))
-            lines.append(style.wrap("1;34", f"{pad} |"))
-            lines.append(style.wrap("1;34", f"{span.line} | ") + text)
+            lines.append(style.gutter(f"{pad} |"))
+            lines.append(style.gutter(f"{span.line} | ") + text)
             carets = style.severity(severity, "^" * (end - start))
-            lines.append(style.wrap("1;34", f"{pad} | ") + " " * start + carets)
-        lines.append(style.wrap("1;34", f"{pad} |"))
-    lines.append(style.wrap("1;34", f"{pad} = ") + _revision_line(report))
+            lines.append(style.gutter(f"{pad} | ") + " " * start + carets)
+        lines.append(style.gutter(f"{pad} |"))
+    lines.append(style.gutter(f"{pad} = ") + _revision_line(report))
     lines.append(
-        style.wrap("1;34", f"{pad} = ")
-        + style.wrap("1;36", "why")
+        style.gutter(f"{pad} = ")
+        + style.help("why")
         + f": {change.rule.name}: {change.rule.explanation}"
     )
     return "\n".join(lines) + "\n"
@@ -121,7 +110,7 @@ def _window(text: str, start: int, end: int) -> tuple[str, int, int]:
     return shown, start, max(end, start + 1)
 
 
-def _summary(comparisons: Sequence[Comparison], style: _Style) -> str:
+def _summary(comparisons: Sequence[Comparison], style: Style) -> str:
     reports = [report for comparison in comparisons for report in comparison.interfaces]
     failing = [report for report in reports if report.failing]
     total = sum(len(report.changes) for report in reports)
@@ -129,9 +118,9 @@ def _summary(comparisons: Sequence[Comparison], style: _Style) -> str:
     if failing:
         names = ", ".join(f"`{report.name}`" for report in failing)
         text = f": {changes}; changed or removed without a new revision: {names}"
-        return style.severity("error", "error") + style.wrap("1", text)
-    return style.severity("note", "note") + style.wrap(
-        "1", f": {changes}, each in an interface with a new revision"
+        return style.severity("error", "error") + style.bold(text)
+    return style.severity("note", "note") + style.bold(
+        f": {changes}, each in an interface with a new revision"
     )
 
 

@@ -8,6 +8,9 @@ the registry.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+from idlc.source import Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +21,20 @@ class Rule:
 
     def __str__(self) -> str:
         return self.id
+
+
+Side = Literal["new", "old"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One incompatible change: the rule it breaks, said where."""
+
+    rule: Rule
+    message: str
+    #: Where it is: on the new side where the thing still exists, on the old side for removals.
+    span: Span | None
+    side: Side
 
 
 REGISTRY: dict[str, Rule] = {}

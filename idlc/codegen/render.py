@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 
 import idlc
-from idlc.codegen.layout import needs_black
+from idlc.codegen.layout import needs_black, python_string
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.semantics.python_mapping import REFS_MODULE
 from idlc.resources import data_dir
@@ -37,7 +37,7 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 @functools.cache
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
@@ -46,6 +46,8 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["python_string"] = python_string
+    return env
 
 
 def _format(head: str, text: str) -> str:

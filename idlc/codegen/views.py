@@ -23,7 +23,7 @@ from idlc import naming
 from idlc.codegen.layout import bracket, docstring, python_string
 from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.semantics import model as m
-from idlc.semantics import python_mapping
+from idlc.semantics import python_mapping, queries
 from idlc.semantics.python_mapping import (
     NAMED_KINDS,
     REFS_MODULE,
@@ -152,6 +152,8 @@ class ModuleView:
     uses_typing: bool = False
     integer_aliases: dict[str, str] = field(default_factory=dict)
     public: list[str] = field(default_factory=list)
+    #: `_refs` only: (IDL name, id) of every atom, in declaration order (the `ATOMS` map).
+    atoms: list[tuple[str, str]] = field(default_factory=list)
 
     def ordered_classes(self) -> list[ClassView]:
         """Classes with every base of the same module before the classes deriving from it."""
@@ -346,7 +348,7 @@ class _Builder:
         while isinstance(resolved, m.Optional):
             resolved = resolve_alias(self.model, resolved.inner)
         if isinstance(resolved, m.Enum) and isinstance(value, str):
-            enum_class = ctx.expr(_strip_optional(self.model, type_))
+            enum_class = ctx.expr(queries.strip_optional(type_))
             for enum_value in resolved.values:
                 if enum_value.value == value:
                     return f"{enum_class}.{naming.enum_attribute_name(value)}", None
@@ -644,12 +646,6 @@ def _empty_container(model: m.Model, type_: m.Type) -> str:
     return "list"
 
 
-def _strip_optional(model: m.Model, type_: m.Type) -> m.Type:
-    while isinstance(type_, m.Optional):
-        type_ = type_.inner
-    return type_
-
-
 # -- interfaces -----------------------------------------------------------------------------
 
 _EXECUTION = {
@@ -880,6 +876,8 @@ def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
             )
         )
         refs.public.append(naming.ref_name(atom.name))
+        refs.atoms.append((atom.name, atom.id))
+    refs.public.append(naming.ATOMS)
     for interface_name, _ in all_interfaces(model):
         interface = model.interfaces.get(interface_name)
         refs.aliases.append(

@@ -17,31 +17,47 @@ _MAX_SHOWN = 120
 _TAB = "    "
 
 
-class _Style:
+#: The one colour table of idlc's terminal output (ANSI SGR codes): diagnostics and
+#: `idlc breaking` both style their severities (`error`, `warning`, `note`) and their
+#: parts from it.
+COLOURS: dict[str, str] = {
+    "error": "1;31",
+    "warning": "1;33",
+    "note": "1;36",
+    "bold": "1",
+    "gutter": "1;34",
+    "help": "1;36",
+}
+
+
+class Style:
+    """Colours from `COLOURS`, or plain text when `color` is off."""
+
     def __init__(self, color: bool) -> None:
         self.color = color
 
     def _wrap(self, code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
 
-    def severity(self, severity: Severity, text: str) -> str:
-        return self._wrap("1;31" if severity is Severity.ERROR else "1;33", text)
+    def severity(self, severity: Severity | str, text: str) -> str:
+        name = severity.value if isinstance(severity, Severity) else severity
+        return self._wrap(COLOURS[name], text)
 
     def bold(self, text: str) -> str:
-        return self._wrap("1", text)
+        return self._wrap(COLOURS["bold"], text)
 
     def gutter(self, text: str) -> str:
-        return self._wrap("1;34", text)
+        return self._wrap(COLOURS["gutter"], text)
 
     def help(self, text: str) -> str:
-        return self._wrap("1;36", text)
+        return self._wrap(COLOURS["help"], text)
 
 
 def render_human(
     diagnostics: Iterable[Diagnostic], sources: SourceMap, *, color: bool = False
 ) -> str:
     """All diagnostics, then a summary line (`error: 2 errors, 1 warning`)."""
-    style = _Style(color)
+    style = Style(color)
     items = list(diagnostics)
     if not items:
         return ""
@@ -50,7 +66,7 @@ def render_human(
     return "\n".join(blocks) + "\n" + _summary(errors, len(items) - errors, style) + "\n"
 
 
-def _summary(errors: int, warnings: int, style: _Style) -> str:
+def _summary(errors: int, warnings: int, style: Style) -> str:
     parts = []
     if errors:
         parts.append(f"{errors} error{'s' if errors != 1 else ''}")
@@ -60,7 +76,7 @@ def _summary(errors: int, warnings: int, style: _Style) -> str:
     return style.severity(severity, severity.value) + style.bold(": " + ", ".join(parts))
 
 
-def _render_one(diagnostic: Diagnostic, sources: SourceMap, style: _Style) -> str:
+def _render_one(diagnostic: Diagnostic, sources: SourceMap, style: Style) -> str:
     severity = diagnostic.severity
     lines = [
         style.severity(severity, f"{severity.value}[{diagnostic.code.id}]")
@@ -83,7 +99,7 @@ def _render_one(diagnostic: Diagnostic, sources: SourceMap, style: _Style) -> st
 
 
 def _snippet(
-    span: Span, label: str | None, sources: SourceMap, style: _Style, width: int, mark: str
+    span: Span, label: str | None, sources: SourceMap, style: Style, width: int, mark: str
 ) -> list[str]:
     pad = " " * width
     out = [style.gutter(f"{pad}--> ") + f"{span.file}:{span.line}:{span.column}"]

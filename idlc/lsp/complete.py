@@ -18,7 +18,7 @@ from idlc.source import SourceFile
 from idlc.syntax import lalr, parser
 from idlc.syntax.lalr import END, Parser, Tok
 from idlc.syntax.recovery import Recovery
-from idlc.syntax.tokens import TYPE_STARTS, spelling
+from idlc.syntax.tokens import spelling, type_starts
 
 #: The word being typed, hyphenated keywords (`atom-ref`) included.
 _WORD_BEFORE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]*)?\Z")
@@ -56,7 +56,7 @@ class _Inert:
 
 @functools.cache
 def _tables() -> lalr.Tables:
-    return lalr.bind(parser._table_data(), _Inert())
+    return lalr.bind(parser._table_data(), _Inert)
 
 
 @dataclass(slots=True)
@@ -146,7 +146,7 @@ def _name_context(terminals: set[str], values: list[object]) -> str | None:
     if isinstance(last, Tok) and last.type == "INTERFACE" and isinstance(before, Tok):
         if before.type == "IMPORT":
             return IMPORTED
-    if TYPE_STARTS <= terminals:
+    if type_starts() <= terminals:
         return TYPEDEF
     return None
 

@@ -11,48 +11,8 @@ import binascii
 from collections.abc import Hashable, Mapping
 
 from idlc.diagnostics import Diagnostics, Related, codes
-from idlc.semantics import model
+from idlc.semantics import model, queries
 from idlc.semantics.types import name_span
-
-
-def underlying(type: model.Type, typedefs: Mapping[str, model.Typedef]) -> model.Type | None:
-    """`type` with typedef names followed to what they stand for; None for a cycle or an
-    unknown name (both reported elsewhere)."""
-    seen: set[str] = set()
-    while isinstance(type, model.TypeRef):
-        if type.name in seen:
-            return None
-        seen.add(type.name)
-        typedef = typedefs.get(type.name)
-        if typedef is None:
-            return None
-        type = typedef.type
-    return type
-
-
-def describe(type: model.Type) -> str:
-    """How a type is named in messages."""
-    if isinstance(type, model.Primitive):
-        return f"`{type.kind.value}`"
-    if isinstance(type, model.TypeRef):
-        return f"`{type.name}`"
-    if isinstance(type, model.Optional):
-        return f"`optional<…>`"
-    if isinstance(type, model.List):
-        return "a list"
-    if isinstance(type, model.Map):
-        return "a map"
-    if isinstance(type, model.AtomRef):
-        return f"`atom-ref<{type.atom}>`"
-    if isinstance(type, model.InterfaceRef):
-        return f"`interface-ref<{type.interface}>`"
-    if isinstance(type, model.Record):
-        return "a record"
-    if isinstance(type, model.Enum):
-        return "an enum"
-    if isinstance(type, model.Variant):
-        return "a variant"
-    return "a union"
 
 
 # -- field defaults -------------------------------------------------------------------------
@@ -73,7 +33,7 @@ def default_problem(
     literal: model.Literal, type: model.Type, typedefs: Mapping[str, model.Typedef]
 ) -> tuple[str, str | None] | None:
     """Why `literal` cannot be the default of a field of `type` (message, help), or None."""
-    resolved = underlying(type, typedefs)
+    resolved = queries.follow_typedefs(type, typedefs)
     if resolved is None:
         return None  # an alias cycle or an unknown name, reported elsewhere
     value = literal.value
@@ -138,7 +98,7 @@ def default_problem(
                 return None
         return f"{_literal_kind(literal)} fits no alternative of the union", None
     return (
-        f"a field holding {describe(resolved)} cannot have a default",
+        f"a field holding {queries.describe_kind(resolved)} cannot have a default",
         "defaults are for booleans, numbers, strings, enums, lists and maps; remove it",
     )
 
@@ -156,7 +116,7 @@ def check_defaults(
                 codes.INVALID_DEFAULT,
                 f"the default of `{field.name}` does not fit its type: {message}",
                 literal.span,
-                label=f"`{field.name}` is {describe(field.type)}",
+                label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                 help=help,
             )
 
@@ -168,7 +128,7 @@ def check_variant(
     variant: model.Variant, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
 ) -> None:
     for case in variant.cases:
-        resolved = underlying(case.type, typedefs)
+        resolved = queries.follow_typedefs(case.type, typedefs)
         if resolved is None:
             continue
         if isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT:
@@ -201,8 +161,8 @@ def check_variant(
 
 def _described_through(written: model.Type, resolved: model.Type) -> str:
     if written is resolved:
-        return describe(resolved)
-    return f"{describe(written)} ({describe(resolved)})"
+        return queries.describe_kind(resolved)
+    return f"{queries.describe_kind(written)} ({queries.describe_kind(resolved)})"
 
 
 def type_key(type: model.Type) -> Hashable:
@@ -241,7 +201,7 @@ def check_union(
     seen: dict[Hashable, model.Type] = {}
     catch_all: model.Type | None = None
     for alternative in union.alternatives:
-        resolved = underlying(alternative, typedefs)
+        resolved = queries.follow_typedefs(alternative, typedefs)
         if catch_all is not None:
             diagnostics.add(
                 codes.INVALID_UNION,

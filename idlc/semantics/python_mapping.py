@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model as m
+from idlc.semantics import queries
 from idlc.source import Span
 
 TYPES_MODULE = "_types"
@@ -26,7 +27,7 @@ REFS_MODULE = "_refs"
 #: Names generated modules import or define for themselves; no generated class may use them.
 #: (`naming.declared_name` keeps declared names clear of them; derived names are checked.)
 RESERVED_NAMES = frozenset(
-    {"Unsupported", "TYPE_CHECKING", "abc", "enum", "msgspec", "typing", "annotations"}
+    {"Unsupported", "TYPE_CHECKING", "abc", "enum", "msgspec", "typing", "annotations", "ATOMS"}
 )
 
 #: The types that get a class (or a named alias) of their own wherever they stand.
@@ -291,12 +292,10 @@ def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:
 
 
 def resolve_alias(model: m.Model, type_: m.Type) -> m.Type:
-    """`type_` with typedef names followed until a type that is not a name."""
-    seen: set[str] = set()
-    while isinstance(type_, m.TypeRef) and type_.name not in seen:
-        seen.add(type_.name)
-        type_ = model.typedefs[type_.name].type
-    return type_
+    """`type_` with typedef names followed until a type that is not a name (`type_` itself
+    for a cycle of typedefs, reported elsewhere)."""
+    resolved = queries.follow_typedefs(type_, model.typedefs)
+    return type_ if resolved is None else resolved
 
 
 def is_unit(model: m.Model, type_: m.Type) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from idlc.diagnostics import Diagnostic, Diagnostics, Related, codes
 from idlc.gcpause import paused_gc
-from idlc.semantics import checks, lints, model, python_mapping
+from idlc.semantics import checks, lints, model, python_mapping, queries
 from idlc.semantics.cycles import check_cycles
 from idlc.semantics.scope import Entry, Kind, Scope, build_scope
 from idlc.semantics.types import TypeConverter, python_member_name
@@ -303,7 +303,7 @@ class _Resolver:
 
     def _check_notify(self, typedefs: dict[str, model.Typedef]) -> None:
         for member, output_type in self.notifications:
-            output = checks.underlying(output_type, typedefs)
+            output = queries.follow_typedefs(output_type, typedefs)
             if output is None or (
                 isinstance(output, model.Primitive) and output.kind is model.PrimitiveKind.UNIT
             ):
@@ -311,7 +311,7 @@ class _Resolver:
             self.diagnostics.add(
                 codes.NOTIFY_WITH_OUTPUT,
                 f"`notify` cannot bind operation `{member.name.value}`: its output is "
-                f"{checks.describe(output)}, not `unit`",
+                f"{queries.describe_kind(output)}, not `unit`",
                 member.binding.verb_span,
                 label="a notification gets no response",
                 help="make the output `unit`, or bind it with `call … execution transaction;`",

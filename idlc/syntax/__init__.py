@@ -1,2 +1,3 @@
-"""Text → AST: the Lark grammar, a Transformer that builds `idlc.syntax.ast` nodes while
-parsing, error recovery, and the formatter that turns an AST back into canonical text."""
+"""Text → AST: the Lark grammar, an LALR driver over Lark's tables whose builder makes
+`idlc.syntax.ast` nodes while parsing, error recovery, and the formatter that turns an AST
+back into canonical text."""

@@ -5,8 +5,12 @@ in Python on every reduction); the schemas idlc is used on reach megabytes, so i
 Lark's tables with a loop of its own: one master regular expression, built from the
 grammar's own terminal definitions, and a contextual keyword rule identical to Lark's
 contextual lexer — a word is a keyword only where the parser can take that keyword, and a
-name everywhere else. The callbacks are Lark's (they wrap `parser._Builder`), so the tree
-shapes are exactly what the grammar says.
+name everywhere else. Every terminal name and spelling the driver uses comes from the
+tables (none is written here). Reductions follow Lark's tree-building rules (`RulePlan`,
+read from Lark's rules) and call the methods of a builder class — `parser._Builder` builds
+the AST — on the builder object each `Parser` is given, so parses share nothing and can run
+side by side. tests/syntax/test_lalr_differential.py checks that this driver and Lark's own
+LALR parser build identical trees and accept and reject the same inputs.
 """
 
 from __future__ import annotations
@@ -36,8 +40,10 @@ class Tok:
         return f"Tok({self.type}, {self.value!r}, {self.start})"
 
 
-# An action: (True, next state) to shift, or (False, size, rule origin, callback) to reduce.
+# An action: (True, next state) to shift, or (False, size, rule origin, callback) to reduce;
+# a callback takes the parse's builder and the rule's children.
 Action = tuple[Any, ...]
+Callback = Callable[[Any, list[Any]], Any]
 
 END = "$END"
 
@@ -72,6 +78,9 @@ class TableData:
     punctuation: dict[str, str]  # spelling → terminal
     ignored: frozenset[str]  # terminals that are skipped
     comments: frozenset[str]  # skipped terminals that are reported to `on_comment`
+    name: str  # the terminal of names (a word that is no keyword where it stands)
+    closers: frozenset[str]  # terminals that end a list of items (`}`, end of file)
+    firsts: dict[str, frozenset[str]]  # per rule, the terminals that can begin it
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +93,8 @@ class Tables:
     punctuation: dict[str, str]
     ignored: frozenset[str]
     comments: frozenset[str]
+    name: str
+    closers: frozenset[str]
 
     def terminals(self, state: int) -> set[str]:
         return {name for name in self.actions[state] if name.isupper() or name == END}
@@ -118,6 +129,7 @@ def table_data(lark: Any) -> TableData:
     keywords: dict[str, str] = {}
     punctuation: dict[str, str] = {}
     patterns: dict[str, str] = {}
+    priorities: dict[str, int] = {}
     for terminal in frontend.lexer_conf.terminals:
         pattern = terminal.pattern
         if isinstance(pattern, PatternStr):
@@ -127,17 +139,33 @@ def table_data(lark: Any) -> TableData:
                 punctuation[str(pattern.value)] = str(terminal.name)
         else:
             patterns[str(terminal.name)] = str(pattern.to_regexp())
+            priorities[str(terminal.name)] = int(terminal.priority)
     ignored = frozenset(str(name) for name in frontend.lexer_conf.ignore)
-    # White space is matched in front of every token instead of as a token of its own:
-    # one regex match and one loop turn less per token.
-    space = patterns.pop("WS")
-    regex_terminals = [name for name in patterns if name != "NAME"]
-    words = r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z_][A-Za-z0-9_]*)?"
-    assert re.fullmatch(patterns["NAME"], "a_1") and not re.fullmatch(patterns["NAME"], "a-b")
+    # White space (the skipped terminals that match a blank) is matched in front of every
+    # token instead of as a token of its own: one regex match and one loop turn less per
+    # token. The other skipped terminals are comments.
+    spaces = sorted(name for name in ignored if re.fullmatch(patterns[name], " "))
+    if len(spaces) != 1:
+        raise ValueError(f"expected one skipped white-space terminal, found {spaces}")
+    space = patterns.pop(spaces[0])
+    # The terminal of names: the pattern every keyword (but a hyphenated one) would match.
+    plain = [word for word in keywords if "-" not in word]
+    names = sorted(
+        name for name, pattern in patterns.items() if all(re.fullmatch(pattern, w) for w in plain)
+    )
+    if len(names) != 1:
+        raise ValueError(f"expected one terminal matching every keyword, found {names}")
+    name = names[0]
+    word = patterns.pop(name)
+    # A word is a name, or a keyword, hyphenated ones (`atom-ref`) included.
+    words = f"(?:{word})(?:-(?:{word}))?"
+    # By priority; comments first among equals, so `//…` is a comment whatever else starts
+    # with `/`.
+    ordered = sorted(patterns, key=lambda n: (-priorities[n], n not in ignored, n))
     alternatives = [
-        # Longest first, so `//` is a comment and `->` an arrow.
-        *(f"(?P<{name}>{patterns[name]})" for name in _by_priority(regex_terminals, patterns)),
+        *(f"(?P<{n}>{patterns[n]})" for n in ordered),
         "(?P<PUNCTUATION>"
+        # Longest first, so `->` is one token.
         + "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True))
         + ")",
         f"(?P<WORD>{words})",
@@ -151,8 +179,56 @@ def table_data(lark: Any) -> TableData:
         keywords=keywords,
         punctuation=punctuation,
         ignored=ignored,
-        comments=frozenset(name for name in ignored if "COMMENT" in name),
+        comments=ignored - {spaces[0]},
+        name=name,
+        closers=_closers(lark.rules),
+        firsts=_firsts(lark.rules),
     )
+
+
+def _firsts(rules: Any) -> dict[str, frozenset[str]]:
+    """Per rule (by name), the terminals that can begin it (the FIRST sets)."""
+    first: dict[str, set[str]] = {}
+    nullable: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            origin = str(rule.origin.name)
+            found = first.setdefault(origin, set())
+            size = len(found)
+            for symbol in rule.expansion:
+                name = str(symbol.name)
+                if symbol.is_term:
+                    found.add(name)
+                    break
+                found |= first.get(name, set())
+                if name not in nullable:
+                    break
+            else:
+                if origin not in nullable:
+                    nullable.add(origin)
+                    changed = True
+            changed = changed or len(found) != size
+    return {name: frozenset(terminals) for name, terminals in first.items()}
+
+
+def _closers(rules: Any) -> frozenset[str]:
+    """The terminals that can follow a list of items (Lark's helper rule of `item*`): the
+    terminal after it in a rule, or the end of the text after the start rule's list."""
+    found: set[str] = set()
+    for rule in rules:
+        expansion = rule.expansion
+        for index, symbol in enumerate(expansion):
+            if symbol.is_term or not symbol.name.startswith("_"):
+                continue
+            if index + 1 < len(expansion):
+                after = expansion[index + 1]
+                if after.is_term:
+                    found.add(str(after.name))
+            elif rule.origin.name == "start":
+                found.add(END)
+    return frozenset(found)
 
 
 def _plan(rule: Any) -> RulePlan:
@@ -180,8 +256,10 @@ def _plan(rule: Any) -> RulePlan:
     )
 
 
-def bind(data: TableData, builder: Any) -> Tables:
-    """Tables whose reductions call `builder`'s methods."""
+def bind(data: TableData, builder: type) -> Tables:
+    """Tables whose reductions call the methods of the class `builder` (on the builder
+    object each `Parser` is given); a rule whose method the class lacks yields its
+    children as a list."""
     callbacks = [_callback(plan, builder) for plan in data.rules]
     actions: list[dict[str, Action]] = [
         {
@@ -199,23 +277,25 @@ def bind(data: TableData, builder: Any) -> Tables:
         punctuation=data.punctuation,
         ignored=data.ignored,
         comments=data.comments,
+        name=data.name,
+        closers=data.closers,
     )
 
 
-def _callback(plan: RulePlan, builder: Any) -> Callable[[list[Any]], Any]:
+def _callback(plan: RulePlan, builder: type | None) -> Callback:
     appending = _appending(plan)
     if appending is not None:
         return appending
     # A rule without a method of its own (`?decl` always passes its one child up) yields
     # its children, like the list helpers.
-    method: Callable[[list[Any]], Any] | None = (
+    method: Callback | None = (
         getattr(builder, plan.method, None) if plan.method is not None else None
     )
     include = plan.include
     trailing = plan.trailing
     expand1 = plan.expand1
 
-    def callback(children: list[Any]) -> Any:
+    def callback(target: Any, children: list[Any]) -> Any:
         if include is not None:
             kept: list[Any] = []
             for index, splice, placeholders in include:
@@ -230,12 +310,12 @@ def _callback(plan: RulePlan, builder: Any) -> Callable[[list[Any]], Any]:
             children = kept
         if expand1 and len(children) == 1:
             return children[0]
-        return children if method is None else method(children)
+        return children if method is None else method(target, children)
 
     return callback
 
 
-def _appending(plan: RulePlan) -> Callable[[list[Any]], Any] | None:
+def _appending(plan: RulePlan) -> Callback | None:
     """The callback of a list helper's growing rule (`_items: _items item`), or None.
 
     Lark's semantics splice the list so far into a new list with the item after it; done
@@ -252,19 +332,13 @@ def _appending(plan: RulePlan) -> Callable[[list[Any]], Any] | None:
         return None
     indices = tuple(index for index, _, _ in rest)
 
-    def append(children: list[Any]) -> Any:
+    def append(target: Any, children: list[Any]) -> Any:
         items: list[Any] = children[0]
         for index in indices:
             items.append(children[index])
         return items
 
     return append
-
-
-def _by_priority(names: list[str], patterns: dict[str, str]) -> list[str]:
-    # Comments before anything else starting with `/`.
-    order = {"BLOCK_COMMENT": 1, "LINE_COMMENT": 2}
-    return sorted(names, key=lambda name: (order.get(name, 3), name))
 
 
 def _start_of(value: Any) -> int | None:
@@ -292,7 +366,11 @@ class SyntaxStop(Exception):
 
 
 class Parser:
-    """One parse of one text. `stack`/`values` are the LALR state and value stacks."""
+    """One parse of one text. `stack`/`values` are the LALR state and value stacks.
+
+    `builder` is the object whose methods (those of the class the tables were bound to)
+    build the values of reductions; it belongs to this parse alone.
+    """
 
     def __init__(
         self,
@@ -301,16 +379,21 @@ class Parser:
         on_comment: Callable[[str, int, int], None],
         recovery: Recoverer,
         on_shift: dict[str, Callable[[Tok], Any]] | None = None,
+        builder: Any = None,
     ) -> None:
         self.tables = tables
         #: Turns tokens of these terminals into values as they are shifted.
         self.on_shift = on_shift or {}
+        self.builder = builder
         self.text = text
         self.on_comment = on_comment
         self.recovery = recovery
         self.stack: list[int] = [tables.start]
         self.values: list[Any] = []
         self.position = 0
+        #: Set when the end of the text is taken: the value of the start rule.
+        self.accepted = False
+        self.result: Any = None
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -323,10 +406,10 @@ class Parser:
         punctuation = tables.punctuation
         ignored = tables.ignored
         comments = tables.comments
+        name = tables.name
         match = tables.master.match
         stack = self.stack
-        values = self.values
-        on_shift = self.on_shift
+        step = self.step
         while True:
             position = self.position
             found: Any = match(text, position)  # always matches, maybe only white space
@@ -360,39 +443,54 @@ class Parser:
                             end = position + len(value)
                             terminal = keywords.get(value)
                             if terminal is None or terminal not in row:
-                                terminal = "NAME"
+                                terminal = name
                         else:
-                            terminal = "NAME"
+                            terminal = name
                     kind = terminal
                 elif kind == "PUNCTUATION":
                     kind = punctuation[value]
                 token = Tok(kind, value, position, end)
             self.position = token.end
-            # Feed the token: reduce as the table says, then shift it (or accept).
-            while True:
-                action = actions[stack[-1]].get(token.type)
-                if action is None:
-                    if not self.recovery.token(self, token):
-                        raise SyntaxStop
-                    break
-                if action[0]:
-                    stack.append(action[1])
-                    convert = on_shift.get(token.type)
-                    values.append(token if convert is None else convert(token))
-                    break
-                _, size, origin, callback = action
-                if size:
-                    children = values[-size:]
-                    del stack[-size:]
-                    del values[-size:]
-                else:
-                    children = []
-                result = callback(children)
-                stack.append(actions[stack[-1]][origin][1])
-                values.append(result)
-                if stack[-1] == tables.end:
-                    return result
+            if not step(token):
+                if not self.recovery.token(self, token):
+                    raise SyntaxStop
+            elif self.accepted:
+                return self.result
 
+    def step(self, token: Tok) -> bool:
+        """Take one token: reduce as the table says, then shift it, or accept at the end of
+        the text (`accepted`, `result`). False when the table has no action for it, after
+        the reductions it allowed (recovery starts from there, as Lark's parser would).
+        The parse loop and recovery's `feed` both take tokens here: the one reduce step."""
+        actions = self.tables.actions
+        stack = self.stack
+        values = self.values
+        kind = token.type
+        action = actions[stack[-1]].get(kind)
+        if action is None:
+            return False
+        while not action[0]:
+            # The reduce step: the rule's children come off both stacks, its value goes on.
+            _, size, origin, callback = action
+            if size:
+                children = values[-size:]
+                del stack[-size:]
+                del values[-size:]
+            else:
+                children = []
+            values.append(callback(self.builder, children))
+            stack.append(actions[stack[-1]][origin][1])
+            if stack[-1] == self.tables.end:
+                self.accepted = True
+                self.result = values[-1]
+                return True
+            action = actions[stack[-1]].get(kind)
+            if action is None:
+                return False
+        stack.append(action[1])
+        convert = self.on_shift.get(kind)
+        values.append(token if convert is None else convert(token))
+        return True
     # -- what recovery uses -----------------------------------------------------------
 
     def expected(self) -> set[str]:
@@ -411,7 +509,8 @@ class Parser:
         """
         actions = self.tables.actions
         depth = len(self.stack) - 1
-        while depth > 0 and not ("RBRACE" in actions[self.stack[depth]] or END in actions[self.stack[depth]]):
+        closers = self.tables.closers
+        while depth > 0 and closers.isdisjoint(actions[self.stack[depth]]):
             depth -= 1
         if depth == len(self.stack) - 1:
             return None
@@ -460,18 +559,5 @@ class Parser:
 
     def feed(self, token: Tok) -> None:
         """Feed one token for real (recovery uses it for tokens it knows fit)."""
-        actions = self.tables.actions
-        while True:
-            action = actions[self.stack[-1]][token.type]
-            if action[0]:
-                self.stack.append(action[1])
-                convert = self.on_shift.get(token.type)
-                self.values.append(token if convert is None else convert(token))
-                return
-            _, size, origin, callback = action
-            children = self.values[-size:] if size else []
-            if size:
-                del self.stack[-size:]
-                del self.values[-size:]
-            self.values.append(callback(children))
-            self.stack.append(actions[self.stack[-1]][origin][1])
+        if not self.step(token):
+            raise ValueError(f"{token!r} does not fit here")

@@ -1,8 +1,9 @@
 """Parse IDL text into an `ast.File`.
 
-The AST is built by a Transformer run as the LALR parser reduces (no intermediate Lark
-tree: at 4 MB that tree costs about twice the parse, and the garbage collector doubles it
-again). Lark builds and checks the tables (`strict=True`, cached); `lalr.Parser` runs them.
+The AST is built by `_Builder`, whose methods the LALR driver calls as it reduces (no
+intermediate Lark tree: at 4 MB that tree costs about twice the parse, and the garbage
+collector doubles it again); each parse has a builder of its own, so parses can run side
+by side. Lark builds and checks the tables (`strict=True`, cached); `lalr.Parser` runs them.
 Comments are reported by the lexer as it skips them; doc comments are attached to the node
 that follows them as that node is built. Syntax errors go through `recovery.Recovery`,
 which reports them and lets the parser continue to find more.
@@ -15,6 +16,7 @@ import functools
 import hashlib
 import os
 import pickle
+import re
 import sys
 from pathlib import Path
 from collections.abc import Sequence
@@ -54,11 +56,13 @@ class _ParseState:
 class _Builder:
     """Builds AST nodes bottom-up as the LALR parser reduces rules.
 
-    Children arrive as Lark tokens, None for an absent `[optional]` part, or nodes built
-    by the callbacks below; no tokens are filtered, so every span is exact.
+    Children arrive as the driver's tokens (`lalr.Tok`), None for an absent `[optional]`
+    part, or nodes built by the methods below; no tokens are filtered, so every span is
+    exact. One builder serves one parse.
     """
 
-    state: _ParseState
+    def __init__(self, state: _ParseState) -> None:
+        self.state = state
 
     # -- helpers ----------------------------------------------------------------------
 
@@ -363,12 +367,9 @@ def _doc_line(text: str) -> str:
     return body[1:] if body.startswith(" ") else body
 
 
-_BUILDER = _Builder()
-
-
 @functools.cache
 def _tables() -> lalr.Tables:
-    return lalr.bind(_table_data(), _BUILDER)
+    return lalr.bind(_table_data(), _Builder)
 
 
 def _table_data() -> lalr.TableData:
@@ -376,11 +377,14 @@ def _table_data() -> lalr.TableData:
 
     Building (and checking, `strict=True`) takes Lark a quarter of a second and importing
     Lark a tenth; the cached tables load in a few milliseconds, which keeps `idlc check`
-    quick to start.
+    quick to start. The cache is keyed by the grammar, idlc's, Python's and Lark's
+    versions (Lark's read from its files: importing it would cost what the cache saves).
     """
     grammar = (data_dir("grammar") / "idl.lark").read_bytes()
     key = hashlib.sha256(
-        grammar + f"|{__version__}|{_CACHE_FORMAT}|{sys.version}".encode()
+        grammar
+        + f"|{__version__}|{_CACHE_FORMAT}|{sys.version}|lark {_lark_version()}".encode()
+        + ",".join(lalr.TableData.__dataclass_fields__).encode()
     ).hexdigest()[:20]
     cache = _cache_dir() / f"idl-tables-{key}.pickle"
     try:
@@ -397,6 +401,23 @@ def _table_data() -> lalr.TableData:
     return data
 
 
+def _lark_version() -> str:
+    """Lark's `__version__`, read from its `__init__.py` as found on the import path (no
+    import: neither of Lark, nor of `importlib.util`, on `idlc check`'s start-up path)."""
+    for folder in sys.path:
+        try:
+            with open(os.path.join(folder or ".", "lark", "__init__.py"), encoding="utf-8") as file:
+                text = file.read()
+        except (OSError, ValueError):
+            continue
+        found = _VERSION.search(text)
+        return found.group(1) if found else "unknown"
+    return "absent"
+
+
+_VERSION = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", re.MULTILINE)
+
+
 def _build_table_data(grammar: str) -> lalr.TableData:
     from lark import Lark
 
@@ -409,30 +430,30 @@ def _cache_dir() -> Path:
     return Path(base) / "idlc"
 
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 3
 
 
 def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
     """Parse one file. Returns None when it has syntax errors (they are in `diagnostics`)."""
     found = Diagnostics()
     state = _ParseState(source, found)
-    _BUILDER.state = state
+    builder = _Builder(state)
     recovery = Recovery(source, found, state.comments)
     decls: tuple[ast.Decl, ...] | None = None
+    tables = _tables()
     parser = lalr.Parser(
-        _tables(),
+        tables,
         source.text,
-        _BUILDER.comment,
+        builder.comment,
         recovery,
-        {"NAME": _BUILDER.NAME, "STRING": _BUILDER.STRING},
+        {tables.name: builder.NAME, "STRING": builder.STRING},
+        builder,
     )
     try:
         with paused_gc():
             decls = parser.parse()
     except lalr.SyntaxStop:
         pass  # recovery gave up; it has reported why
-    finally:
-        del _BUILDER.state
     recovery.finish()
     for comment in state.comments:
         if comment.is_doc and comment.span.start not in state.attached_docs and not found.has_errors:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 # Terminals that stand for a class of words rather than one spelling.
 _CLASSES = {
     "NAME": "a name",
@@ -10,49 +12,37 @@ _CLASSES = {
     "$END": "end of file",
 }
 
-# Terminals spelled by punctuation or hyphenated keywords, by name.
-_SPELLINGS = {
-    "ATOM_REF": "atom-ref",
-    "INTERFACE_REF": "interface-ref",
-    "MANY_UNIQUE": "many-unique",
-    "OPTIONAL_ONE": "optional-one",
-    "EXACTLY_ONE": "exactly-one",
-    "STRING_KW": "string",
-    "ARROW": "->",
-    "LBRACE": "{",
-    "RBRACE": "}",
-    "LANGLE": "<",
-    "RANGLE": ">",
-    "LSQB": "[",
-    "RSQB": "]",
-    "COLON": ":",
-    "SEMI": ";",
-    "COMMA": ",",
-    "EQ": "=",
-}
 
-_PUNCTUATION = frozenset(
-    {"ARROW", "LBRACE", "RBRACE", "LANGLE", "RANGLE", "LSQB", "RSQB", "COLON", "SEMI", "COMMA", "EQ"}
-)
+@functools.cache
+def _spellings() -> dict[str, str]:
+    """Terminal → its one spelling, for keywords and punctuation, as the tables say."""
+    from idlc.syntax.parser import _table_data
 
-#: Every terminal that can begin a type: an expected set containing all of them reads
-#: better as "a type" than as a list of twenty words.
-TYPE_STARTS = frozenset(
-    {
-        "STRING_KW", "BOOL", "UNIT", "FLOAT64", "BYTES", "JSON", "INT8", "INT16", "INT32",
-        "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "OPTIONAL", "LIST", "MAP",
-        "ATOM_REF", "INTERFACE_REF", "RECORD", "OPEN", "ENUM", "VARIANT", "UNION", "NAME",
-    }
-)  # fmt: skip
+    data = _table_data()
+    return {terminal: text for text, terminal in {**data.keywords, **data.punctuation}.items()}
+
+
+@functools.cache
+def _punctuation() -> frozenset[str]:
+    from idlc.syntax.parser import _table_data
+
+    return frozenset(_table_data().punctuation.values())
+
+
+@functools.cache
+def type_starts() -> frozenset[str]:
+    """Every terminal that can begin a type: an expected set containing all of them reads
+    better as "a type" than as a list of twenty words."""
+    from idlc.syntax.parser import _table_data
+
+    return _table_data().firsts["type"]
 
 
 def spelling(terminal: str) -> str | None:
     """The exact text of a keyword or punctuation terminal, None for NAME, STRING …"""
     if terminal in _CLASSES:
         return None
-    if terminal in _SPELLINGS:
-        return _SPELLINGS[terminal]
-    return terminal.lower()
+    return _spellings().get(terminal, terminal.lower())
 
 
 def describe_expected(terminal: str) -> str:
@@ -73,7 +63,7 @@ def describe_found(terminal: str, text: str) -> str:
         return f"string {shown}"
     if terminal == "NUMBER":
         return f"number `{text}`"
-    if terminal in _PUNCTUATION:
+    if terminal in _punctuation():
         return f"`{text}`"
     return f"keyword `{text}`"
 
@@ -82,8 +72,9 @@ def expected_list(terminals: set[str] | frozenset[str]) -> str:
     """A readable "expected …" phrase for a set of terminal names."""
     names = set(terminals)
     parts: list[str] = []
-    if TYPE_STARTS <= names:
-        names -= TYPE_STARTS
+    starts = type_starts()
+    if starts <= names:
+        names -= starts
         parts.append("a type")
     parts.extend(sorted(describe_expected(name) for name in names))
     if not parts:

@@ -49,7 +49,7 @@ DUNDERS = {
 GENERATED_CODE_NAMES = {
     "typing", "msgspec", "abc", "enum", "annotations", "Unsupported", "TYPE_CHECKING",
     "INTERFACE_ID", "REVISION", "self", "impl", "params", "input", "peer", "target", "_peer",
-    "_target", "_rt", "_hooks", "_METHODS", "_Int8", "_UInt64", "idlc", "runtime",
+    "_target", "_rt", "_hooks", "_METHODS", "_Int8", "_UInt64", "idlc", "runtime", "ATOMS",
 }
 NAMES = sorted(
     name

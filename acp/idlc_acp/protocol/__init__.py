@@ -4,7 +4,7 @@
 """The generated package: every public name of its modules."""
 
 from __future__ import annotations
-from ._refs import AgentRef, ClientRef, ProtocolRef
+from ._refs import ATOMS, AgentRef, ClientRef, ProtocolRef
 from ._types import (
     AgentAuthCapabilities,
     AgentCapabilities,
@@ -226,6 +226,7 @@ from .client import Client, ClientProxy
 from .protocol import Protocol, ProtocolProxy
 
 __all__ = [
+    "ATOMS",
     "Agent",
     "AgentAuthCapabilities",
     "AgentCapabilities",

@@ -15,3 +15,6 @@ ClientRef = typing.NewType("ClientRef", str)
 
 ProtocolRef = typing.NewType("ProtocolRef", str)
 """A reference to an object implementing `Protocol` (`acp:protocol`)."""
+
+ATOMS: typing.Final[typing.Mapping[str, str]] = {}
+"""Every atom of the package by its IDL name: its id, as the IDL writes it."""

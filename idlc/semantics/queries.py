@@ -1,0 +1,122 @@
+"""Questions about the resolved model's types, asked the same way everywhere.
+
+Checks, `idlc breaking` and code generation all look through typedefs, past `optional`,
+into a type's parts, and name types in messages; they ask here rather than keeping copies
+of their own (copies that had drifted apart: two `_strip_optional`s meant different things).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from idlc.semantics import model as m
+
+
+def typedef_chain(
+    type_: m.Type, typedefs: Mapping[str, m.Typedef]
+) -> tuple[m.Type | None, str | None]:
+    """`type_` with typedef names followed to the type they stand for, and the name of the
+    last typedef followed (None when `type_` is no name). The type is None for a cycle of
+    typedefs or an unknown name (both reported by the checks)."""
+    seen: set[str] = set()
+    name: str | None = None
+    current: m.Type = type_
+    while isinstance(current, m.TypeRef):
+        name = current.name
+        if name in seen:
+            return None, name
+        seen.add(name)
+        typedef = typedefs.get(name)
+        if typedef is None:
+            return None, name
+        current = typedef.type
+    return current, name
+
+
+def follow_typedefs(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> m.Type | None:
+    """`type_` with typedef names followed until a type that is not a name; None for a cycle
+    of typedefs or an unknown name."""
+    return typedef_chain(type_, typedefs)[0]
+
+
+def strip_optional(type_: m.Type) -> m.Type:
+    """`type_` without the `optional<…>` layers written around it (typedefs not followed)."""
+    while isinstance(type_, m.Optional):
+        type_ = type_.inner
+    return type_
+
+
+def optional_inner(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Type, bool]:
+    """`T` for `optional<T>`, also when a typedef stands for the optional, and whether it
+    was one; otherwise `type_` itself and False. One layer only."""
+    resolved = follow_typedefs(type_, typedefs)
+    if isinstance(resolved, m.Optional):
+        return resolved.inner, True
+    return type_, False
+
+
+def children(type_: m.Type) -> tuple[m.Type, ...]:
+    """The types written directly inside `type_`: an optional's, list's or map's element,
+    a record's fields', a variant's cases', a union's alternatives (names not followed)."""
+    if isinstance(type_, (m.Optional, m.List)):
+        return (type_.inner,)
+    if isinstance(type_, m.Map):
+        return (type_.value,)
+    if isinstance(type_, m.Record):
+        return tuple(item.type for item in type_.fields)
+    if isinstance(type_, m.Variant):
+        return tuple(case.type for case in type_.cases)
+    if isinstance(type_, m.Union_):
+        return type_.alternatives
+    return ()
+
+
+def describe(type_: m.Type) -> str:
+    """A type as the IDL writes it, short: typedefs by name, inline types abridged
+    (`list<Item>`, `record { … }`)."""
+    if isinstance(type_, m.Primitive):
+        return type_.kind.value
+    if isinstance(type_, m.TypeRef):
+        return type_.name
+    if isinstance(type_, m.Optional):
+        return f"optional<{describe(type_.inner)}>"
+    if isinstance(type_, m.List):
+        return f"list<{describe(type_.inner)}>"
+    if isinstance(type_, m.Map):
+        return f"map<string, {describe(type_.value)}>"
+    if isinstance(type_, m.AtomRef):
+        return f"atom-ref<{type_.atom}>"
+    if isinstance(type_, m.InterfaceRef):
+        return f"interface-ref<{type_.interface}>"
+    if isinstance(type_, m.Record):
+        return "record { … }"
+    if isinstance(type_, m.Enum):
+        return f"{'open ' if type_.open else ''}enum {{ … }}"
+    if isinstance(type_, m.Variant):
+        return f'{"open " if type_.open else ""}variant tag "{type_.tag_field}" {{ … }}'
+    return "union { … }"
+
+
+def describe_kind(type_: m.Type) -> str:
+    """What kind of type `type_` is, for a sentence: `` `string` ``, a record, a list …"""
+    if isinstance(type_, m.Primitive):
+        return f"`{type_.kind.value}`"
+    if isinstance(type_, m.TypeRef):
+        return f"`{type_.name}`"
+    if isinstance(type_, m.Optional):
+        return "`optional<…>`"
+    if isinstance(type_, m.List):
+        return "a list"
+    if isinstance(type_, m.Map):
+        return "a map"
+    if isinstance(type_, m.AtomRef):
+        return f"`atom-ref<{type_.atom}>`"
+    if isinstance(type_, m.InterfaceRef):
+        return f"`interface-ref<{type_.interface}>`"
+    if isinstance(type_, m.Record):
+        return "a record"
+    if isinstance(type_, m.Enum):
+        return "an enum"
+    if isinstance(type_, m.Variant):
+        return "a variant"
+    return "a union"
