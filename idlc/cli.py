@@ -126,7 +126,9 @@ _include_option = click.option(
 )
 
 
-def _check_allow(context: click.Context, parameter: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+def _check_allow(
+    context: click.Context, parameter: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
     from idlc.config import warning_code_problem
 
     for code in value:
@@ -136,7 +138,9 @@ def _check_allow(context: click.Context, parameter: click.Parameter, value: tupl
     return value
 
 
-def _check_package(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+def _check_package(
+    context: click.Context, parameter: click.Parameter, value: str | None
+) -> str | None:
     from idlc.config import package_name_problem
 
     problem = package_name_problem(value) if value is not None else None
@@ -222,8 +226,12 @@ def _unique(diagnostics: Diagnostics) -> list[Diagnostic]:
 
 @main.command()
 @_files_argument
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a file would change.")
-@click.option("--diff", is_flag=True, help="Print what would change as a unified diff; write nothing.")
+@click.option(
+    "--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a file would change."
+)
+@click.option(
+    "--diff", is_flag=True, help="Print what would change as a unified diff; write nothing."
+)
 @_error_format_option
 def fmt(files: tuple[Path, ...], check_only: bool, diff: bool, error_format: str) -> None:
     """Rewrite FILES (or every configured source; without [tool.idlc], every *.idl file
@@ -257,9 +265,13 @@ def fmt(files: tuple[Path, ...], check_only: bool, diff: bool, error_format: str
 @main.command()
 @_files_argument
 @_include_option
-@click.option("--json", "as_json", is_flag=True, help="Print the resolved model as JSON (the only format).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the resolved model as JSON (the only format)."
+)
 @_error_format_option
-def dump(files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, error_format: str) -> None:
+def dump(
+    files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, error_format: str
+) -> None:
     """Print the resolved model of FILES, spans included, for tools."""
     from idlc.pipeline import compile_files
     from idlc.semantics.dump import model_to_json
@@ -279,14 +291,23 @@ def dump(files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, erro
 
 @main.command()
 @_files_argument
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="The folder the package is written into.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The folder the package is written into.",
+)
 @click.option(
     "--package",
     callback=_check_package,
     help="The Python package name (default: the first file's name).",
 )
 @_include_option
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 naming every stale, missing or extra file, and what an interrupted run left.")
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Write nothing; exit 1 naming every stale, missing or extra file, and what an interrupted run left.",
+)
 @_allow_option
 @_error_format_option
 def generate(
@@ -387,7 +408,9 @@ def breaking(
         else:
             configuration = _configured(diagnostics)
             if configuration is not None:
-                jobs.extend(BreakingJob(p.sources, (*p.include, *include)) for p in configuration.packages)
+                jobs.extend(
+                    BreakingJob(p.sources, (*p.include, *include)) for p in configuration.packages
+                )
         if diagnostics.has_errors:
             _report(diagnostics.items, SourceMap(), error_format)
             _finish(diagnostics)
@@ -416,9 +439,7 @@ def lsp(stdio: bool) -> None:
         import lsprotocol  # noqa: F401
         import pygls  # noqa: F401
     except ImportError:
-        click.echo(
-            "idlc lsp needs the language server extra: pip install 'idlc[lsp]'", err=True
-        )
+        click.echo("idlc lsp needs the language server extra: pip install 'idlc[lsp]'", err=True)
         sys.exit(2)
     with _internal_errors():
         from idlc.lsp.server import serve

@@ -78,7 +78,10 @@ def write_atomic(path: Path, data: bytes) -> None:
 _RENAME_EXCHANGE = 2  # the same value for Linux's RENAME_EXCHANGE and macOS's RENAME_SWAP
 _AT_FDCWD = -100
 _UNSUPPORTED = {
-    errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, getattr(errno, "EOPNOTSUPP", errno.ENOTSUP)
+    errno.ENOSYS,
+    errno.EINVAL,
+    errno.ENOTSUP,
+    getattr(errno, "EOPNOTSUPP", errno.ENOTSUP),
 }
 
 
@@ -94,7 +97,11 @@ def _exchange_function() -> Callable[[bytes, bytes], int] | None:
             libc = ctypes.CDLL(None, use_errno=True)
             function = libc.renameat2
             function.argtypes = [
-                ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_uint,
             ]
             function.restype = ctypes.c_int
             return lambda a, b: int(function(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE))

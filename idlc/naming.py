@@ -97,8 +97,6 @@ ATOMS = "ATOMS"
 _TAKEN_CLASS_NAMES = frozenset({"Unsupported", "TYPE_CHECKING", "INTERFACE_ID", "REVISION", ATOMS})
 
 
-
-
 def declared_name(name: str) -> str:
     """The Python class (or alias) for a typedef or an interface: the IDL name, made a class
     name that no generated code can mistake for anything else (docs/python-mapping.md).

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from idlc.diagnostics import Diagnostics, codes
-from idlc.semantics import model
 from idlc.gcpause import paused_gc
+from idlc.semantics import model
 from idlc.semantics.resolver import resolve
 from idlc.source import SourceFile, SourceMap
 from idlc.source import display_path as _display_path
@@ -110,13 +110,9 @@ class _Loader:
         try:
             return path.read_bytes()
         except FileNotFoundError:
-            self.diagnostics.add(
-                codes.FILE_NOT_FOUND, f"{display_path(path)}: no such file", None
-            )
+            self.diagnostics.add(codes.FILE_NOT_FOUND, f"{display_path(path)}: no such file", None)
         except IsADirectoryError:
-            self.diagnostics.add(
-                codes.UNREADABLE_FILE, f"{display_path(path)}: is a folder", None
-            )
+            self.diagnostics.add(codes.UNREADABLE_FILE, f"{display_path(path)}: is a folder", None)
         except OSError as error:
             reason = error.strerror or str(error)
             self.diagnostics.add(

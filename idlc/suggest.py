@@ -165,9 +165,7 @@ class NameIndex:
         limit = _limit(name)
         shortest, longest = len(lowered) - limit, len(lowered) + limit
         buckets = [
-            bucket
-            for length, bucket in self._by_length.items()
-            if shortest <= length <= longest
+            bucket for length, bucket in self._by_length.items() if shortest <= length <= longest
         ]
         count = sum(len(bucket) for bucket in buckets)
         if count <= self.budget:

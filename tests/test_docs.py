@@ -12,7 +12,9 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 def test_every_diagnostic_code_is_documented_with_cause_and_fix() -> None:
     text = (DOCS / "language.md").read_text(encoding="utf-8")
-    sections = dict(re.findall(r"^### ([EW]\d{4})\n(.*?)(?=^### |\Z)", text, re.MULTILINE | re.DOTALL))
+    sections = dict(
+        re.findall(r"^### ([EW]\d{4})\n(.*?)(?=^### |\Z)", text, re.MULTILINE | re.DOTALL)
+    )
     missing = sorted(set(REGISTRY) - set(sections))
     assert not missing, f"docs/language.md lacks a section for {missing}"
     for code, body in sections.items():
@@ -37,10 +39,16 @@ def test_the_idl_shown_in_the_docs_is_in_canonical_layout(tmp_path: Path) -> Non
     documents = [DOCS.parent / "README.md", DOCS / "tutorial.md"]
     files = []
     for document in documents:
-        blocks = re.findall(r"^```idl( [\w.]+)?\n(.*?)^```$", document.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+        blocks = re.findall(
+            r"^```idl( [\w.]+)?\n(.*?)^```$",
+            document.read_text(encoding="utf-8"),
+            re.MULTILINE | re.DOTALL,
+        )
         for index, (_, text) in enumerate(blocks):
             # Fragments (a single member, `…` elisions) are illustrations, not files.
-            if "…" in text or not re.match(r"(///[^\n]*\n)*(external|import|type|interface)\b", text.lstrip()):
+            if "…" in text or not re.match(
+                r"(///[^\n]*\n)*(external|import|type|interface)\b", text.lstrip()
+            ):
                 continue
             path = tmp_path / f"{document.stem}_{index}.idl"
             path.write_text(text, encoding="utf-8")
@@ -69,7 +77,12 @@ def test_the_wire_protocol_sections_cited_in_code_exist() -> None:
     text = (DOCS / "wire.md").read_text(encoding="utf-8")
     sections = set(re.findall(r"^## (\d+)\. ", text, re.MULTILINE))
     root = DOCS.parent
-    for path in [*root.glob("idlc/**/*.py"), *root.glob("runtime/**/*.py"), *root.glob("acp/**/*.py"), *root.glob("templates/**/*")]:
+    for path in [
+        *root.glob("idlc/**/*.py"),
+        *root.glob("runtime/**/*.py"),
+        *root.glob("acp/**/*.py"),
+        *root.glob("templates/**/*"),
+    ]:
         if not path.is_file():
             continue
         for cited in re.findall(r"docs/wire\.md §(\d+)", path.read_text(encoding="utf-8")):

@@ -34,7 +34,18 @@ def test_installed_wheel_checks_the_seeds_from_another_folder(tmp_path: Path) ->
     """`pip install .` gives an idlc that finds its grammar outside the checkout."""
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(wheels),
+            str(REPO),
+        ],
         check=True,
         capture_output=True,
         timeout=300,
@@ -45,21 +56,43 @@ def test_installed_wheel_checks_the_seeds_from_another_folder(tmp_path: Path) ->
     # The dependencies come from this test environment (no network needed); idlc itself
     # only from the wheel, so a file missing from the wheel makes this fail.
     site = subprocess.run(
-        [str(environment / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
+        [
+            str(environment / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     ours = [p for p in sys.path if p.endswith("site-packages")]
     (Path(site) / "deps.pth").write_text("\n".join(ours) + "\n")
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site, str(wheel)],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    seeds = [REPO / "idl" / "quixos" / "agent_directory.idl", REPO / "idl" / "quixos" / "agent_request.idl"]
+    seeds = [
+        REPO / "idl" / "quixos" / "agent_directory.idl",
+        REPO / "idl" / "quixos" / "agent_request.idl",
+    ]
     result = subprocess.run(
-        [str(environment / "bin" / "python"), "-c", "import idlc, sys; from idlc.cli import main; sys.argv[0]='idlc'; print(idlc.__file__, file=sys.stderr); main()", "check", *map(str, seeds)],
-        cwd=elsewhere, capture_output=True, text=True, timeout=120,
+        [
+            str(environment / "bin" / "python"),
+            "-c",
+            "import idlc, sys; from idlc.cli import main; sys.argv[0]='idlc'; print(idlc.__file__, file=sys.stderr); main()",
+            "check",
+            *map(str, seeds),
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert str(REPO) not in result.stderr.splitlines()[0], "idlc was imported from the checkout, not the wheel"
+    assert (
+        str(REPO) not in result.stderr.splitlines()[0]
+    ), "idlc was imported from the checkout, not the wheel"

@@ -50,7 +50,9 @@ def block(language: str, name: str) -> str:
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), str(REPO)])}
-    return subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    return subprocess.run(
+        list(args), cwd=cwd, capture_output=True, text=True, env=env, timeout=TIMEOUT
+    )
 
 
 def command(line: str, port: str) -> list[str]:
@@ -68,11 +70,18 @@ def session(name: str) -> tuple[list[str], list[str]]:
 
 
 @contextlib.contextmanager
-def server_process(argv: list[str], cwd: Path, env: dict[str, str], says_port_on: str) -> Iterator[str]:
+def server_process(
+    argv: list[str], cwd: Path, env: dict[str, str], says_port_on: str
+) -> Iterator[str]:
     """Start a server that prints `listening on HOST:PORT` on `says_port_on` (stdout or
     stderr); yield the port; stop it with SIGTERM, and check it exited 0 without a traceback."""
     process = subprocess.Popen(
-        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert process.stdout is not None and process.stderr is not None
     streams = {"stdout": process.stdout, "stderr": process.stderr}
@@ -160,8 +169,13 @@ def test_a_stdio_server_answers_lines_written_by_hand(workspace: Path) -> None:
     [text] = shlex.split(message)[1:]  # echo's argument, unquoted
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(workspace), str(REPO)])}
     result = subprocess.run(
-        command(server, DOC_PORT), cwd=workspace, env=env, input=text + "\n",
-        capture_output=True, text=True, timeout=TIMEOUT,
+        command(server, DOC_PORT),
+        cwd=workspace,
+        env=env,
+        input=text + "\n",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
     )
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == block("text", "stdio-by-hand-output")
@@ -193,7 +207,12 @@ def test_the_quixos_example_over_tcp(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO / "generated")}
     with server_process(command(" ".join(server), "0"), REPO, env, "stderr") as port:
         result = subprocess.run(
-            command(client, port), cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT
+            command(client, port),
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
         )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith(f"Connecting to 127.0.0.1:{port}\n")

@@ -18,9 +18,13 @@ FORBIDDEN = {
     "a folder beside the repository": re.compile(re.escape("../" + "shared")),
     "the original design document (cite docs/ instead)": re.compile(r"\b" + "SP" + r"EC\b"),
     "an absolute path of a development machine": re.compile(
-        "|".join(re.escape(prefix) for prefix in ("/" + "work/", "/" + "root/", "/" + "Users/", "/" + "opt/"))
+        "|".join(
+            re.escape(prefix)
+            for prefix in ("/" + "work/", "/" + "root/", "/" + "Users/", "/" + "opt/")
+        )
         # The placeholder user u of ACP payload examples (`/home/u/p`) is no machine's.
-        + "|/" + r"home/(?!u/)"
+        + "|/"
+        + r"home/(?!u/)"
     ),
 }
 
@@ -31,9 +35,11 @@ MARKDOWN_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 
 def tracked_text_files() -> list[Path]:
-    names = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
-    ).stdout.decode().split("\0")
+    names = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
     files = []
     for name in filter(None, names):
         path = REPO / name

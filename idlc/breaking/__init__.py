@@ -49,9 +49,7 @@ class BreakingOutcome:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: The text of every file read, by the path shown, for rendering.
     sources: SourceMap = field(default_factory=SourceMap)
-    shown: Shown = field(
-        default_factory=lambda: Shown(SourceMap(), SourceMap(), _same, _same)
-    )
+    shown: Shown = field(default_factory=lambda: Shown(SourceMap(), SourceMap(), _same, _same))
 
     @property
     def has_errors(self) -> bool:

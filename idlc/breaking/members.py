@@ -105,7 +105,9 @@ class InterfaceComparer(TypeComparer):
                 new.span,
             )
         if old.notify != new.notify:
-            before, after = ("a notification", "a call") if old.notify else ("a call", "a notification")
+            before, after = (
+                ("a notification", "a call") if old.notify else ("a call", "a notification")
+            )
             self.report(
                 rules.NOTIFY_CALL_CHANGED,
                 f"`{member}` changed from {before} to {after}",

@@ -50,9 +50,7 @@ def _revision_line(report: InterfaceReport) -> str:
     return f'interface `{report.name}`: revision "{report.old_revision}" is unchanged'
 
 
-def render_human(
-    comparisons: Sequence[Comparison], shown: Shown, *, color: bool = False
-) -> str:
+def render_human(comparisons: Sequence[Comparison], shown: Shown, *, color: bool = False) -> str:
     """Every change, grouped by interface, then a summary line; "" when nothing changed."""
     style = Style(color)
     blocks: list[str] = []
@@ -178,4 +176,3 @@ def render_github(comparisons: Sequence[Comparison], shown: Shown) -> str:
                     message += f"\nwas at {span.file}:{span.line}:{span.column}"
                 out.append(f"::{command} {','.join(properties)}::{github_data(message)}\n")
     return "".join(out)
-

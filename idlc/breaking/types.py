@@ -128,7 +128,9 @@ class TypeComparer:
         if isinstance(old_type, m.Primitive) and isinstance(new_type, m.Primitive):
             if not primitive_compatible(old_type.kind, new_type.kind, flow):
                 self.type_changed(old, new, new_type.span, place)
-        elif isinstance(old_type, (m.Optional, m.List)) and isinstance(new_type, (m.Optional, m.List)):
+        elif isinstance(old_type, (m.Optional, m.List)) and isinstance(
+            new_type, (m.Optional, m.List)
+        ):
             suffix = "" if isinstance(old_type, m.Optional) else "[]"
             inner = place.inside(suffix) if suffix else place
             self.types(old_type.inner, new_type.inner, flow, inner)
@@ -155,7 +157,7 @@ class TypeComparer:
                 )
                 return
             for index, (before, after) in enumerate(
-                zip(old_type.alternatives, new_type.alternatives)
+                zip(old_type.alternatives, new_type.alternatives, strict=False)
             ):
                 self.types(before, after, flow, place.inside(f"<#{index + 1}>"))
 

@@ -16,8 +16,9 @@ import jinja2
 import idlc
 from idlc.codegen.layout import needs_black, python_string
 from idlc.codegen.views import ModuleView, PackageView
-from idlc.semantics.python_mapping import REFS_MODULE
 from idlc.resources import data_dir
+from idlc.semantics.python_mapping import REFS_MODULE
+
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates kept between runs: compiling them costs more than rendering.

@@ -203,9 +203,11 @@ class ModuleView:
         lines = []
         for module in sorted(by_module):
             names = sorted(by_module[module])
-            lines.append(bracket(f"from .{module} import (", names, ")", 0).replace(
-                "import (", "import (" if len(names) > 1 else "import ("
-            ))
+            lines.append(
+                bracket(f"from .{module} import (", names, ")", 0).replace(
+                    "import (", "import (" if len(names) > 1 else "import ("
+                )
+            )
         return [_unparenthesize_import(line) for line in lines]
 
 
@@ -257,12 +259,16 @@ class _ModuleContext:
                     )
                 else:
                     self.module.uses_msgspec = True
-                    self.module.integer_aliases[alias] = alias + " = " + bracket(
-                        "typing.Annotated[",
-                        ["int", f"msgspec.Meta(ge={low}, le={high})"],
-                        "]",
-                        0,
-                        len(alias) + 3,
+                    self.module.integer_aliases[alias] = (
+                        alias
+                        + " = "
+                        + bracket(
+                            "typing.Annotated[",
+                            ["int", f"msgspec.Meta(ge={low}, le={high})"],
+                            "]",
+                            0,
+                            len(alias) + 3,
+                        )
                     )
                 return alias
             if type_.kind is m.PrimitiveKind.JSON:
@@ -366,9 +372,7 @@ class _Builder:
         assert isinstance(value, str)
         return python_string(value), None
 
-    def struct_header(
-        self, name: str, bases: list[str], extra: list[str]
-    ) -> str:
+    def struct_header(self, name: str, bases: list[str], extra: list[str]) -> str:
         items = [*bases, "kw_only=True", "omit_defaults=True", *extra]
         return bracket(f"class {name}(", items, "):", 0)
 
@@ -445,24 +449,42 @@ class _Builder:
         for case in variant.cases:
             case_name = naming.case_class_name(name, case.tag)
             cases.append((case.tag, case_name))
-            extra = [] if case.tag is None else [f"tag_field={tag_field}", f"tag={python_string(case.tag)}"]
+            extra = (
+                []
+                if case.tag is None
+                else [f"tag_field={tag_field}", f"tag={python_string(case.tag)}"]
+            )
             marker = [base] if is_hooked else []
             if isinstance(case.type, m.Record):
                 view = self.record_class(
-                    ctx, case_name, case.type, case.doc,
-                    bases=["msgspec.Struct", *marker], extra=extra, after=tuple(marker),
+                    ctx,
+                    case_name,
+                    case.type,
+                    case.doc,
+                    bases=["msgspec.Struct", *marker],
+                    extra=extra,
+                    after=tuple(marker),
                 )
             elif isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
                 record_class = ctx.expr(case.type)
                 view = self.record_class(
-                    ctx, case_name, None, case.doc,
-                    bases=[record_class, *marker], extra=extra,
+                    ctx,
+                    case_name,
+                    None,
+                    case.doc,
+                    bases=[record_class, *marker],
+                    extra=extra,
                     after=(record_class, *marker),
                 )
             else:
                 view = self.record_class(
-                    ctx, case_name, None, case.doc,
-                    bases=["msgspec.Struct", *marker], extra=extra, after=tuple(marker),
+                    ctx,
+                    case_name,
+                    None,
+                    case.doc,
+                    bases=["msgspec.Struct", *marker],
+                    extra=extra,
+                    after=tuple(marker),
                 )
             module.classes.append(view)
             module.public.append(case_name)
@@ -482,7 +504,9 @@ class _Builder:
             return
         module.uses_hooks = True
         module.classes.append(
-            ClassView(base, f"class {base}(_hooks.VariantBase):", None, ["__slots__ = ()"], kind="marker")
+            ClassView(
+                base, f"class {base}(_hooks.VariantBase):", None, ["__slots__ = ()"], kind="marker"
+            )
         )
         unknown = "None"
         if variant.open:
@@ -530,14 +554,14 @@ class _Builder:
         module = ctx.module
         for index, alternative in enumerate(union.alternatives):
             if isinstance(alternative, (m.Record, m.Enum, m.Variant, m.Union_)):
-                self.define(
-                    module, alternative, naming.union_alternative_name(name, index), None
-                )
+                self.define(module, alternative, naming.union_alternative_name(name, index), None)
         expressions = [ctx.expr(alternative) for alternative in union.alternatives]
         module.uses_typing = True
         if native_union(self.model, union):
             module.aliases.append(
-                AliasView(name, " | ".join(expressions), None, docstring(doc, 0), frozenset(ctx.depends))
+                AliasView(
+                    name, " | ".join(expressions), None, docstring(doc, 0), frozenset(ctx.depends)
+                )
             )
             module.public.append(name)
             return
@@ -545,12 +569,12 @@ class _Builder:
         base = f"_{name}Base"
         module.uses_hooks = True
         module.classes.append(
-            ClassView(base, f"class {base}(_hooks.UnionBase):", None, ["__slots__ = ()"], kind="marker")
+            ClassView(
+                base, f"class {base}(_hooks.UnionBase):", None, ["__slots__ = ()"], kind="marker"
+            )
         )
         prefix = f"{base}.__idlc_union__ = "
-        alternatives = bracket(
-            "alternatives=(", expressions, ")", 4, item=True
-        )
+        alternatives = bracket("alternatives=(", expressions, ")", 4, item=True)
         info = bracket("_hooks.UnionInfo(", [alternatives], ")", 0, len(prefix))
         module.registrations.append(StatementView(prefix + info))
         module.aliases.append(
@@ -571,6 +595,7 @@ class _Builder:
         for inner in nested(type_):
             inner_name, _ = self.plan.inline[id(inner)]
             self.define(module, inner, inner_name, None)
+
 
 def inline_types(type_: m.Type) -> Iterator[m.Record | m.Enum | m.Variant | m.Union_]:
     """The inline types directly inside `type_` that need their own definition."""
@@ -662,8 +687,7 @@ def _interface_method(
     wire = python_string(member.binding.id)
     skeleton = naming.declared_name(interface.name)
     has_result = not (
-        isinstance(member, m.Operation)
-        and (member.binding.notify or is_unit(model, member.output))
+        isinstance(member, m.Operation) and (member.binding.notify or is_unit(model, member.output))
     ) and not (isinstance(member, m.Value) and is_unit(model, member.type))
     parameters = ["self"]
     call_arguments: list[str] = []  # what invoke passes to the member
@@ -828,18 +852,22 @@ def build_interface(builder: _Builder, interface: m.Interface) -> None:
     head = "_METHODS = (" if entries else "_METHODS: tuple[_rt.MethodSpec, ...] = ("
     table = bracket(head, entries, ")", 0)
     prefix = name + ".__idlc_interface__ = "
-    table += "\n" + prefix + bracket(
-        "_rt.InterfaceSpec(",
-        [
-            f"name={python_string(interface.name)}",
-            f"id={python_string(interface.id)}",
-            f"revision={python_string(interface.revision)}",
-            "methods={method.wire: method for method in _METHODS}",
-            f"skeleton={name}",
-        ],
-        ")",
-        0,
-        len(prefix),
+    table += (
+        "\n"
+        + prefix
+        + bracket(
+            "_rt.InterfaceSpec(",
+            [
+                f"name={python_string(interface.name)}",
+                f"id={python_string(interface.id)}",
+                f"revision={python_string(interface.revision)}",
+                "methods={method.wire: method for method in _METHODS}",
+                f"skeleton={name}",
+            ],
+            ")",
+            0,
+            len(prefix),
+        )
     )
     module.interface = InterfaceView(
         name=name,
@@ -860,7 +888,9 @@ def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
     if diagnostics.has_errors:
         return PackageView([], [], []), diagnostics.items
     builder = _Builder(model, package, plan)
-    refs = builder.module(REFS_MODULE, "Reference types: one distinct string type per atom and interface.")
+    refs = builder.module(
+        REFS_MODULE, "Reference types: one distinct string type per atom and interface."
+    )
     for atom in model.atoms.values():
         refs.aliases.append(
             AliasView(
@@ -896,13 +926,17 @@ def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
         )
         refs.public.append(naming.ref_name(interface_name))
     refs.uses_typing = True
-    types = builder.module(TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases.")
+    types = builder.module(
+        TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
+    )
     for typedef in model.typedefs.values():
         builder.define_tree(types, typedef.type, naming.declared_name(typedef.name), typedef.doc)
     for interface in model.interfaces.values():
         build_interface(builder, interface)
     modules = [builder.modules[REFS_MODULE], builder.modules[TYPES_MODULE]]
-    modules += [view for key, view in builder.modules.items() if key not in (REFS_MODULE, TYPES_MODULE)]
+    modules += [
+        view for key, view in builder.modules.items() if key not in (REFS_MODULE, TYPES_MODULE)
+    ]
     init_imports = []
     all_names: list[str] = []
     for module in modules:

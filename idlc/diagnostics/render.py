@@ -121,9 +121,7 @@ def _snippet(
     return out
 
 
-def _window(
-    source: str, begin: int, finish: int, start: int, end: int
-) -> tuple[str, int, int]:
+def _window(source: str, begin: int, finish: int, start: int, end: int) -> tuple[str, int, int]:
     """The part of the line `source[begin:finish]` to show, with tabs expanded, and the
     caret columns in it (`start`, `end` are columns in the line, from 0).
 

@@ -14,7 +14,6 @@ from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model, queries
 from idlc.semantics.types import name_span
 
-
 # -- field defaults -------------------------------------------------------------------------
 
 
@@ -155,7 +154,11 @@ def check_variant(
                 name_span(field.span, field.name) if inline else case.type.span,
                 label=None if inline else f"this record has a field `{field.name}`",
                 help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
-                related=() if inline else [Related("the field is declared here", name_span(field.span, field.name))],
+                related=(
+                    ()
+                    if inline
+                    else [Related("the field is declared here", name_span(field.span, field.name))]
+                ),
             )
 
 

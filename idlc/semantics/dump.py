@@ -40,7 +40,9 @@ class _Dumper:
             "formatVersion": FORMAT_VERSION,
             "sources": [{"path": info.path, "sha256": info.sha256} for info in resolved.sources],
             "atoms": {name: self.atom(atom) for name, atom in resolved.atoms.items()},
-            "typedefs": {name: self.typedef(typedef) for name, typedef in resolved.typedefs.items()},
+            "typedefs": {
+                name: self.typedef(typedef) for name, typedef in resolved.typedefs.items()
+            },
             "interfaces": {
                 name: self.interface(interface) for name, interface in resolved.interfaces.items()
             },

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-
 import re
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.source import SourceFile, Span
 from idlc.syntax import ast
-
 
 _INTEGER = re.compile(r"0|[1-9][0-9]*")
 

@@ -102,7 +102,9 @@ class _Namer:
                 span,
                 label=f"becomes `{name}`",
                 help="rename one of them in the IDL"
-                + (", or name the inline type with `type`" if "inline" in what + first.what else ""),
+                + (
+                    ", or name the inline type with `type`" if "inline" in what + first.what else ""
+                ),
                 related=(Related(f"{first.what} is here", first.span),),
             )
             return
@@ -178,13 +180,17 @@ class _Namer:
         elif isinstance(type_, (m.Optional, m.List)):
             container = "list" if isinstance(type_, m.List) else "optional"
             self.name_inline(
-                type_.inner, naming.element_name(alias, container), TYPES_MODULE,
+                type_.inner,
+                naming.element_name(alias, container),
+                TYPES_MODULE,
                 f"the {'items' if container == 'list' else 'value'} of {what}",
                 span,
             )
         elif isinstance(type_, m.Map):
             self.name_inline(
-                type_.value, naming.element_name(alias, "map"), TYPES_MODULE,
+                type_.value,
+                naming.element_name(alias, "map"),
+                TYPES_MODULE,
                 f"the values of {what}",
                 span,
             )
@@ -278,7 +284,15 @@ class _Namer:
 def _field_name_span(field_: m.Field) -> Span:
     span = field_.span
     end = span.start + len(field_.name)
-    return Span(span.file, span.start, end, span.line, span.column, span.line, span.column + len(field_.name))
+    return Span(
+        span.file,
+        span.start,
+        end,
+        span.line,
+        span.column,
+        span.line,
+        span.column + len(field_.name),
+    )
 
 
 def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:

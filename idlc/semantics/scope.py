@@ -95,9 +95,7 @@ def build_scope(files: Sequence[ast.File], diagnostics: Diagnostics) -> Scope:
             kind = (
                 Kind.ATOM
                 if isinstance(decl, ast.AtomDecl)
-                else Kind.TYPEDEF
-                if isinstance(decl, ast.TypeDecl)
-                else Kind.INTERFACE
+                else Kind.TYPEDEF if isinstance(decl, ast.TypeDecl) else Kind.INTERFACE
             )
             existing = entries.get(name.value)
             if existing is None:
@@ -117,7 +115,9 @@ def build_scope(files: Sequence[ast.File], diagnostics: Diagnostics) -> Scope:
                         label=f"this declaration says {decl.id.raw}",
                         help=f"every declaration of `{name.value}` must use the id "
                         f"{first.id.raw}, or give this atom another name",
-                        related=[Related(f"first declared here with id {first.id.raw}", first.id.span)],
+                        related=[
+                            Related(f"first declared here with id {first.id.raw}", first.id.span)
+                        ],
                     )
                 continue
             what = kind.described()
@@ -127,7 +127,9 @@ def build_scope(files: Sequence[ast.File], diagnostics: Diagnostics) -> Scope:
                 name.span,
                 label=f"{what} named `{name.value}` again",
                 help="every atom, typedef and interface of a compilation needs its own name",
-                related=[Related(f"first declared here as {existing.kind.described()}", existing.span)],
+                related=[
+                    Related(f"first declared here as {existing.kind.described()}", existing.span)
+                ],
             )
     for file in files:
         for decl in file.decls:

@@ -82,7 +82,7 @@ class TypeConverter:
                 name.span,
                 label="no atom of this name",
                 help=did_you_mean(name.value, self.scope.names(Kind.ATOM))
-                or f"declare it: `external atom {name.value} id \"…\";`",
+                or f'declare it: `external atom {name.value} id "…";`',
             )
         elif entry.kind is not Kind.ATOM:
             help = None
@@ -118,12 +118,12 @@ class TypeConverter:
         elif entry.kind not in (Kind.INTERFACE, Kind.OPAQUE):
             help = None
             if entry.kind is Kind.ATOM:
-                help = f"to refer to an atom, write " + (
-                    f"`atom-ref<{name.value}>`" if usage == "interface-ref" else f"`atom {name.value}`"
+                help = "to refer to an atom, write " + (
+                    f"`atom-ref<{name.value}>`"
+                    if usage == "interface-ref"
+                    else f"`atom {name.value}`"
                 )
-            help = help or did_you_mean(
-                name.value, self.scope.names(Kind.INTERFACE, Kind.OPAQUE)
-            )
+            help = help or did_you_mean(name.value, self.scope.names(Kind.INTERFACE, Kind.OPAQUE))
             self.diagnostics.add(
                 codes.WRONG_KIND,
                 f"`{name.value}` is {entry.kind.described()}, not an interface",
@@ -142,9 +142,7 @@ class TypeConverter:
                 f"unknown type `{name.value}`",
                 name.span,
                 label="no type of this name",
-                help=did_you_mean(
-                    name.value, self.scope.names(Kind.TYPEDEF, first=PRIMITIVE_NAMES)
-                )
+                help=did_you_mean(name.value, self.scope.names(Kind.TYPEDEF, first=PRIMITIVE_NAMES))
                 or f"declare it: `type {name.value} = …;`",
             )
         elif entry.kind is Kind.OPAQUE:
@@ -212,7 +210,11 @@ class TypeConverter:
             span,
             label=f"empty {what}",
             help=f"list at least one {part}"
-            + (", or make it an `open variant` to keep every tagged object" if what == "variant" else ""),
+            + (
+                ", or make it an `open variant` to keep every tagged object"
+                if what == "variant"
+                else ""
+            ),
         )
 
     def record(self, node: ast.RecordType) -> model.Record:
@@ -290,7 +292,9 @@ class TypeConverter:
                         label="second `default` case",
                         help="a variant has at most one `default` case: the one used when the "
                         "tag field is absent",
-                        related=[Related("first `default` case", _keyword_span(default.span, "default"))],
+                        related=[
+                            Related("first `default` case", _keyword_span(default.span, "default"))
+                        ],
                     )
                 else:
                     default = item

@@ -39,7 +39,12 @@ def decode_reporting(raw: str, report: Callable[[int, int, str, str | None], Non
             unit = int(escape[1:], 16)
             if 0xD800 <= unit <= 0xDBFF:
                 if pending_high is not None:
-                    report(pending_high[0], pending_high[0] + 6, "lone surrogate `\\u" + f"{pending_high[1]:04X}`", _SURROGATE_HELP)
+                    report(
+                        pending_high[0],
+                        pending_high[0] + 6,
+                        "lone surrogate `\\u" + f"{pending_high[1]:04X}`",
+                        _SURROGATE_HELP,
+                    )
                 pending_high = (start, unit)
                 continue
             if 0xDC00 <= unit <= 0xDFFF:
@@ -57,11 +62,21 @@ def decode_reporting(raw: str, report: Callable[[int, int, str, str | None], Non
         _flush(pending_high, report)
         pending_high = None
         if escape == "u":
-            report(start, end + min(4, len(body) - position), "`\\u` needs four hexadecimal digits", "write a code point as `\\u00e9`")
+            report(
+                start,
+                end + min(4, len(body) - position),
+                "`\\u` needs four hexadecimal digits",
+                "write a code point as `\\u00e9`",
+            )
         elif escape in _SIMPLE:
             out.append(_SIMPLE[escape])
         else:
-            report(start, end, f"unknown escape `\\{escape}`", "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX")
+            report(
+                start,
+                end,
+                f"unknown escape `\\{escape}`",
+                'valid escapes are \\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX',
+            )
     _flush(pending_high, report)
     out.append(body[position:])
     return "".join(out)
@@ -90,6 +105,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_HELP = "a surrogate must be a high (\\uD800–\\uDBFF) and low (\\uDC00–\\uDFFF) pair"
 
 
-def _flush(pending_high: tuple[int, int] | None, report: Callable[[int, int, str, str | None], None]) -> None:
+def _flush(
+    pending_high: tuple[int, int] | None, report: Callable[[int, int, str, str | None], None]
+) -> None:
     if pending_high is not None:
-        report(pending_high[0], pending_high[0] + 6, f"lone surrogate `\\u{pending_high[1]:04X}`", _SURROGATE_HELP)
+        report(
+            pending_high[0],
+            pending_high[0] + 6,
+            f"lone surrogate `\\u{pending_high[1]:04X}`",
+            _SURROGATE_HELP,
+        )

@@ -56,8 +56,13 @@ def suggest(word: str, keywords: Iterable[str]) -> str | None:
         return match[0]
     # Short keywords are far apart by difflib's ratio: one edit (`mp`), or two letters
     # swapped (`mpa`), is still a typo.
-    swaps = {lowered[:i] + lowered[i + 1] + lowered[i] + lowered[i + 2 :] for i in range(len(lowered) - 1)}
-    return closest(lowered, options) or next((option for option in options if option in swaps), None)
+    swaps = {
+        lowered[:i] + lowered[i + 1] + lowered[i] + lowered[i + 2 :]
+        for i in range(len(lowered) - 1)
+    }
+    return closest(lowered, options) or next(
+        (option for option in options if option in swaps), None
+    )
 
 
 def declaration_help(word: str, name: str | None, keywords: Iterable[str]) -> str | None:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 
-
 class Tok:
     """A token: its terminal name, its text and where it is (character offsets)."""
 
@@ -166,8 +165,7 @@ def table_data(lark: Any) -> TableData:
         *(f"(?P<{n}>{patterns[n]})" for n in ordered),
         "(?P<PUNCTUATION>"
         # Longest first, so `->` is one token.
-        + "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True))
-        + ")",
+        + "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True)) + ")",
         f"(?P<WORD>{words})",
     ]
     return TableData(
@@ -491,6 +489,7 @@ class Parser:
         convert = self.on_shift.get(kind)
         values.append(token if convert is None else convert(token))
         return True
+
     # -- what recovery uses -----------------------------------------------------------
 
     def expected(self) -> set[str]:

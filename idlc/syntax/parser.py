@@ -18,10 +18,9 @@ import os
 import pickle
 import re
 import sys
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
-
 
 from idlc import __version__
 from idlc.diagnostics import Diagnostics, codes
@@ -186,9 +185,7 @@ class _Builder:
         return ast.PrimitiveType(_PRIMITIVES[token.value], self._token_span(token))
 
     def optional_type(self, children: list[Any]) -> Any:
-        return self._depth(
-            ast.OptionalType(children[2], self._span_of(children)), children[2]
-        )
+        return self._depth(ast.OptionalType(children[2], self._span_of(children)), children[2])
 
     def list_type(self, children: list[Any]) -> Any:
         return self._depth(ast.ListType(children[2], self._span_of(children)), children[2])
@@ -220,9 +217,7 @@ class _Builder:
 
     def enum_type(self, children: list[Any]) -> Any:
         return self._depth(
-            ast.EnumType(
-                children[0] is not None, tuple(children[3:-1]), self._span_of(children)
-            )
+            ast.EnumType(children[0] is not None, tuple(children[3:-1]), self._span_of(children))
         )
 
     def enum_value(self, children: list[Any]) -> ast.EnumValue:
@@ -456,7 +451,11 @@ def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
         pass  # recovery gave up; it has reported why
     recovery.finish()
     for comment in state.comments:
-        if comment.is_doc and comment.span.start not in state.attached_docs and not found.has_errors:
+        if (
+            comment.is_doc
+            and comment.span.start not in state.attached_docs
+            and not found.has_errors
+        ):
             found.add(
                 codes.DANGLING_DOC_COMMENT,
                 "this doc comment documents nothing",

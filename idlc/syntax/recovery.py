@@ -164,7 +164,9 @@ class Recovery:
             return None
         state = parser.tables.actions[parser.stack[depth]]
         hyphenated = [
-            word for word, terminal in parser.tables.keywords.items() if "-" in word and terminal in state
+            word
+            for word, terminal in parser.tables.keywords.items()
+            if "-" in word and terminal in state
         ]
         keyword = keywords.suggest(text[start : after.end()], hyphenated)
         return f"did you mean `{keyword}`?" if keyword is not None else None
@@ -330,7 +332,10 @@ class Recovery:
             while offset > 0 and text[offset - 1].isspace():
                 offset -= 1
             index = bisect.bisect_right(starts, offset) - 1
-            if index >= 0 and self.comments[index].span.end >= offset > self.comments[index].span.start:
+            if (
+                index >= 0
+                and self.comments[index].span.end >= offset > self.comments[index].span.start
+            ):
                 offset = self.comments[index].span.start
                 continue
             return offset
@@ -399,5 +404,3 @@ def _closing_help(expected: set[str]) -> str | None:
     if "SEMI" in expected:
         return "a `;` is missing"
     return None
-
-

@@ -5,13 +5,12 @@ from __future__ import annotations
 import inspect
 
 from idlc.breaking import report
-from idlc.diagnostics import Diagnostics, codes
-from idlc.diagnostics import render
+from idlc.diagnostics import Diagnostics, codes, render
 from idlc.source import SourceFile, SourceMap
 
 
 def test_diagnostics_take_their_colours_from_the_table() -> None:
-    source = SourceFile("a.idl", "interface I id \"i\" revision \"r\" {}\n")
+    source = SourceFile("a.idl", 'interface I id "i" revision "r" {}\n')
     found = Diagnostics()
     found.add(codes.REVISION_FORMAT, "revision is odd", source.span(28, 31), help="fix it")
     sources = SourceMap()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import re
 import importlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +46,14 @@ def test_wire_names_and_omitted_optionals(seeds: Any) -> None:
     admission = seeds.AgentAdmission(accepted=True, thread=seeds.AgentThreadObjectRef("t1"))
     assert ENCODER.encode(admission) == b'{"accepted":true,"thread":"t1"}'
     item = seeds.ItemData(
-        key="k", kind="x", text="t", phase="p", sequence=1, version=2,
-        created_at="c", updated_at="u",
+        key="k",
+        kind="x",
+        text="t",
+        phase="p",
+        sequence=1,
+        version=2,
+        created_at="c",
+        updated_at="u",
         control=seeds.ItemDataControl(attempt="a", generation=3, status="s", reason="r"),
     )
     data = ENCODER.encode(item)
@@ -80,7 +86,10 @@ def test_invalid_records_name_the_path(seeds: Any, data: bytes, fragment: str) -
     [(0, True), (2**32 - 1, True), (2**32, False), (-1, False)],
 )
 def test_uint32_range(seeds: Any, value: int, ok: bool) -> None:
-    data = b'{"sequence":1,"pending":%d,"ordinaryPending":0,"notificationPending":0,"profiles":"","availability":""}' % value
+    data = (
+        b'{"sequence":1,"pending":%d,"ordinaryPending":0,"notificationPending":0,"profiles":"","availability":""}'
+        % value
+    )
     if ok:
         assert decode(seeds.DirectoryData, data).pending == value
     else:
@@ -90,7 +99,10 @@ def test_uint32_range(seeds: Any, value: int, ok: bool) -> None:
 
 @pytest.mark.parametrize(("value", "ok"), [(2**64 - 1, True), (2**64, False), (-1, False)])
 def test_uint64_range(seeds: Any, value: int, ok: bool) -> None:
-    data = b'{"sequence":%d,"pending":0,"ordinaryPending":0,"notificationPending":0,"profiles":"","availability":""}' % value
+    data = (
+        b'{"sequence":%d,"pending":0,"ordinaryPending":0,"notificationPending":0,"profiles":"","availability":""}'
+        % value
+    )
     if ok:
         decoded = decode(seeds.DirectoryData, data)
         assert decoded.sequence == value
@@ -120,12 +132,20 @@ def test_variant_tags_default_and_open_unknown(ext: Any) -> None:
         b'[{"name":"a","command":"c","env":[]},{"type":"sse","name":"s","url":"u"},'
         b'{"type":"http","name":"h","url":"u","headers":[]}]',
     )
-    assert [type(server) for server in servers] == [ext.McpServerDefault, ext.McpServerSse, ext.McpServerHttp]
+    assert [type(server) for server in servers] == [
+        ext.McpServerDefault,
+        ext.McpServerSse,
+        ext.McpServerHttp,
+    ]
     assert ENCODER.encode(servers[0]) == b'{"name":"a","command":"c","env":[]}'
     assert ENCODER.encode(servers[1]).startswith(b'{"type":"sse"')
-    with pytest.raises(msgspec.ValidationError, match=r"Invalid value 'ftp' for tag field `type` - at `\$\[0\]`"):
+    with pytest.raises(
+        msgspec.ValidationError, match=r"Invalid value 'ftp' for tag field `type` - at `\$\[0\]`"
+    ):
         decode(list[ext.McpServer], b'[{"type":"ftp"}]')
-    with pytest.raises(msgspec.ValidationError, match=r"missing required field `url` - at `\$\[0\]`"):
+    with pytest.raises(
+        msgspec.ValidationError, match=r"missing required field `url` - at `\$\[0\]`"
+    ):
         decode(list[ext.McpServer], b'[{"type":"sse","name":"s"}]')
     raw = b'{"kind":"oauth","scopes":["a"],"n":1}'
     unknown = decode(ext.AuthMethod, raw)
@@ -175,8 +195,22 @@ def _strategies(f: Any) -> dict[str, st.SearchStrategy[Any]]:
     rename = st.builds(f.Rename, old_name=_text, new_name=_text)
     point = st.builds(f.Point, x=_i32, y=_i32)
     node = st.recursive(
-        st.builds(f.Node, label=_text, children=st.just([]), weights=st.dictionaries(_text, st.floats(allow_nan=False, allow_infinity=False), max_size=2), attachment=st.none() | st.binary(max_size=6)),
-        lambda children: st.builds(f.Node, label=_text, parent=st.none() | children, children=st.lists(children, max_size=2), weights=st.just({})),
+        st.builds(
+            f.Node,
+            label=_text,
+            children=st.just([]),
+            weights=st.dictionaries(
+                _text, st.floats(allow_nan=False, allow_infinity=False), max_size=2
+            ),
+            attachment=st.none() | st.binary(max_size=6),
+        ),
+        lambda children: st.builds(
+            f.Node,
+            label=_text,
+            parent=st.none() | children,
+            children=st.lists(children, max_size=2),
+            weights=st.just({}),
+        ),
         max_leaves=6,
     )
     change = st.one_of(
@@ -187,29 +221,54 @@ def _strategies(f: Any) -> dict[str, st.SearchStrategy[Any]]:
     shape = st.one_of(
         st.builds(f.ShapeCircle, radius=st.floats(allow_nan=False, allow_infinity=False)),
         st.builds(f.ShapeDefault, points=st.lists(point, max_size=3)),
-        st.builds(lambda tag: f.ShapeUnknown({"kind": tag, "x": 1}), _text.filter(lambda t: t != "circle")),
+        st.builds(
+            lambda tag: f.ShapeUnknown({"kind": tag, "x": 1}), _text.filter(lambda t: t != "circle")
+        ),
     )
     counters = st.builds(
         f.Counters,
-        hits=st.integers(0, 2**64 - 1), misses=_u32,
+        hits=st.integers(0, 2**64 - 1),
+        misses=_u32,
         mode=st.sampled_from(list(f.Priority)),
         flavor=st.sampled_from(list(f.Flavor)) | _text.map(f.Flavor),
-        tags=st.lists(_text, max_size=3), label=st.none() | _text,
+        tags=st.lists(_text, max_size=3),
+        label=st.none() | _text,
         data=st.none() | st.integers(-5, 5) | _text | st.lists(st.booleans(), max_size=2),
         nested=st.builds(
             f.CountersNested,
-            inner=st.builds(f.CountersNestedInner, depth=st.integers(0, 255), priority=st.none() | st.sampled_from(list(f.Priority))),
-            more=st.lists(st.builds(f.CountersNestedMoreItem if hasattr(f, "CountersNestedMoreItem") else f.CountersNestedMore, value=st.integers(-(2**15), 2**15 - 1)), max_size=2),
+            inner=st.builds(
+                f.CountersNestedInner,
+                depth=st.integers(0, 255),
+                priority=st.none() | st.sampled_from(list(f.Priority)),
+            ),
+            more=st.lists(
+                st.builds(
+                    (
+                        f.CountersNestedMoreItem
+                        if hasattr(f, "CountersNestedMoreItem")
+                        else f.CountersNestedMore
+                    ),
+                    value=st.integers(-(2**15), 2**15 - 1),
+                ),
+                max_size=2,
+            ),
         ),
     )
     return {
-        "Rename": rename, "Point": point, "Node": node, "Change": change, "Shape": shape,
-        "Counters": counters, "Either": st.one_of(rename, point),
+        "Rename": rename,
+        "Point": point,
+        "Node": node,
+        "Change": change,
+        "Shape": shape,
+        "Counters": counters,
+        "Either": st.one_of(rename, point),
         "Scalar": st.one_of(_text, st.integers(-(2**63), 2**63 - 1), st.booleans()),
     }
 
 
-@pytest.mark.parametrize("name", ["Rename", "Point", "Node", "Change", "Shape", "Counters", "Either", "Scalar"])
+@pytest.mark.parametrize(
+    "name", ["Rename", "Point", "Node", "Change", "Shape", "Counters", "Either", "Scalar"]
+)
 def test_round_trip(features: Any, name: str) -> None:
     strategy = _strategies(features)[name]
     type_ = getattr(features, name)
@@ -235,9 +294,6 @@ def test_unimplemented_members_raise_unsupported(seeds: Any) -> None:
 
     async def run() -> None:
         for wire, method in spec.methods.items():
-            params: Any = None
-            if method.params_type is not None:
-                params = msgspec.convert({}, method.params_type) if False else None
             with pytest.raises(Unsupported) as raised:
                 await getattr(implementation, method.member)(**_dummy_arguments(method))
             assert raised.value.method == wire
@@ -278,7 +334,9 @@ def test_positional_and_wrapped_inputs_dispatch(seeds: Any, features: Any) -> No
         assert await created.invoke(store, params) == "n"
         renamed = spec.methods["store:rename:call"]
         assert renamed.shape.value == "record"
-        change = await renamed.invoke(store, decode(renamed.params_type, b'{"oldName":"a","newName":"b"}'))
+        change = await renamed.invoke(
+            store, decode(renamed.params_type, b'{"oldName":"a","newName":"b"}')
+        )
         assert ENCODER.encode(change) == b'{"op":"renamed","oldName":"a","newName":"b"}'
         touch = spec.methods["store:touch:call"]
         assert touch.shape.value == "wrapped"
@@ -286,7 +344,10 @@ def test_positional_and_wrapped_inputs_dispatch(seeds: Any, features: Any) -> No
             await touch.invoke(store, decode(touch.params_type, b'{"input":"d1"}'))
         changed = spec.methods["store:changed:notify"]
         assert changed.notify and changed.execution is None
-        assert await changed.invoke(store, decode(changed.params_type, b'{"change":{"op":"cleared"}}')) is None
+        assert (
+            await changed.invoke(store, decode(changed.params_type, b'{"change":{"op":"cleared"}}'))
+            is None
+        )
 
     asyncio.run(run())
     assert implemented_members(store) == frozenset(
@@ -309,18 +370,47 @@ def test_missing_required_member_fails_clearly(features: Any) -> None:
 def test_hostile_strings_survive(package_dir: Path) -> None:
     hostile = importlib.import_module("gen_hostile")
     tricky = hostile.Tricky(choice=hostile.TrickyChoice("{{e}}"), ref=hostile.QuoteObjectRef("r"))
-    assert tricky.text == "a\"b'c\\d\n{{e}}\x00\u2028\"\"\""
-    assert tricky.both == "it's \"both\"" and tricky.raw == "\\\\" and tricky.single == "it's"
-    assert [value.value for value in hostile.TrickyChoice] == ['a"b', "c\\d", "{{e}}", "ünï", "with space"]
+    assert tricky.text == 'a"b\'c\\d\n{{e}}\x00\u2028"""'
+    assert tricky.both == 'it\'s "both"' and tricky.raw == "\\\\" and tricky.single == "it's"
+    assert [value.value for value in hostile.TrickyChoice] == [
+        'a"b',
+        "c\\d",
+        "{{e}}",
+        "ünï",
+        "with space",
+    ]
     spec = hostile.Hostile.__idlc_interface__
     assert spec.id == 'interface:"hostile"\\{{}}'
     assert set(spec.methods) == {'hostile:"tricky":get\\\n', "hostile:éé{{}}"}
     tree = ast.parse((package_dir / "gen_hostile" / "_refs.py").read_text(encoding="utf-8"))
-    docs = [node.value.value for node in tree.body if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
+    docs = [
+        node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    ]
     quote_doc = next(doc for doc in docs if "triple quotes" in doc)
     assert '"""triple quotes"""' in quote_doc and "{{ jinja }} {% block %}" in quote_doc
     assert "a backslash \\ at the end \\\n" in quote_doc
     assert any("Ünïcödé doc — ✓ 😀" in doc for doc in docs)
-    assert hostile.HostileEscapeInput.__struct_fields__[:4] == ("self_", "str_", "msgspec_", "typing_")
-    data = ENCODER.encode(hostile.HostileEscapeInput(self_="a", str_="b", msgspec_="c", typing_="d", class_="e", input="f", params="g", impl="h"))
-    assert data == b'{"self":"a","str":"b","msgspec":"c","typing":"d","class":"e","input":"f","params":"g","impl":"h"}'
+    assert hostile.HostileEscapeInput.__struct_fields__[:4] == (
+        "self_",
+        "str_",
+        "msgspec_",
+        "typing_",
+    )
+    data = ENCODER.encode(
+        hostile.HostileEscapeInput(
+            self_="a",
+            str_="b",
+            msgspec_="c",
+            typing_="d",
+            class_="e",
+            input="f",
+            params="g",
+            impl="h",
+        )
+    )
+    assert (
+        data
+        == b'{"self":"a","str":"b","msgspec":"c","typing":"d","class":"e","input":"f","params":"g","impl":"h"}'
+    )

@@ -38,7 +38,7 @@ def test_notes_of_idlc_are_wrapped_after_the_author_text() -> None:
         '(`interface:org.example:some`).\n"""'
     )
     assert docstring("Author's line.", 0, note="Short note.") == (
-        "\"\"\"Author's line.\n\nShort note.\n\"\"\""
+        '"""Author\'s line.\n\nShort note.\n"""'
     )
 
 

@@ -23,8 +23,30 @@ from idlc.pipeline import compile_files
 
 from .test_python_names import shadowed_names
 
-NAMES = ["A", "AB", "B", "b", "a", "Foo", "foo", "_foo", "float", "str", "list", "class",
-         "None", "none", "typing", "Unsupported", "x", "_x", "__init__", "_", "Value", "Item"]
+NAMES = [
+    "A",
+    "AB",
+    "B",
+    "b",
+    "a",
+    "Foo",
+    "foo",
+    "_foo",
+    "float",
+    "str",
+    "list",
+    "class",
+    "None",
+    "none",
+    "typing",
+    "Unsupported",
+    "x",
+    "_x",
+    "__init__",
+    "_",
+    "Value",
+    "Item",
+]
 PRIMITIVES = ["string", "bool", "float64", "bytes", "json", "unit", "int32", "uint64"]
 
 names = st.sampled_from(NAMES)
@@ -77,11 +99,15 @@ def _types(depth: int, declared: list[str]) -> st.SearchStrategy[str]:
 
 
 @st.composite
-def schemas(draw: st.DrawFn) -> tuple[list[tuple[str, str]], list[tuple[str, list[tuple[str, str, str]]]]]:
+def schemas(
+    draw: st.DrawFn,
+) -> tuple[list[tuple[str, str]], list[tuple[str, list[tuple[str, str, str]]]]]:
     type_names = draw(st.lists(st.sampled_from(TYPE_NAMES), max_size=5, unique=True))
     types = [(name, draw(_types(2, type_names))) for name in type_names]
     interface_names = draw(
-        st.lists(st.sampled_from([n for n in NAMES if n not in type_names]), max_size=2, unique=True)
+        st.lists(
+            st.sampled_from([n for n in NAMES if n not in type_names]), max_size=2, unique=True
+        )
     )
     members = st.lists(
         st.tuples(names, _types(1, type_names), _types(1, type_names)),
@@ -91,7 +117,9 @@ def schemas(draw: st.DrawFn) -> tuple[list[tuple[str, str]], list[tuple[str, lis
     return types, [(name, draw(members)) for name in interface_names]
 
 
-def _schema(types: list[tuple[str, str]], declared: list[tuple[str, list[tuple[str, str, str]]]]) -> str:
+def _schema(
+    types: list[tuple[str, str]], declared: list[tuple[str, list[tuple[str, str, str]]]]
+) -> str:
     lines = [f"type {name} = {type_};" for name, type_ in types]
     ids = itertools.count()
     for name, operations in declared:
@@ -133,15 +161,20 @@ def test_what_check_accepts_generates_working_code(
     compilation = compile_files([source])
     assert all(diagnostic.span is not None for diagnostic in compilation.diagnostics)
     if compilation.model is None:
-        event("rejected by check: " + ", ".join(sorted({d.code.id for d in compilation.diagnostics})))
+        event(
+            "rejected by check: " + ", ".join(sorted({d.code.id for d in compilation.diagnostics}))
+        )
         return
     event("accepted by check")
     package = f"fuzz_mapping_{number}"
     generated = generate(compilation.model, package)
     assert list(generated.diagnostics) == []
-    assert shadowed_names(
-        {path: text for path, text in generated.files.items() if path.endswith(".py")}
-    ) == {}
+    assert (
+        shadowed_names(
+            {path: text for path, text in generated.files.items() if path.endswith(".py")}
+        )
+        == {}
+    )
     out = tmp_path / "out"
     write_package(out, generated)
     sys.path.insert(0, str(out))

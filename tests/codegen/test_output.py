@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from idlc.codegen import GeneratedPackage
+from idlc.codegen import GeneratedPackage, output
 from idlc.codegen.output import MANIFEST, OutputConflict, check_package, conflicts, write_package
+from idlc.fsutil import folder_lock
 
 from .conftest import ROOT, SEEDS, build
 
@@ -34,9 +40,19 @@ def test_check_reports_stale_missing_and_extra(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "b.py").unlink()
     (tmp_path / "pkg" / "mine.py").write_text("# hand-written\n")
     new = _package({"a.py": "A = 1\n", "b.py": "B = 2\n"})
-    findings = {(finding.kind, finding.path.name): finding for finding in check_package(tmp_path, new)}
-    assert set(findings) == {("stale", "a.py"), ("missing", "b.py"), ("extra", "old.py"), ("stale", MANIFEST)}
-    assert "-A = 99" in findings[("stale", "a.py")].diff and "+A = 1" in findings[("stale", "a.py")].diff
+    findings = {
+        (finding.kind, finding.path.name): finding for finding in check_package(tmp_path, new)
+    }
+    assert set(findings) == {
+        ("stale", "a.py"),
+        ("missing", "b.py"),
+        ("extra", "old.py"),
+        ("stale", MANIFEST),
+    }
+    assert (
+        "-A = 99" in findings[("stale", "a.py")].diff
+        and "+A = 1" in findings[("stale", "a.py")].diff
+    )
     # check wrote nothing
     assert (tmp_path / "pkg" / "a.py").read_text() == "A = 99\n"
     assert not (tmp_path / "pkg" / "b.py").exists()
@@ -65,9 +81,7 @@ def test_foreign_file_in_the_way_stops_everything(tmp_path: Path) -> None:
 def test_nothing_written_for_a_package_with_errors(tmp_path: Path) -> None:
     from idlc.diagnostics import Diagnostic, codes
 
-    broken = GeneratedPackage(
-        "pkg", {}, (Diagnostic(codes.GENERATED_NAME_COLLISION, "x", None),)
-    )
+    broken = GeneratedPackage("pkg", {}, (Diagnostic(codes.GENERATED_NAME_COLLISION, "x", None),))
     with pytest.raises(ValueError):
         write_package(tmp_path, broken)
     assert list(tmp_path.iterdir()) == []
@@ -98,7 +112,7 @@ def test_name_collisions_are_diagnostics_with_spans(tmp_path: Path) -> None:
     from idlc.pipeline import compile_files
 
     source = tmp_path / "clash.idl"
-    source.write_text(COLLIDING + 'type Foo2Bar = record { z: string; };\n')
+    source.write_text(COLLIDING + "type Foo2Bar = record { z: string; };\n")
     compilation = compile_files([source])
     assert compilation.model is None
     diagnostics = list(compilation.diagnostics)
@@ -114,16 +128,6 @@ def test_name_collisions_are_diagnostics_with_spans(tmp_path: Path) -> None:
 
 
 # --- The switch from the old package to the new one -------------------------------------
-
-import errno
-import fcntl
-import os
-
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from idlc.codegen import output
-from idlc.fsutil import folder_lock
 
 _GENERATED_NAMES = ["a.py", "b.py", "py.typed", "sub/c.py"]
 _HAND_WRITTEN = {
@@ -151,15 +155,21 @@ def _tree(folder: Path) -> dict[str, object]:
 
 # The real ones, whatever a test's monkeypatching (shared by the examples of one test) did.
 _REAL_CREATE_FILE, _REAL_EXCHANGE_FOLDERS = output.create_file, output.exchange_folders
-_packages = st.dictionaries(st.sampled_from(_GENERATED_NAMES), st.sampled_from(["X = 1\n", "X = 2\n"]), min_size=1)
+_packages = st.dictionaries(
+    st.sampled_from(_GENERATED_NAMES), st.sampled_from(["X = 1\n", "X = 2\n"]), min_size=1
+)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     old=_packages,
     new=_packages,
     hand_written=st.sets(st.sampled_from(sorted(_HAND_WRITTEN) + sorted(_LINKS))),
-    manifest_extra=st.sets(st.sampled_from(["outside-link/victim", "helpers", "../outside/victim"])),
+    manifest_extra=st.sets(
+        st.sampled_from(["outside-link/victim", "helpers", "../outside/victim"])
+    ),
     fail_at=st.none() | st.integers(0, 6),
     exchange=st.sampled_from(["atomic", "two renames", "fails"]),
 )
@@ -193,7 +203,11 @@ def test_a_write_is_the_whole_new_package_or_changes_nothing(
         manifest.write("".join(f"{line}\n" for line in sorted(manifest_extra)))
     before = _tree(folder)
     # Everything but what idlc wrote: hand-written entries and the folders holding them.
-    mine = {name: value for name, value in before.items() if name not in old and name not in {MANIFEST, "sub"}}
+    mine = {
+        name: value
+        for name, value in before.items()
+        if name not in old and name not in {MANIFEST, "sub"}
+    }
 
     calls = {"count": 0, "failed": 0}
     real_create, real_exchange = _REAL_CREATE_FILE, _REAL_EXCHANGE_FOLDERS
@@ -251,7 +265,9 @@ def _umask() -> int:
     return current
 
 
-def test_a_switch_interrupted_between_its_two_renames_is_undone_by_the_next_run(tmp_path: Path) -> None:
+def test_a_switch_interrupted_between_its_two_renames_is_undone_by_the_next_run(
+    tmp_path: Path,
+) -> None:
     old, new = _package({"a.py": "A = 1\n"}), _package({"a.py": "A = 2\n"})
     write_package(tmp_path, old)
     (tmp_path / "pkg" / "mine.py").write_text("# hand-written\n")
@@ -305,7 +321,9 @@ def test_the_output_folder_lock_excludes_a_second_holder(tmp_path: Path) -> None
         os.close(probe)
 
 
-def test_a_hand_written_file_saved_while_the_new_package_is_staged_is_not_lost(tmp_path: Path) -> None:
+def test_a_hand_written_file_saved_while_the_new_package_is_staged_is_not_lost(
+    tmp_path: Path,
+) -> None:
     write_package(tmp_path, _package({"a.py": "A = 1\n"}))
     folder = tmp_path / "pkg"
     (folder / "notes.md").write_text("draft\n")

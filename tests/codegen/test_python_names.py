@@ -32,29 +32,78 @@ from idlc.codegen import GeneratedPackage, generate
 from idlc.codegen.output import write_package
 from idlc.diagnostics import codes
 from idlc.pipeline import compile_files
-from idlc_runtime import hooks
 from idlc.semantics.scope import TYPE_KEYWORDS
+from idlc_runtime import hooks
 
 from .conftest import ROOT
 
 #: Names Python gives a meaning to inside classes and modules.
 DUNDERS = {
-    "__init__", "__new__", "__class__", "__dict__", "__slots__", "__module__", "__qualname__",
-    "__annotations__", "__all__", "__call__", "__getattr__", "__getattribute__", "__setattr__",
-    "__init_subclass__", "__class_getitem__", "__eq__", "__hash__", "__repr__", "__doc__",
-    "__match_args__", "__weakref__", "__struct_fields__", "__struct_config__", "__post_init__",
-    "__idlc_interface__", "__idlc_variant__", "__abstractmethods__", "__mro__", "__name__",
+    "__init__",
+    "__new__",
+    "__class__",
+    "__dict__",
+    "__slots__",
+    "__module__",
+    "__qualname__",
+    "__annotations__",
+    "__all__",
+    "__call__",
+    "__getattr__",
+    "__getattribute__",
+    "__setattr__",
+    "__init_subclass__",
+    "__class_getitem__",
+    "__eq__",
+    "__hash__",
+    "__repr__",
+    "__doc__",
+    "__match_args__",
+    "__weakref__",
+    "__struct_fields__",
+    "__struct_config__",
+    "__post_init__",
+    "__idlc_interface__",
+    "__idlc_variant__",
+    "__abstractmethods__",
+    "__mro__",
+    "__name__",
 }
 #: Names the generated modules use or define themselves.
 GENERATED_CODE_NAMES = {
-    "typing", "msgspec", "abc", "enum", "annotations", "Unsupported", "TYPE_CHECKING",
-    "INTERFACE_ID", "REVISION", "self", "impl", "params", "input", "peer", "target", "_peer",
-    "_target", "_rt", "_hooks", "_METHODS", "_Int8", "_UInt64", "idlc", "runtime", "ATOMS",
+    "typing",
+    "msgspec",
+    "abc",
+    "enum",
+    "annotations",
+    "Unsupported",
+    "TYPE_CHECKING",
+    "INTERFACE_ID",
+    "REVISION",
+    "self",
+    "impl",
+    "params",
+    "input",
+    "peer",
+    "target",
+    "_peer",
+    "_target",
+    "_rt",
+    "_hooks",
+    "_METHODS",
+    "_Int8",
+    "_UInt64",
+    "idlc",
+    "runtime",
+    "ATOMS",
 }
 NAMES = sorted(
     name
-    for name in set(dir(builtins)) | set(keyword.kwlist) | set(keyword.softkwlist)
-    | DUNDERS | GENERATED_CODE_NAMES
+    for name in set(dir(builtins))
+    | set(keyword.kwlist)
+    | set(keyword.softkwlist)
+    | DUNDERS
+    | GENERATED_CODE_NAMES
     if name.isidentifier() and name.isascii()
 )
 
@@ -92,7 +141,7 @@ INTERFACE_NAMES = unique_by(
     unique_by((name for name in NAMES if _has_class_name(name)), naming.declared_name),
     naming.interface_module_name,
 )
-EXTRA_FIELDS = '  number: float64; text: string; flag: bool; blob: bytes; count: int32; big: uint64;\n  items: list<string>; table: map<string, string>;\n'
+EXTRA_FIELDS = "  number: float64; text: string; flag: bool; blob: bytes; count: int32; big: uint64;\n  items: list<string>; table: map<string, string>;\n"
 
 
 def _string(text: str) -> str:
@@ -251,7 +300,7 @@ def test_every_interface_name_generates_a_working_module(
         skeleton = getattr(package, naming.declared_name(name))
         assert skeleton.__idlc_interface__.name == name
         implementation = type(
-            "Implementation", (skeleton,), {"ping": lambda self: _ready(f"ref:{name}")}
+            "Implementation", (skeleton,), {"ping": lambda self, name=name: _ready(f"ref:{name}")}
         )()
         method = skeleton.__idlc_interface__.methods[f"i:{name}:ping:call"]
         assert asyncio.run(method.invoke(implementation, None)) == f"ref:{name}"
@@ -310,7 +359,8 @@ def shadowed_names(modules: dict[str, str]) -> dict[str, list[str]]:
         node.id
         for path, tree in trees.items()
         for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and node.id in dir(builtins)
+        if isinstance(node, ast.Name)
+        and node.id in dir(builtins)
         and node.id not in bound_at_top[path]
     }
     found: dict[str, list[str]] = {}
@@ -388,7 +438,6 @@ def test_the_shadow_check_finds_the_old_bugs() -> None:
         "_types.py": ["module: float"]
     }
     interface = (
-        "class I:\n    async def str(self) -> None: ...\n"
-        "    async def name(self) -> str: ...\n"
+        "class I:\n    async def str(self) -> None: ...\n" "    async def name(self) -> str: ...\n"
     )
     assert shadowed_names({"i.py": interface}) == {"i.py": ["I: str"]}

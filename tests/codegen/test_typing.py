@@ -24,7 +24,9 @@ _ERROR = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): error: (?P<message>.*)$")
 
 
 @pytest.fixture(scope="module")
-def mypy_errors(package_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[int, str]]]:
+def mypy_errors(
+    package_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, list[tuple[int, str]]]:
     work = tmp_path_factory.mktemp("typing")
     for source in TYPING.glob("*.py"):
         shutil.copy(source, work / source.name)

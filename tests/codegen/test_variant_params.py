@@ -81,9 +81,7 @@ def test_variant_input_is_sent_as_the_params_object(package: Any) -> None:
             )
             assert await proxy.text("abc") == "ABC"
             # The raw wire: tag and fields at the top of params, no "input" key.
-            answer = await caller.request(
-                "test:settings:set:call", {"key": "x", "value": "y"}, str
-            )
+            answer = await caller.request("test:settings:set:call", {"key": "x", "value": "y"}, str)
             assert answer == "SettingDefault:x=y"
             wrapped = {"input": {"type": "flag", "key": "x", "value": True}}
             with pytest.raises(Exception) as failure:

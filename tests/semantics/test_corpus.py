@@ -19,7 +19,9 @@ from idlc.pipeline import compile_files
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus" / "invalid"
-CASES = sorted(path.name for path in CORPUS.iterdir() if path.name.endswith(".idl") or path.is_dir())
+CASES = sorted(
+    path.name for path in CORPUS.iterdir() if path.name.endswith(".idl") or path.is_dir()
+)
 
 #: Entries that cannot say what they expect inside themselves.
 UNREADABLE = {"unreadable_file.idl": {"E0010"}}  # a symlink to itself
@@ -55,7 +57,10 @@ def test_invalid_input(name: str, snapshot: SnapshotAssertion) -> None:
     else:
         assert compilation.model is not None  # lints alone do not fail a compilation
     for diagnostic in compilation.diagnostics:
-        if diagnostic.code.id not in {"E0009", "E0010", "E0901"} and "more invalid" not in diagnostic.message:
+        if (
+            diagnostic.code.id not in {"E0009", "E0010", "E0901"}
+            and "more invalid" not in diagnostic.message
+        ):
             assert diagnostic.span is not None, diagnostic
     assert render_human(compilation.diagnostics, compilation.sources, color=False) == snapshot
 
@@ -81,9 +86,7 @@ def test_every_front_end_code_is_produced() -> None:
     for name in CASES:
         compilation = compile_files([_case_path(name)])
         produced.update(diagnostic.code.id for diagnostic in compilation.diagnostics)
-    front_end = {
-        code for code in codes.REGISTRY if not code.startswith("E09")
-    }
+    front_end = {code for code in codes.REGISTRY if not code.startswith("E09")}
     assert sorted(front_end - produced) == []
 
 

@@ -96,11 +96,15 @@ def test_include_path_resolves_imports_transitively_and_lazily(tmp_path: Path) -
         "import interface Helper;\n"
         + _interface("Peer", _op("Peer", "help", "interface-ref<Helper>", "unit")),
     )
-    _write(include, "nested/helper.idl", "type Help = record { x: string; };\n" + _interface("Helper"))
+    _write(
+        include, "nested/helper.idl", "type Help = record { x: string; };\n" + _interface("Helper")
+    )
     # Never needed: must not even be parsed (its syntax errors would show).
     _write(include, "broken.idl", "this is not IDL at all {{{")
     # Mentions `interface Peer` only in a comment: a candidate, parsed, not taken.
-    _write(include, "a_mention.idl", "// see interface Peer\ntype Mention = record { y: string; };\n")
+    _write(
+        include, "a_mention.idl", "// see interface Peer\ntype Mention = record { y: string; };\n"
+    )
     main = _write(
         tmp_path,
         "main.idl",
@@ -167,7 +171,7 @@ def test_every_problem_is_reported(tmp_path: Path) -> None:
     text = (
         "type A = Missing;\n"
         "type B = record { a: string; a: string; };\n"
-        "type C = enum { \"x\"; \"x\"; };\n"
+        'type C = enum { "x"; "x"; };\n'
         + _interface(
             "Shop",
             '  queryable value v id "shop:v" : uint32 {call id "shop:v:call" execution snapshot;}\n'
@@ -197,13 +201,17 @@ def test_parse_files_parses_without_resolving(tmp_path: Path) -> None:
 SEED_TEXT = (SEEDS / "agent_request.idl").read_text(encoding="utf-8")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     edits=st.lists(
         st.tuples(
             st.integers(min_value=0, max_value=len(SEED_TEXT)),
             st.integers(min_value=0, max_value=40),
-            st.sampled_from(["", ";", "}", "{", "<", '"', "/*", "x", "type", "interface A", "\\", "é", "\x00"]),
+            st.sampled_from(
+                ["", ";", "}", "{", "<", '"', "/*", "x", "type", "interface A", "\\", "é", "\x00"]
+            ),
         ),
         max_size=4,
     )

@@ -52,7 +52,7 @@ def test_children_and_descriptions(tmp_path: Path) -> None:
     path = tmp_path / "q.idl"
     path.write_text(
         "type Item = record { a : string; b : list<Item>; };\n"
-        "type Shape = variant tag \"kind\" { \"dot\" : unit; \"tag\" : Item; };\n"
+        'type Shape = variant tag "kind" { "dot" : unit; "tag" : Item; };\n'
         "type Either = union { Item; string; };\n",
         encoding="utf-8",
     )

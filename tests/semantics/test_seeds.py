@@ -90,4 +90,6 @@ def test_seed_members_are_resolved() -> None:
     assert isinstance(submission, model.Record)
     contexts = next(field for field in submission.fields if field.name == "contexts")
     assert isinstance(contexts.type, model.List)
-    assert contexts.type.inner == model.InterfaceRef("AgentContextSubject", contexts.type.inner.span)
+    assert contexts.type.inner == model.InterfaceRef(
+        "AgentContextSubject", contexts.type.inner.span
+    )

@@ -18,7 +18,9 @@ _NAMES = st.text(alphabet="abcAB_1", min_size=1, max_size=9)
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_NAMES, max_size=30), st.lists(_NAMES, min_size=1, max_size=5))
-def test_the_index_answers_like_comparing_with_every_name(names: list[str], queries: list[str]) -> None:
+def test_the_index_answers_like_comparing_with_every_name(
+    names: list[str], queries: list[str]
+) -> None:
     index = NameIndex(names)
     for query in queries:
         if query in names:
@@ -28,7 +30,9 @@ def test_the_index_answers_like_comparing_with_every_name(names: list[str], quer
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_NAMES, max_size=30), _NAMES)
-def test_past_its_budget_the_index_still_finds_every_one_edit_typo(names: list[str], query: str) -> None:
+def test_past_its_budget_the_index_still_finds_every_one_edit_typo(
+    names: list[str], query: str
+) -> None:
     if query in names:
         return
     index = NameIndex(names)
@@ -96,7 +100,9 @@ def _comparisons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int) -> int
     return count
 
 
-def test_comparisons_grow_linearly_with_unknown_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_comparisons_grow_linearly_with_unknown_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     small = _comparisons(tmp_path, monkeypatch, 500)
     large = _comparisons(tmp_path, monkeypatch, 2000)
     # Four times the names and errors: at most four times the comparisons (the product,
@@ -120,7 +126,13 @@ def test_long_names_are_not_compared(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(
     ("word", "meant"),
-    [("int", "int64"), ("str", "string"), ("double", "float64"), ("boolean", "bool"), ("Void", "unit")],
+    [
+        ("int", "int64"),
+        ("str", "string"),
+        ("double", "float64"),
+        ("boolean", "bool"),
+        ("Void", "unit"),
+    ],
 )
 def test_other_languages_words_for_built_in_types_get_the_type(word: str, meant: str) -> None:
     index = NameIndex(["string", "bool", "unit", "float64", "int8", "int64", "Intake"])

@@ -15,7 +15,10 @@ from idlc.syntax.parser import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 VALID = ROOT / "tests" / "corpus" / "valid"
-SEEDS = [ROOT / "idl" / "quixos" / "agent_directory.idl", ROOT / "idl" / "quixos" / "agent_request.idl"]
+SEEDS = [
+    ROOT / "idl" / "quixos" / "agent_directory.idl",
+    ROOT / "idl" / "quixos" / "agent_request.idl",
+]
 #: Every valid corpus file and both seeds, as paths relative to the repository.
 INPUTS = [path.relative_to(ROOT) for path in [*sorted(VALID.glob("*.idl")), *SEEDS]]
 

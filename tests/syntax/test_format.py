@@ -288,7 +288,7 @@ def test_comments_inside_type_expressions_are_never_dropped() -> None:
         "  c: interface-ref< // 15\n"
         "  // 16\n"
         "  I>;\n"
-        "  d: open /*17*/ enum /*18*/ { \"x\" /*19*/ ; };\n"
+        '  d: open /*17*/ enum /*18*/ { "x" /*19*/ ; };\n'
         '  e: open /*20*/ variant /*21*/ tag /*22*/ "t" /*23*/ { "a" /*24*/ : /*25*/ unit; default /*26*/ : unit /*27*/ ; };\n'
         "  f: union /*28*/ { /*29*/ string /*30*/ ; };\n"
         "  g: string = /*31*/ [ /*32*/ ] /*33*/ ;\n"

@@ -56,7 +56,9 @@ def test_a_long_token_costs_memory_in_proportion_to_its_length(name: str) -> Non
 
 def test_a_list_of_items_grows_in_place() -> None:
     """The callback of `_items: _items item` appends to the list it is given."""
-    plan = lalr.RulePlan(method=None, expand1=False, include=((0, True, 0), (1, False, 0)), trailing=0)
+    plan = lalr.RulePlan(
+        method=None, expand1=False, include=((0, True, 0), (1, False, 0)), trailing=0
+    )
     callback = lalr._callback(plan, builder=None)
     items = ["first", "second"]
     assert callback(None, [items, "third"]) is items

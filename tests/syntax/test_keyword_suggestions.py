@@ -24,7 +24,7 @@ _TYPE_USES = {
     "list": "{}<int32>",
     "map": "{}<string, bool>",
     "record": "{} {{ x : string; }}",
-    "enum": "{} {{ \"a\"; }}",
+    "enum": '{} {{ "a"; }}',
     "union": "{} {{ string; bool; }}",
     "variant": '{} tag "kind" {{ "a" : unit; }}',
     "open": '{} enum {{ "a"; }}',
@@ -78,7 +78,9 @@ def _uses() -> list[tuple[str, str]]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(_uses()), st.data())
-def test_a_one_edit_typo_of_a_keyword_gets_it_suggested(case: tuple[str, str], data: st.DataObject) -> None:
+def test_a_one_edit_typo_of_a_keyword_gets_it_suggested(
+    case: tuple[str, str], data: st.DataObject
+) -> None:
     keyword, template = case
     typo = data.draw(st.sampled_from(_typos(keyword)))
     if keyword.endswith("-ref") and "-" not in typo:
@@ -94,10 +96,16 @@ def test_a_one_edit_typo_of_a_keyword_gets_it_suggested(case: tuple[str, str], d
 @pytest.mark.parametrize(
     ("text", "help"),
     [
-        ("type T = record { a : struct { x : string; }; };", "did you mean `record` instead of `struct`?"),
+        (
+            "type T = record { a : struct { x : string; }; };",
+            "did you mean `record` instead of `struct`?",
+        ),
         ("type T = record { a : array<string>; };", "did you mean `list` instead of `array`?"),
         ('enum Color { "red"; }', "a type is declared with `type`: `type Color = enum { … };`"),
-        ("struct Point { x : int32; }", "a type is declared with `type`: `type Point = record { … };`"),
+        (
+            "struct Point { x : int32; }",
+            "a type is declared with `type`: `type Point = record { … };`",
+        ),
         ('service Shop id "shop" revision "shop@1" {}', "did you mean `interface`?"),
         ("typedef T = unit;", "did you mean `type`?"),
         ('atom Note id "note";', 'an atom is declared as `external atom Note id "…";`'),
@@ -126,7 +134,9 @@ def test_a_repaired_keyword_lets_the_parser_find_the_next_error() -> None:
 def test_a_name_beyond_ascii_is_one_error_that_says_names_are_ascii(
     name: str, message: str, help: str | None
 ) -> None:
-    diagnostics = _diagnostics(f"type {name} = record {{}};\ntype Other = record {{ {name} : string; }};")
+    diagnostics = _diagnostics(
+        f"type {name} = record {{}};\ntype Other = record {{ {name} : string; }};"
+    )
     assert [d.message for d in diagnostics] == [message, message]
     for diagnostic in diagnostics:
         assert diagnostic.help is not None and diagnostic.help.startswith("names are ASCII")
@@ -147,7 +157,9 @@ _WORD_IN_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from(_SOURCES), st.data())
-def test_typos_and_foreign_letters_in_real_files_give_located_errors(text: str, data: st.DataObject) -> None:
+def test_typos_and_foreign_letters_in_real_files_give_located_errors(
+    text: str, data: st.DataObject
+) -> None:
     words = list(_WORD_IN_FILE.finditer(text))
     for _ in range(data.draw(st.integers(1, 4))):
         word = data.draw(st.sampled_from(words))
@@ -155,7 +167,9 @@ def test_typos_and_foreign_letters_in_real_files_give_located_errors(text: str, 
         if kind == "typo":
             replacement = data.draw(st.sampled_from(_typos(word.group()) or [word.group()]))
         elif kind == "synonym":
-            replacement = data.draw(st.sampled_from(["struct", "array", "service", "typedef", "enum"]))
+            replacement = data.draw(
+                st.sampled_from(["struct", "array", "service", "typedef", "enum"])
+            )
         else:
             at = data.draw(st.integers(0, len(word.group())))
             letter = data.draw(st.sampled_from(["é", "ß", "名", "Ω", "ı"]))

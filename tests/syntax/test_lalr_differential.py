@@ -209,12 +209,12 @@ def test_the_driver_builds_what_larks_parser_builds(text: str) -> None:
         '  required queryable relation r id "r" : many-unique atom A { resolve id "r:r" '
         "execution snapshot; }\n"
         '  operation o id "o" : unit -> unit { notify id "o:n"; }\n}',
-        "type T = open variant tag \"k\" { \"a\" : unit; default : json; };",
-        "interface I id \"i\" revision \"r\" { }",
+        'type T = open variant tag "k" { "a" : unit; default : json; };',
+        'interface I id "i" revision "r" { }',
         "type T = union { string; T; };",
         "type T = record { }",
         "type T = 1;",
-        "external atom A id \"a\"",
+        'external atom A id "a"',
     ],
 )
 def test_examples_agree(text: str) -> None:

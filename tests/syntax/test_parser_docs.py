@@ -7,7 +7,9 @@ from tests.syntax.support import parse_text
 
 
 def test_doc_lines_of_a_crlf_file_carry_no_carriage_return() -> None:
-    tree, _ = parse_text("/// First line.\r\n///  Indented.\r\ntype A = record {\r\n  /// Field.\r\n  a: string;\r\n};\r\n")
+    tree, _ = parse_text(
+        "/// First line.\r\n///  Indented.\r\ntype A = record {\r\n  /// Field.\r\n  a: string;\r\n};\r\n"
+    )
     decl = tree.decls[0]
     assert isinstance(decl, ast.TypeDecl) and decl.doc is not None
     assert decl.doc.lines == ("First line.", " Indented.")

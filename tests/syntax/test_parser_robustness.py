@@ -96,7 +96,9 @@ _LEAVES = st.one_of(
     st.sampled_from(_PUNCTUATION),
     st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True),
     st.from_regex(r'"(?:[^"\\\n\r]|\\[nt"\\/]|\\u[0-9a-fA-F]{4}|\\x){0,6}"', fullmatch=True),
-    st.from_regex(r"-?(?:0|[1-9][0-9]{0,25})(?:\.[0-9]{1,3})?(?:[eE][+-]?[0-9]{1,4})?", fullmatch=True),
+    st.from_regex(
+        r"-?(?:0|[1-9][0-9]{0,25})(?:\.[0-9]{1,3})?(?:[eE][+-]?[0-9]{1,4})?", fullmatch=True
+    ),
     st.sampled_from(["// c", "/// doc", "/* b */", "/* b", '"open', "@", "\t", "\ufeff"]),
 )
 _SEPARATORS = st.sampled_from([" ", "", "\n", "\r\n", "  "])
@@ -114,9 +116,11 @@ def test_the_token_soup_knows_the_grammar() -> None:
 
 
 @_FUZZ
-@given(st.lists(st.sampled_from([*_PUNCTUATION, "record", "list", "optional", "{", "<"]), max_size=300))
+@given(
+    st.lists(st.sampled_from([*_PUNCTUATION, "record", "list", "optional", "{", "<"]), max_size=300)
+)
 def test_deep_and_unbalanced_nesting_is_reported(tokens: list[str]) -> None:
-    _check('type A = ' + " ".join(tokens))
+    _check("type A = " + " ".join(tokens))
 
 
 def test_very_deep_nesting_is_refused_without_recursion_errors() -> None:
