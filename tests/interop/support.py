@@ -27,6 +27,62 @@ TS_AGENT = ["node", str(JS / "agent.mjs")]
 TS_CLIENT = ["node", str(JS / "client.mjs")]
 PY_AGENT = [PYTHON, str(HERE / "py_official_agent.py")]
 PY_CLIENT = [PYTHON, str(HERE / "py_official_client.py")]
+NEWS_AGENT = [PYTHON, str(HERE / "idlc_news_agent.py")]
+
+#: The official Python SDK's versions the suite runs against. 0.12.1 is the test environment's
+#: (the `test` extra); 1.0.0rc3 shares the import name `acp`, so it lives in a virtual
+#: environment of its own that the session fixture `official_python_1` makes.
+PY_SDK_TEST_ENV = "0.12.1"
+PY_SDK_1 = "1.0.0rc3"
+PY_SDKS = (PY_SDK_TEST_ENV, PY_SDK_1)
+PIP_TIMEOUT = 240.0
+
+
+def py_agent(python: str) -> list[str]:
+    """py_official_agent.py run by `python` (the interpreter of one official SDK version)."""
+    return [python, str(HERE / "py_official_agent.py")]
+
+
+def py_client(python: str) -> list[str]:
+    """py_official_client.py run by `python`."""
+    return [python, str(HERE / "py_official_client.py")]
+
+
+def official_python(request: pytest.FixtureRequest, version: str) -> str:
+    """The interpreter that runs the official Python SDK `version` (one of PY_SDKS); 1.0's
+    comes from the session fixture official_python_1 (tests/interop/conftest.py)."""
+    assert version in PY_SDKS, version
+    return request.getfixturevalue("official_python_1") if version == PY_SDK_1 else PYTHON
+
+
+def make_official_python_1(root: Path) -> str:
+    """A fresh virtual environment with agent-client-protocol 1.0.0rc3 from the package index;
+    its interpreter. Skips (fails under CI) when pip cannot install it in PIP_TIMEOUT."""
+    venv = root / "venv"
+    python = venv / "bin" / "python"
+    steps = [
+        [sys.executable, "-m", "venv", str(venv)],
+        [str(python), "-m", "pip", "install", "-q", f"agent-client-protocol=={PY_SDK_1}"],
+    ]
+    for step in steps:
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=PIP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            problem = f"{' '.join(step[-2:])} took more than {PIP_TIMEOUT:.0f} s"
+        else:
+            if done.returncode == 0:
+                continue
+            problem = f"{' '.join(step[-2:])} failed: {done.stderr.strip()[-1500:]}"
+        reason = f"official Python SDK {PY_SDK_1} unavailable: {problem}"
+        if os.environ.get("CI"):
+            pytest.fail(reason + " — CI must reach the package index", pytrace=False)
+        pytest.skip(reason)
+    version = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('agent-client-protocol'))"],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout.strip()
+    assert version == PY_SDK_1, version
+    return str(python)
 
 
 def require_node_modules() -> None:
