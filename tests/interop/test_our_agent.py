@@ -2,8 +2,9 @@
 
 Every message the agent puts on the wire is recorded (tee.py) and checked against the ACP v1
 schema vendored in idl/acp-schema/v1/schema.json. The official Python client runs on
-agent-client-protocol 0.12.1 and 1.0.0rc3; on 1.0 it drives idlc_news_agent.py (the echo agent
-plus the news scenario), whose notice and compaction updates it must receive whole.
+agent-client-protocol 0.12.1 and 1.0.0rc3. The TypeScript client and the Python 1.0 client
+drive idlc_news_agent.py (the echo agent plus the news scenario), whose notice and compaction
+updates they must receive whole; 0.12.1 knows neither update.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .support import (
 from .wire_check import Schema, read_tee_log
 
 CLIENTS = ["ts-client", f"py-client-{PY_SDK_TEST_ENV}", f"py-client-{PY_SDK_1}"]
-NEWS_CLIENT = f"py-client-{PY_SDK_1}"
+NEWS_CLIENTS = ["ts-client", f"py-client-{PY_SDK_1}"]
 
 
 @pytest.fixture(scope="module", params=CLIENTS)
@@ -40,10 +41,10 @@ def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     root = tmp_path_factory.mktemp(request.param)
     if request.param == "ts-client":
         require_node_modules()
-        return drive(TS_CLIENT, ECHO_AGENT, root)
-    version = request.param.removeprefix("py-client-")
-    client = py_client(official_python(request, version))
-    if request.param == NEWS_CLIENT:
+        client = TS_CLIENT
+    else:
+        client = py_client(official_python(request, request.param.removeprefix("py-client-")))
+    if request.param in NEWS_CLIENTS:
         return drive(client, NEWS_AGENT, root, "--news")
     return drive(client, ECHO_AGENT, root)
 
@@ -52,9 +53,9 @@ def test_scenarios(recorded: Recorded) -> None:
     assert_echo_agent(recorded.run, recorded.workspace)
 
 
-@pytest.mark.parametrize("recorded", [NEWS_CLIENT], indirect=True)
+@pytest.mark.parametrize("recorded", NEWS_CLIENTS, indirect=True)
 def test_news_travel_to_the_official_client(recorded: Recorded) -> None:
-    """Our notice and compaction updates reach agent-client-protocol 1.0's client whole."""
+    """Our notice and compaction updates reach TypeScript 2.4.0's and Python 1.0's clients whole."""
     assert_news(recorded.run)
 
 
