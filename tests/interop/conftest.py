@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import Workspace, make_workspace, require_node_modules
+from .support import Workspace, make_official_python_1, make_workspace, require_node_modules
 
 
 @pytest.fixture
@@ -17,3 +17,10 @@ def node_modules() -> None:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
     return make_workspace(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def official_python_1(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The interpreter of a fresh virtual environment with agent-client-protocol 1.0.0rc3."""
+    return make_official_python_1(tmp_path_factory.mktemp("acp-sdk-1"))
+

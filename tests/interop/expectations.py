@@ -141,3 +141,39 @@ def assert_echo_agent(
     assert chunk_texts(shadow) == shadow["sent"]
     assert_turn_belongs_to(shadow, shadow["new_session"]["sessionId"])
     assert_tool_call_read(shadow, workspace, offered_fs)
+
+
+NEWS = "NEWS"
+
+#: What the news scenario's agents (py_official_agent.py on agent-client-protocol 1.0,
+#: idlc_news_agent.py) send for the prompt NEWS, as the scenario clients record it.
+NEWS_UPDATES = [
+    {
+        "sessionUpdate": "notice",
+        "severity": "warning",
+        "title": "Context almost full",
+        "description": "compacting soon",
+    },
+    {"sessionUpdate": "compaction_update", "compactionId": "c-1", "status": "in_progress"},
+    {
+        "sessionUpdate": "compaction_summary_chunk",
+        "compactionId": "c-1",
+        "content": {"type": "text", "text": "summary, first part"},
+    },
+    {
+        "sessionUpdate": "compaction_update",
+        "compactionId": "c-1",
+        "status": "completed",
+        "summary": [{"type": "text", "text": "the whole summary"}],
+        "_meta": {"tokensBefore": 1000, "tokensAfter": 100},
+    },
+]
+
+
+def assert_news(run: Run) -> None:
+    """The notice and the compaction of the news scenario arrived whole, in order, for the
+    session, and the turn ended normally."""
+    news = run["news"]
+    assert news["stopReason"] == "end_turn", news
+    assert [u["params"]["update"] for u in news["updates"]] == NEWS_UPDATES
+    assert_turn_belongs_to(news, run["session_new"]["response"]["sessionId"])

@@ -4,6 +4,8 @@
 
 Spawns the agent with `idlc_acp.spawn_agent`, runs the interop scenarios and prints the same
 JSON records as js/client.mjs and py_official_client.py, so the tests judge all three alike.
+With --news it also advertises `session.notices` and `session.compaction` and runs the news
+scenario (a prompt of the one text block NEWS; see py_official_client.py).
 """
 
 from __future__ import annotations
@@ -24,12 +26,15 @@ from idlc_acp import (  # noqa: E402  (idlc_acp makes the generated package impo
     CancelNotification,
     Client,
     ClientCapabilities,
+    ClientSessionCapabilities,
+    CompactionCapabilities,
     ContentBlockText,
     FileSystemCapabilities,
     Implementation,
     InitializeRequest,
     LoadSessionRequest,
     NewSessionRequest,
+    NoticeCapabilities,
     PermissionOptionKind,
     PromptRequest,
     ReadTextFileRequest,
@@ -46,6 +51,7 @@ from idlc_runtime.hooks import enc_hook
 
 SCENARIO_TIMEOUT = 60.0
 CANCEL_BLOCKS = 30
+NEWS = "NEWS"
 ENCODER = msgspec.json.Encoder(enc_hook=enc_hook)
 ALLOW = (PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS)
 REJECT = (PermissionOptionKind.REJECT_ONCE, PermissionOptionKind.REJECT_ALWAYS)
@@ -164,6 +170,11 @@ async def run(options: argparse.Namespace) -> int:
                     client_capabilities=ClientCapabilities(
                         fs=FileSystemCapabilities(read_text_file=options.fs, write_text_file=False),
                         terminal=False,
+                        session=ClientSessionCapabilities(
+                            notices=NoticeCapabilities(), compaction=CompactionCapabilities()
+                        )
+                        if options.news
+                        else None,
                     ),
                     client_info=Implementation(name="idlc-interop-idlc-client", version="0.0.0"),
                 )
@@ -272,6 +283,10 @@ async def run(options: argparse.Namespace) -> int:
                 **client.turn.report(stop),
             }
 
+        async def news() -> dict[str, Any]:
+            stop = await prompt(session_id, [NEWS], "allow")
+            return {"sent": [NEWS], "sessionId": session_id, **client.turn.report(stop)}
+
         scenarios: list[tuple[str, Callable[[], Awaitable[dict[str, Any]]]]] = [
             ("initialize", initialize),
             ("session_new", session_new),
@@ -284,6 +299,8 @@ async def run(options: argparse.Namespace) -> int:
             ("large_prompt", large_prompt),
             ("meta_shadow", meta_shadow),
         ]
+        if options.news:
+            scenarios.append(("news", news))
         for name, body in scenarios:
             try:
                 record = await asyncio.wait_for(body(), SCENARIO_TIMEOUT)
@@ -301,6 +318,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cwd", default=os.getcwd())
     parser.add_argument("--no-fs", dest="fs", action="store_false")
+    parser.add_argument("--news", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     if options.command[:1] == ["--"]:

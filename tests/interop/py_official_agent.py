@@ -6,7 +6,15 @@ examples/acp_echo_agent.py (and like js/agent.mjs):
 - session/prompt: every text block comes back as an agent_message_chunk, ~100 ms apart; then a
   tool call reading README.md in the session's cwd, a permission request and, if allowed and the
   client offered fs.readTextFile, fs/read_text_file and a tool_call_update carrying the file's
-  first line; the turn ends with end_turn, or cancelled after session/cancel.
+  first line; the turn ends with end_turn, or cancelled after session/cancel;
+- a prompt that is the one text block NEWS (the news scenario) gets, if the client advertised
+  `session.notices` and `session.compaction` (agent-client-protocol 1.0 only: 0.12.1 knows
+  neither), a notice, a compaction_update, a compaction_summary_chunk and a second
+  compaction_update completing it, and the turn ends with end_turn.
+
+It runs on agent-client-protocol 0.12.1 and 1.0.0rc3 alike: 1.0 removed the helper builders
+(`acp.text_block`, `acp.update_agent_message_text`, `acp.start_read_tool_call`, ...), so the
+updates are built from the schema's classes, which both versions have with the same fields.
 """
 
 from __future__ import annotations
@@ -28,12 +36,72 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     TextContentBlock,
+    AgentMessageChunk,
+    ContentToolCallContent,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
     ToolCallUpdate,
 )
 
 import acp
 
 CHUNK_INTERVAL = 0.1
+NEWS = "NEWS"
+
+
+def text_block(text: str) -> TextContentBlock:
+    return TextContentBlock(type="text", text=text)
+
+
+def message_chunk(text: str) -> AgentMessageChunk:
+    return AgentMessageChunk(session_update="agent_message_chunk", content=text_block(text))
+
+
+def read_tool_call(tool_call_id: str, title: str, path: str) -> ToolCallStart:
+    return ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=tool_call_id,
+        title=title,
+        kind="read",
+        status="pending",
+        locations=[ToolCallLocation(path=path)],
+        raw_input={"path": path},
+    )
+
+
+def tool_call_update(tool_call_id: str, status: str, text: str | None = None) -> ToolCallProgress:
+    content = None
+    if text is not None:
+        content = [ContentToolCallContent(type="content", content=text_block(text))]
+    return ToolCallProgress(
+        session_update="tool_call_update", tool_call_id=tool_call_id, status=status, content=content
+    )
+
+
+def news_updates() -> list[Any]:
+    """The news scenario's updates (agent-client-protocol 1.0: its schema has them)."""
+    from acp.schema import (
+        SessionUpdateCompactionSummaryChunk,
+        SessionUpdateCompactionUpdate,
+        SessionUpdateNotice,
+    )
+
+    return [
+        SessionUpdateNotice(
+            severity="warning", title="Context almost full", description="compacting soon"
+        ),
+        SessionUpdateCompactionUpdate(compaction_id="c-1", status="in_progress"),
+        SessionUpdateCompactionSummaryChunk(
+            compaction_id="c-1", content=text_block("summary, first part")
+        ),
+        SessionUpdateCompactionUpdate(
+            compaction_id="c-1",
+            status="completed",
+            summary=[text_block("the whole summary")],
+            field_meta={"tokensBefore": 1000, "tokensAfter": 100},
+        ),
+    ]
 
 
 # A session created with `_meta` gets `_meta` on everything the agent sends for it, naming
@@ -81,6 +149,10 @@ class EchoAgent:
         self._capabilities = ClientCapabilities()
         self._sessions: dict[str, Session] = {}
 
+    def _wants_news(self) -> bool:
+        session = getattr(self._capabilities, "session", None)
+        return bool(session and session.notices is not None and session.compaction is not None)
+
     def on_connect(self, conn: Any) -> None:
         self._client = conn
 
@@ -124,6 +196,11 @@ class EchoAgent:
 
     async def _turn(self, session_id: str, session: Session, prompt: list[Any]) -> str:
         cancelled = session.cancelled
+        texts = [block.text for block in prompt if isinstance(block, TextContentBlock)]
+        if texts == [NEWS] and self._wants_news():
+            for update in news_updates():
+                await self._client.session_update(session_id, update)
+            return "end_turn"
         client = _WithMeta(self._client, SHADOW_META if session.shadow else {})
         first = True
         for block in prompt:
@@ -137,7 +214,7 @@ class EchoAgent:
             first = False
             if cancelled.is_set():
                 return "cancelled"
-            await client.session_update(session_id, acp.update_agent_message_text(block.text))
+            await client.session_update(session_id, message_chunk(block.text))
         if cancelled.is_set():
             return "cancelled"
 
@@ -145,7 +222,7 @@ class EchoAgent:
         tool_call_id = f"read-{uuid.uuid4()}"
         await client.session_update(
             session_id,
-            acp.start_read_tool_call(tool_call_id, "Read README.md", readme),
+            read_tool_call(tool_call_id, "Read README.md", readme),
         )
         answer = await _unless_cancelled(
             client.request_permission(
@@ -162,33 +239,29 @@ class EchoAgent:
         )
         if answer is None or cancelled.is_set() or answer.outcome.outcome == "cancelled":
             await client.session_update(
-                session_id, acp.update_tool_call(tool_call_id, status="failed")
+                session_id, tool_call_update(tool_call_id, "failed")
             )
             return "cancelled"
         allowed = isinstance(answer.outcome, AllowedOutcome) and answer.outcome.option_id == "allow"
         fs = self._capabilities.fs
         if not allowed or fs is None or not fs.read_text_file:
             await client.session_update(
-                session_id, acp.update_tool_call(tool_call_id, status="failed")
+                session_id, tool_call_update(tool_call_id, "failed")
             )
             return "end_turn"
         await client.session_update(
-            session_id, acp.update_tool_call(tool_call_id, status="in_progress")
+            session_id, tool_call_update(tool_call_id, "in_progress")
         )
         file = await _unless_cancelled(client.read_text_file(session_id, readme), cancelled)
         if file is None:
             await client.session_update(
-                session_id, acp.update_tool_call(tool_call_id, status="failed")
+                session_id, tool_call_update(tool_call_id, "failed")
             )
             return "cancelled"
         first_line = file.content.split("\n", 1)[0]
         await client.session_update(
             session_id,
-            acp.update_tool_call(
-                tool_call_id,
-                status="completed",
-                content=[acp.tool_content(acp.text_block(first_line))],
-            ),
+            tool_call_update(tool_call_id, "completed", first_line),
         )
         return "cancelled" if cancelled.is_set() else "end_turn"
 

@@ -5,6 +5,14 @@
 Spawns the agent, runs the interop scenarios one after another and prints one JSON object per
 line: {"scenario": NAME, ...what was observed} — the same records as js/client.mjs, so the
 tests assert on both alike. It reports, it does not judge.
+
+With --news it also advertises the `session.notices` and `session.compaction` client
+capabilities and runs the news scenario: a prompt of the one text block NEWS, whose updates
+(a notice and a compaction, see expectations.assert_news) it reports. Only
+agent-client-protocol 1.0 has those capabilities and updates; 0.12.1 knows neither.
+
+It runs on agent-client-protocol 0.12.1 and 1.0.0rc3 alike (1.0 removed `acp.text_block` and
+the other helper builders: the schema's classes are used instead).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from acp.schema import (
     Implementation,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    TextContentBlock,
 )
 from pydantic import BaseModel
 
@@ -36,6 +45,18 @@ import acp
 SCENARIO_TIMEOUT = 60.0
 CANCEL_BLOCKS = 30
 STREAM_LIMIT = 64 * 1024 * 1024
+NEWS = "NEWS"
+
+
+def text_block(text: str) -> TextContentBlock:
+    return TextContentBlock(type="text", text=text)
+
+
+def news_capabilities() -> Any:
+    """`session: {notices: {}, compaction: {}}` (agent-client-protocol 1.0 only)."""
+    from acp.schema import ClientSessionCapabilities, CompactionCapabilities, NoticeCapabilities
+
+    return ClientSessionCapabilities(notices=NoticeCapabilities(), compaction=CompactionCapabilities())
 
 
 def large_text() -> str:
@@ -161,7 +182,7 @@ async def run(options: argparse.Namespace) -> int:
         async def prompt(sid: str, blocks: list[str], answer: str, **meta: Any) -> str:
             client.turn = Turn(answer)
             response = await conn.prompt(
-                session_id=sid, prompt=[acp.text_block(text) for text in blocks], **meta
+                session_id=sid, prompt=[text_block(text) for text in blocks], **meta
             )
             return response.stop_reason
 
@@ -172,11 +193,13 @@ async def run(options: argparse.Namespace) -> int:
                 return {"error": error_record(error)}
 
         async def initialize() -> dict[str, Any]:
+            extra = {"session": news_capabilities()} if options.news else {}
             response = await conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION,
                 client_capabilities=ClientCapabilities(
                     fs=FileSystemCapabilities(read_text_file=options.fs, write_text_file=False),
                     terminal=False,
+                    **extra,
                 ),
                 client_info=Implementation(name="idlc-interop-py-client", version="0.0.0"),
             )
@@ -211,7 +234,7 @@ async def run(options: argparse.Namespace) -> int:
 
             turn.on_update = on_update
             response = await conn.prompt(
-                session_id=session_id, prompt=[acp.text_block(text) for text in blocks]
+                session_id=session_id, prompt=[text_block(text) for text in blocks]
             )
             await asyncio.gather(*cancel_tasks)
             return {
@@ -274,6 +297,10 @@ async def run(options: argparse.Namespace) -> int:
                 **client.turn.report(stop),
             }
 
+        async def news() -> dict[str, Any]:
+            stop = await prompt(session_id, [NEWS], "allow")
+            return {"sent": [NEWS], "sessionId": session_id, **client.turn.report(stop)}
+
         scenarios: list[tuple[str, Callable[[], Awaitable[dict[str, Any]]]]] = [
             ("initialize", initialize),
             ("session_new", session_new),
@@ -286,6 +313,8 @@ async def run(options: argparse.Namespace) -> int:
             ("large_prompt", large_prompt),
             ("meta_shadow", meta_shadow),
         ]
+        if options.news:
+            scenarios.append(("news", news))
         for name, body in scenarios:
             try:
                 record = await asyncio.wait_for(body(), SCENARIO_TIMEOUT)
@@ -303,6 +332,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cwd", default=os.getcwd())
     parser.add_argument("--no-fs", dest="fs", action="store_false")
+    parser.add_argument("--news", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     if options.command[:1] == ["--"]:

@@ -27,6 +27,61 @@ TS_AGENT = ["node", str(JS / "agent.mjs")]
 TS_CLIENT = ["node", str(JS / "client.mjs")]
 PY_AGENT = [PYTHON, str(HERE / "py_official_agent.py")]
 PY_CLIENT = [PYTHON, str(HERE / "py_official_client.py")]
+NEWS_AGENT = [PYTHON, str(HERE / "idlc_news_agent.py")]
+
+#: The official Python SDK's versions the suite runs against. 0.12.1 is the test environment's
+#: (the `test` extra); 1.0.0rc3 shares the import name `acp`, so it lives in a virtual
+#: environment of its own that the session fixture `official_python_1` makes.
+PY_SDK_TEST_ENV = "0.12.1"
+PY_SDK_1 = "1.0.0rc3"
+PY_SDKS = (PY_SDK_TEST_ENV, PY_SDK_1)
+PIP_TIMEOUT = 240.0
+
+
+def py_agent(python: str) -> list[str]:
+    """py_official_agent.py run by `python` (the interpreter of one official SDK version)."""
+    return [python, str(HERE / "py_official_agent.py")]
+
+
+def py_client(python: str) -> list[str]:
+    """py_official_client.py run by `python`."""
+    return [python, str(HERE / "py_official_client.py")]
+
+
+def official_python(request: pytest.FixtureRequest, version: str) -> str:
+    """The interpreter that runs the official Python SDK `version` (one of PY_SDKS); 1.0's
+    comes from the session fixture official_python_1 (tests/interop/conftest.py)."""
+    assert version in PY_SDKS, version
+    return request.getfixturevalue("official_python_1") if version == PY_SDK_1 else PYTHON
+
+
+def make_official_python_1(root: Path) -> str:
+    """A fresh virtual environment with agent-client-protocol 1.0.0rc3 from the package index;
+    its interpreter. Skips, saying why, when pip cannot install it within PIP_TIMEOUT."""
+    venv = root / "venv"
+    python = venv / "bin" / "python"
+    steps = {
+        "python -m venv": [sys.executable, "-m", "venv", str(venv)],
+        f"pip install agent-client-protocol=={PY_SDK_1}": [
+            str(python), "-m", "pip", "install", "-q", f"agent-client-protocol=={PY_SDK_1}"
+        ],
+    }
+    for name, step in steps.items():
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=PIP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            problem = f"{name} took more than {PIP_TIMEOUT:.0f} s"
+        else:
+            if done.returncode == 0:
+                continue
+            problem = f"{name} failed: {done.stderr.strip()[-1500:]}"
+        pytest.skip(f"official Python SDK {PY_SDK_1} unavailable: {problem}")
+    version = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('agent-client-protocol'))"],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout.strip()
+    assert version == PY_SDK_1, version
+    return str(python)
 
 
 def require_node_modules() -> None:

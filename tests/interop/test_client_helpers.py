@@ -39,9 +39,18 @@ from idlc_acp import (
 )
 from idlc_acp.contrib import ConfinedFiles, PermissionBroker, Role, SessionState, choose
 
-from .support import PY_AGENT, TS_AGENT, Workspace, child_env, make_workspace, require_node_modules
+from .support import (
+    PY_SDKS,
+    TS_AGENT,
+    Workspace,
+    child_env,
+    make_workspace,
+    official_python,
+    py_agent,
+    require_node_modules,
+)
 
-AGENTS = {"py-agent": PY_AGENT, "ts-agent": TS_AGENT}
+AGENTS = [*(f"py-agent-{version}" for version in PY_SDKS), "ts-agent"]
 
 
 class HelperClient(Client):
@@ -141,11 +150,16 @@ async def scenario(agent: list[str], workspace: Workspace) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_client_helpers_against_an_official_agent(name: str, tmp_path: Path) -> None:
+def test_client_helpers_against_an_official_agent(
+    name: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     if name == "ts-agent":
         require_node_modules()
+        agent = TS_AGENT
+    else:
+        agent = py_agent(official_python(request, name.removeprefix("py-agent-")))
     workspace = make_workspace(tmp_path)
-    found = asyncio.run(asyncio.wait_for(scenario(AGENTS[name], workspace), 120))
+    found = asyncio.run(asyncio.wait_for(scenario(agent, workspace), 120))
 
     assert found["stop"] is StopReason.END_TURN
     assert found["same_as_handler"]

@@ -3,8 +3,8 @@
 The official TypeScript SDK (2.4.0) refuses every request before a successful `initialize`
 with -32600 "Invalid request: ACP connection must be initialized before '<method>'" and lets
 notifications through; `initialize` also answers an unsupported requested version with its
-latest. The official Python SDK (0.12.1) checks nothing: it serves `session/new` before
-`initialize`. idlc's agent answers like the TypeScript SDK.
+latest. The official Python SDK (0.12.1 and 1.0.0rc3 alike) checks nothing: it serves
+`session/new` before `initialize`. idlc's agent answers like the TypeScript SDK.
 """
 
 from __future__ import annotations
@@ -15,7 +15,16 @@ from typing import Any
 
 import pytest
 
-from .support import ECHO_AGENT, PY_AGENT, REPO, TS_AGENT, child_env, require_node_modules
+from .support import (
+    ECHO_AGENT,
+    PY_SDKS,
+    REPO,
+    TS_AGENT,
+    child_env,
+    official_python,
+    py_agent,
+    require_node_modules,
+)
 
 NEW_SESSION = {"cwd": str(REPO), "mcpServers": []}
 
@@ -89,8 +98,9 @@ def test_our_agent_answers_as_the_typescript_sdk(ts_answers: list[dict[str, Any]
     assert "sessionId" in ours[2]["result"]
 
 
-def test_the_python_sdk_does_not_check() -> None:
+@pytest.mark.parametrize("version", PY_SDKS)
+def test_the_python_sdk_does_not_check(version: str, request: pytest.FixtureRequest) -> None:
     # Recorded so that a change in the official Python SDK shows up here.
-    served_early, initialized, _ = before_and_after(PY_AGENT)
+    served_early, initialized, _ = before_and_after(py_agent(official_python(request, version)))
     assert "sessionId" in served_early["result"]
     assert initialized["result"]["protocolVersion"] == 1

@@ -3,7 +3,10 @@
 `idlc_scenario_client.py` (idlc_acp + idlc_acp) runs the same scenarios as the official
 clients against tests/interop/py_official_agent.py and js/agent.mjs; examples/acp_client.py
 runs its one prompt against both. Every message our client puts on the wire is recorded
-(tee.py around the agent) and checked against the ACP v1 schema.
+(tee.py around the agent) and checked against the ACP v1 schema. The official Python agent runs
+on agent-client-protocol 0.12.1 and 1.0.0rc3; against TypeScript 2.4.0 and Python 1.0 our
+client also runs the news scenario (the agent's notice and compaction updates must arrive
+whole).
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from .expectations import assert_echo_agent
+from .expectations import assert_echo_agent, assert_news
 from .support import (
     HERE,
     OUR_CLIENT,
     PY_AGENT,
+    PY_SDK_1,
+    PY_SDK_TEST_ENV,
     PYTHON,
     REPO,
     RUN_TIMEOUT,
@@ -26,6 +31,8 @@ from .support import (
     child_env,
     drive,
     make_workspace,
+    official_python,
+    py_agent,
     require_file,
     require_node_modules,
     tee,
@@ -34,17 +41,30 @@ from .wire_check import Schema, read_tee_log
 
 IDLC_CLIENT = [PYTHON, str(HERE / "idlc_scenario_client.py")]
 AGENTS = {"py-agent": PY_AGENT, "ts-agent": TS_AGENT}
+NEWS_AGENTS = ["ts-agent", f"py-agent-{PY_SDK_1}"]
+SCENARIO_AGENTS = ["ts-agent", f"py-agent-{PY_SDK_TEST_ENV}", f"py-agent-{PY_SDK_1}"]
 
 
-@pytest.fixture(scope="module", params=AGENTS)
+@pytest.fixture(scope="module", params=SCENARIO_AGENTS)
 def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    root = tmp_path_factory.mktemp(request.param)
     if request.param == "ts-agent":
         require_node_modules()
-    return drive(IDLC_CLIENT, AGENTS[request.param], tmp_path_factory.mktemp(request.param))
+        agent = TS_AGENT
+    else:
+        agent = py_agent(official_python(request, request.param.removeprefix("py-agent-")))
+    news = ["--news"] if request.param in NEWS_AGENTS else []
+    return drive(IDLC_CLIENT, agent, root, *news)
 
 
 def test_scenarios(recorded: Recorded) -> None:
     assert_echo_agent(recorded.run, recorded.workspace)
+
+
+@pytest.mark.parametrize("recorded", NEWS_AGENTS, indirect=True)
+def test_news_travel_from_the_official_agent(recorded: Recorded) -> None:
+    """TypeScript 2.4.0's and Python 1.0's notice and compaction updates reach our client whole."""
+    assert_news(recorded.run)
 
 
 def test_every_message_our_client_sent_is_valid_acp(recorded: Recorded) -> None:

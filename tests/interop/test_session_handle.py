@@ -13,14 +13,23 @@ from tests.acp.test_guide import programs
 
 import pytest
 
-from .support import JS, PYTHON, RUN_TIMEOUT, child_env, require_node_modules, tee
+from .support import (
+    JS,
+    PY_SDKS,
+    PYTHON,
+    RUN_TIMEOUT,
+    child_env,
+    official_python,
+    require_node_modules,
+    tee,
+)
 from .wire_check import Schema, read_tee_log
 
 OFFICIAL_CLIENT = """
 import asyncio, json, os, sys
 import acp
 from acp.schema import (AllowedOutcome, ClientCapabilities, FileSystemCapabilities,
-                        RequestPermissionResponse, WriteTextFileResponse)
+                        RequestPermissionResponse, TextContentBlock, WriteTextFileResponse)
 
 events = []
 
@@ -43,7 +52,7 @@ async def main():
         await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities(
             fs=FileSystemCapabilities(read_text_file=False, write_text_file=True)))
         session = await conn.new_session(cwd=os.getcwd(), mcp_servers=[])
-        answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("buy milk")])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[TextContentBlock(type="text", text="buy milk")])
         events.append(["stop", answer.stop_reason])
     print(json.dumps(events))
 
@@ -95,27 +104,32 @@ console.log(JSON.stringify(events));
 """
 
 
-def official_client(name: str, tmp_path: Path, agent: list[str]) -> list[str]:
-    if name == "py-client":
+def official_client(
+    name: str, tmp_path: Path, agent: list[str], request: pytest.FixtureRequest
+) -> list[str]:
+    if name.startswith("py-client-"):
         client = tmp_path / "official_client.py"
         client.write_text(textwrap.dedent(OFFICIAL_CLIENT), encoding="utf-8")
-        return [PYTHON, str(client), *agent]
+        python = official_python(request, name.removeprefix("py-client-"))
+        return [python, str(client), *agent]
     require_node_modules()
     return ["node", "--input-type=module", "-e", OFFICIAL_TS_CLIENT, str(tmp_path), *agent]
 
 
-@pytest.mark.parametrize("name", ["py-client", "ts-client"])
-def test_an_official_client_drives_the_guides_agent(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", [*(f"py-client-{version}" for version in PY_SDKS), "ts-client"])
+def test_an_official_client_drives_the_guides_agent(
+    name: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     agent = tmp_path / "guide_agent.py"
     agent.write_text(programs()["guide_agent.py"], encoding="utf-8")
     log = tmp_path / "wire.log"
     completed = subprocess.run(
-        official_client(name, tmp_path, tee(log, [PYTHON, str(agent)])),
+        official_client(name, tmp_path, tee(log, [PYTHON, str(agent)]), request),
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT,
         env=child_env(),
-        cwd=tmp_path if name == "py-client" else JS,
+        cwd=JS if name == "ts-client" else tmp_path,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     events = json.loads(completed.stdout.splitlines()[-1])

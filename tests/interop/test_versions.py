@@ -9,7 +9,9 @@ import subprocess
 import textwrap
 from pathlib import Path
 
-from .support import ECHO_AGENT, OUR_CLIENT, PYTHON, REPO, RUN_TIMEOUT, child_env
+import pytest
+
+from .support import ECHO_AGENT, OUR_CLIENT, PY_SDKS, REPO, RUN_TIMEOUT, child_env, official_python
 
 OFFICIAL_CLIENT_ASKING_FOR_2 = """
 import asyncio, json, sys
@@ -51,20 +53,26 @@ def script(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
-def test_an_official_client_asking_for_a_newer_version_gets_ours(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", PY_SDKS)
+def test_an_official_client_asking_for_a_newer_version_gets_ours(
+    version: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     client = script(tmp_path, "client.py", OFFICIAL_CLIENT_ASKING_FOR_2)
     completed = subprocess.run(
-        [PYTHON, client, *ECHO_AGENT], capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        [official_python(request, version), client, *ECHO_AGENT], capture_output=True, text=True, timeout=RUN_TIMEOUT,
         env=child_env(), cwd=REPO,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     assert json.loads(completed.stdout.splitlines()[-1]) == {"protocolVersion": 1}
 
 
-def test_our_client_refuses_an_official_agent_speaking_another_version(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", PY_SDKS)
+def test_our_client_refuses_an_official_agent_speaking_another_version(
+    version: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     agent = script(tmp_path, "agent.py", OFFICIAL_AGENT_ANSWERING_2)
     completed = subprocess.run(
-        [*OUR_CLIENT, "--cwd", str(tmp_path), "--", PYTHON, agent],
+        [*OUR_CLIENT, "--cwd", str(tmp_path), "--", official_python(request, version), agent],
         capture_output=True, text=True, timeout=RUN_TIMEOUT, env=child_env(), cwd=REPO,
     )
     assert completed.returncode == 1, completed.stdout + completed.stderr

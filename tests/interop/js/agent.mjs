@@ -4,7 +4,10 @@
 // - session/prompt: every text block comes back as an agent_message_chunk, ~100 ms apart; then
 //   a tool call reading README.md in the session's cwd, a permission request and, if allowed
 //   and the client offered fs.readTextFile, fs/read_text_file and a tool_call_update carrying
-//   the file's first line; the turn ends with end_turn, or cancelled after session/cancel.
+//   the file's first line; the turn ends with end_turn, or cancelled after session/cancel;
+// - a prompt that is the one text block NEWS gets, if the client advertised `session.notices`
+//   and `session.compaction`, the news scenario's notice and compaction updates (the same as
+//   tests/interop/py_official_agent.py sends) and ends with end_turn.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -54,9 +57,36 @@ function unlessCancelled(promise, signal) {
 // another session: the client must go by the real `sessionId` (the meta_shadow scenario).
 const SHADOW_META = { sessionId: "shadow-from-agent" };
 
+const NEWS_UPDATES = [
+  { sessionUpdate: "notice", severity: "warning", title: "Context almost full", description: "compacting soon" },
+  { sessionUpdate: "compaction_update", compactionId: "c-1", status: "in_progress" },
+  {
+    sessionUpdate: "compaction_summary_chunk",
+    compactionId: "c-1",
+    content: { type: "text", text: "summary, first part" },
+  },
+  {
+    sessionUpdate: "compaction_update",
+    compactionId: "c-1",
+    status: "completed",
+    summary: [{ type: "text", text: "the whole summary" }],
+    _meta: { tokensBefore: 1000, tokensAfter: 100 },
+  },
+];
+
+function wantsNews(prompt) {
+  const texts = prompt.filter((block) => block.type === "text").map((block) => block.text);
+  const session = clientCapabilities.session;
+  return texts.length === 1 && texts[0] === "NEWS" && session?.notices != null && session?.compaction != null;
+}
+
 async function runTurn(client, sessionId, session, prompt, signal) {
   const meta = session.shadow ? { _meta: SHADOW_META } : {};
   const update = (u) => client.notify(acp.methods.client.session.update, { sessionId, update: u, ...meta });
+  if (wantsNews(prompt)) {
+    for (const u of NEWS_UPDATES) await update(u);
+    return "end_turn";
+  }
   let first = true;
   for (const block of prompt) {
     if (block.type !== "text") continue;

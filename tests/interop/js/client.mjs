@@ -1,11 +1,13 @@
 // An ACP client written with the official TypeScript SDK (@agentclientprotocol/sdk).
 //
-//   node client.mjs --cwd DIR [--no-fs] -- AGENT_CMD [ARGS...]
+//   node client.mjs --cwd DIR [--no-fs] [--news] -- AGENT_CMD [ARGS...]
 //
 // Spawns the agent, runs the interop scenarios one after another and prints one JSON object
 // per line on stdout: {"scenario": NAME, ...what was observed}. It reports, it does not judge:
 // the Python tests assert on these records (tests/interop/scenarios.py describes them and the
-// official Python client prints the same records).
+// official Python client prints the same records). With --news it also advertises the
+// `session.notices` and `session.compaction` client capabilities and runs the news scenario:
+// a prompt of the one text block NEWS, whose notice and compaction updates it reports.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -16,7 +18,7 @@ const SCENARIO_TIMEOUT_MS = 60_000;
 const CANCEL_BLOCKS = 30;
 
 function parseArgs(argv) {
-  const options = { cwd: process.cwd(), fs: true, command: [] };
+  const options = { cwd: process.cwd(), fs: true, news: false, command: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {
@@ -26,6 +28,8 @@ function parseArgs(argv) {
       options.cwd = argv[++i];
     } else if (arg === "--no-fs") {
       options.fs = false;
+    } else if (arg === "--news") {
+      options.news = true;
     } else {
       throw new Error(`unknown argument ${arg}`);
     }
@@ -149,7 +153,11 @@ async function run(ctx) {
   scenarios.push(["initialize", async () => {
     const response = await ctx.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: options.fs, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: options.fs, writeTextFile: false },
+        terminal: false,
+        ...(options.news ? { session: { notices: {}, compaction: {} } } : {}),
+      },
       clientInfo: { name: "idlc-interop-ts-client", version: "0.0.0" },
     });
     return { response };
@@ -244,6 +252,13 @@ async function run(ctx) {
     });
     return { sent: blocks, shadow, new_session: created, sessionId: created.sessionId, ...turnReport(response.stopReason) };
   }]);
+
+  if (options.news) {
+    scenarios.push(["news", async () => {
+      const response = await prompt(ctx, sessionId, ["NEWS"], "allow");
+      return { sent: ["NEWS"], sessionId, ...turnReport(response.stopReason) };
+    }]);
+  }
 
   for (const [name, body] of scenarios) {
     try {
