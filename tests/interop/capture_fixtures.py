@@ -32,7 +32,17 @@ SDKS = {
 
 
 def run(client: list[str], agent: list[str], log: Path, cwd: Path) -> None:
-    command = [*client, "--cwd", str(cwd), "--", PYTHON, str(HERE / "tee.py"), str(log), "--", *agent]
+    command = [
+        *client,
+        "--cwd",
+        str(cwd),
+        "--",
+        PYTHON,
+        str(HERE / "tee.py"),
+        str(log),
+        "--",
+        *agent,
+    ]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, timeout=300)
 
 
@@ -81,8 +91,18 @@ def main() -> None:
         cwd.mkdir()
         (cwd / "README.md").write_text("# Captured by the official SDKs\nsecond line\n")
         ts_log, py_log = Path(tmp) / "ts_client.log", Path(tmp) / "py_client.log"
-        run(["node", str(HERE / "js" / "client.mjs")], [PYTHON, str(HERE / "py_official_agent.py")], ts_log, cwd)
-        run([PYTHON, str(HERE / "py_official_client.py")], ["node", str(HERE / "js" / "agent.mjs")], py_log, cwd)
+        run(
+            ["node", str(HERE / "js" / "client.mjs")],
+            [PYTHON, str(HERE / "py_official_agent.py")],
+            ts_log,
+            cwd,
+        )
+        run(
+            [PYTHON, str(HERE / "py_official_client.py")],
+            ["node", str(HERE / "js" / "agent.mjs")],
+            py_log,
+            cwd,
+        )
         found = {**fixtures(ts_log, "ts", "py"), **fixtures(py_log, "py", "ts")}
     for old in CAPTURED.glob("*.json"):
         old.unlink()

@@ -23,4 +23,3 @@ def workspace(tmp_path: Path) -> Workspace:
 def official_python_1(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The interpreter of a fresh virtual environment with agent-client-protocol 1.0.0rc3."""
     return make_official_python_1(tmp_path_factory.mktemp("acp-sdk-1"))
-

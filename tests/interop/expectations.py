@@ -7,6 +7,7 @@ SDKs alike, which is how the scenarios themselves are known to be right.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from .support import Run, Workspace
@@ -93,7 +94,7 @@ def assert_echo_agent(
     assert chunk_texts(prompt) == prompt["sent"]
     assert_turn_belongs_to(prompt, session_id)
     times = [u["t_ms"] for u in updates_of(prompt, "agent_message_chunk")]
-    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert gaps and min(gaps) >= STREAM_MIN_GAP_MS, f"chunks were not streamed: gaps {gaps} ms"
     assert_tool_call_read(prompt, workspace, offered_fs)
 

@@ -31,7 +31,9 @@ NEWS = "NEWS"
 def news_updates() -> list[SessionUpdate]:
     return [
         SessionUpdateNotice(
-            severity=NoticeSeverity.WARNING, title="Context almost full", description="compacting soon"
+            severity=NoticeSeverity.WARNING,
+            title="Context almost full",
+            description="compacting soon",
         ),
         SessionUpdateCompactionUpdate(compaction_id="c-1", status=CompactionStatus.IN_PROGRESS),
         SessionUpdateCompactionSummaryChunk(
@@ -51,7 +53,12 @@ class NewsAgent(EchoAgent):
         texts = [block.text for block in input.prompt if isinstance(block, ContentBlockText)]
         session = current_session()
         offered = session.capabilities.session
-        if texts != [NEWS] or offered is None or offered.notices is None or offered.compaction is None:
+        if (
+            texts != [NEWS]
+            or offered is None
+            or offered.notices is None
+            or offered.compaction is None
+        ):
             return await super().prompt(input)
         for update in news_updates():
             await session.update(update)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+
 from idlc_acp import (  # noqa: E402  (idlc_acp makes the generated package importable)
     CancelNotification,
     Client,
@@ -117,11 +118,15 @@ class ScenarioClient(Client):
         params = to_json(input)
         # The record names the session the decoded notification names, not the JSON's.
         params["sessionId"] = input.session_id
-        self.turn.updates.append({"t_ms": (time.perf_counter() - self.started) * 1000, "params": params})
+        self.turn.updates.append(
+            {"t_ms": (time.perf_counter() - self.started) * 1000, "params": params}
+        )
         if self.turn.on_update is not None:
             self.turn.on_update(params)
 
-    async def request_permission(self, input: RequestPermissionRequest) -> RequestPermissionResponse:
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
         record = to_json(input)
         record["sessionId"] = input.session_id
         self.turn.permissions.append(record)
@@ -143,7 +148,9 @@ class ScenarioClient(Client):
         if input.line is not None or input.limit is not None:
             lines = content.split("\n")
             start = max((input.line or 1) - 1, 0)
-            content = "\n".join(lines[start : start + input.limit if input.limit is not None else None])
+            content = "\n".join(
+                lines[start : start + input.limit if input.limit is not None else None]
+            )
         return ReadTextFileResponse(content=content)
 
 
@@ -154,7 +161,9 @@ async def run(options: argparse.Namespace) -> int:
 
         async def prompt(sid: str, blocks: list[str], answer: str, **extra: Any) -> str:
             client.turn = Turn(answer)
-            response = await agent.prompt(PromptRequest(session_id=sid, prompt=texts(blocks), **extra))
+            response = await agent.prompt(
+                PromptRequest(session_id=sid, prompt=texts(blocks), **extra)
+            )
             return str(response.stop_reason.value)
 
         async def expect_error(call: Awaitable[Any]) -> dict[str, Any]:
@@ -170,11 +179,13 @@ async def run(options: argparse.Namespace) -> int:
                     client_capabilities=ClientCapabilities(
                         fs=FileSystemCapabilities(read_text_file=options.fs, write_text_file=False),
                         terminal=False,
-                        session=ClientSessionCapabilities(
-                            notices=NoticeCapabilities(), compaction=CompactionCapabilities()
-                        )
-                        if options.news
-                        else None,
+                        session=(
+                            ClientSessionCapabilities(
+                                notices=NoticeCapabilities(), compaction=CompactionCapabilities()
+                            )
+                            if options.news
+                            else None
+                        ),
                     ),
                     client_info=Implementation(name="idlc-interop-idlc-client", version="0.0.0"),
                 )
@@ -204,14 +215,21 @@ async def run(options: argparse.Namespace) -> int:
 
             # Cancel as soon as the first chunk of this turn arrives: no timing guesses.
             def on_update(params: dict[str, Any]) -> None:
-                if not turn.cancelled and params["update"]["sessionUpdate"] == "agent_message_chunk":
+                if (
+                    not turn.cancelled
+                    and params["update"]["sessionUpdate"] == "agent_message_chunk"
+                ):
                     turn.cancelled = True
                     cancels.append(
-                        asyncio.ensure_future(agent.cancel(CancelNotification(session_id=session_id)))
+                        asyncio.ensure_future(
+                            agent.cancel(CancelNotification(session_id=session_id))
+                        )
                     )
 
             turn.on_update = on_update
-            response = await agent.prompt(PromptRequest(session_id=session_id, prompt=texts(blocks)))
+            response = await agent.prompt(
+                PromptRequest(session_id=session_id, prompt=texts(blocks))
+            )
             await asyncio.gather(*cancels)
             return {
                 "sent_blocks": len(blocks),
@@ -251,7 +269,9 @@ async def run(options: argparse.Namespace) -> int:
                 if u["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
             ]
             report["updates"] = [
-                u for u in report["updates"] if u["params"]["update"]["sessionUpdate"] != "agent_message_chunk"
+                u
+                for u in report["updates"]
+                if u["params"]["update"]["sessionUpdate"] != "agent_message_chunk"
             ]
             return {
                 "sent_bytes": len(text.encode()),

@@ -27,8 +27,10 @@ from typing import Any
 
 from acp.schema import (
     AgentCapabilities,
+    AgentMessageChunk,
     AllowedOutcome,
     ClientCapabilities,
+    ContentToolCallContent,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
@@ -36,8 +38,6 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     TextContentBlock,
-    AgentMessageChunk,
-    ContentToolCallContent,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
@@ -209,7 +209,7 @@ class EchoAgent:
             if not first:
                 try:
                     await asyncio.wait_for(cancelled.wait(), CHUNK_INTERVAL)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
             first = False
             if cancelled.is_set():
@@ -238,25 +238,17 @@ class EchoAgent:
             cancelled,
         )
         if answer is None or cancelled.is_set() or answer.outcome.outcome == "cancelled":
-            await client.session_update(
-                session_id, tool_call_update(tool_call_id, "failed")
-            )
+            await client.session_update(session_id, tool_call_update(tool_call_id, "failed"))
             return "cancelled"
         allowed = isinstance(answer.outcome, AllowedOutcome) and answer.outcome.option_id == "allow"
         fs = self._capabilities.fs
         if not allowed or fs is None or not fs.read_text_file:
-            await client.session_update(
-                session_id, tool_call_update(tool_call_id, "failed")
-            )
+            await client.session_update(session_id, tool_call_update(tool_call_id, "failed"))
             return "end_turn"
-        await client.session_update(
-            session_id, tool_call_update(tool_call_id, "in_progress")
-        )
+        await client.session_update(session_id, tool_call_update(tool_call_id, "in_progress"))
         file = await _unless_cancelled(client.read_text_file(session_id, readme), cancelled)
         if file is None:
-            await client.session_update(
-                session_id, tool_call_update(tool_call_id, "failed")
-            )
+            await client.session_update(session_id, tool_call_update(tool_call_id, "failed"))
             return "cancelled"
         first_line = file.content.split("\n", 1)[0]
         await client.session_update(

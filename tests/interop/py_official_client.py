@@ -56,7 +56,9 @@ def news_capabilities() -> Any:
     """`session: {notices: {}, compaction: {}}` (agent-client-protocol 1.0 only)."""
     from acp.schema import ClientSessionCapabilities, CompactionCapabilities, NoticeCapabilities
 
-    return ClientSessionCapabilities(notices=NoticeCapabilities(), compaction=CompactionCapabilities())
+    return ClientSessionCapabilities(
+        notices=NoticeCapabilities(), compaction=CompactionCapabilities()
+    )
 
 
 def large_text() -> str:
@@ -119,7 +121,9 @@ class InteropClient:
         params: dict[str, Any] = {"sessionId": session_id, "update": to_json(update)}
         if kwargs:
             params["_meta"] = kwargs
-        self.turn.updates.append({"t_ms": (time.perf_counter() - self.started) * 1000, "params": params})
+        self.turn.updates.append(
+            {"t_ms": (time.perf_counter() - self.started) * 1000, "params": params}
+        )
         if self.turn.on_update is not None:
             self.turn.on_update(params)
 
@@ -228,7 +232,10 @@ async def run(options: argparse.Namespace) -> int:
 
             # Cancel as soon as the first chunk of this turn arrives: no timing guesses.
             def on_update(params: dict[str, Any]) -> None:
-                if not turn.cancelled and params["update"]["sessionUpdate"] == "agent_message_chunk":
+                if (
+                    not turn.cancelled
+                    and params["update"]["sessionUpdate"] == "agent_message_chunk"
+                ):
                     turn.cancelled = True
                     cancel_tasks.append(asyncio.ensure_future(conn.cancel(session_id=session_id)))
 
@@ -256,7 +263,9 @@ async def run(options: argparse.Namespace) -> int:
 
         async def unknown_ext_method() -> dict[str, Any]:
             # ext_method prefixes the name with "_" on the wire.
-            return await expect_error(conn.ext_method("idlc.interop/no_such_method", {"hello": "world"}))
+            return await expect_error(
+                conn.ext_method("idlc.interop/no_such_method", {"hello": "world"})
+            )
 
         async def large_prompt() -> dict[str, Any]:
             text = large_text()
@@ -272,7 +281,9 @@ async def run(options: argparse.Namespace) -> int:
                 if u["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
             ]
             report["updates"] = [
-                u for u in report["updates"] if u["params"]["update"]["sessionUpdate"] != "agent_message_chunk"
+                u
+                for u in report["updates"]
+                if u["params"]["update"]["sessionUpdate"] != "agent_message_chunk"
             ]
             return {
                 "sent_bytes": len(text.encode()),

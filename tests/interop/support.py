@@ -63,7 +63,12 @@ def make_official_python_1(root: Path) -> str:
     steps = {
         "python -m venv": [sys.executable, "-m", "venv", str(venv)],
         f"pip install agent-client-protocol=={PY_SDK_1}": [
-            str(python), "-m", "pip", "install", "-q", f"agent-client-protocol=={PY_SDK_1}"
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            f"agent-client-protocol=={PY_SDK_1}",
         ],
     }
     for name, step in steps.items():
@@ -77,8 +82,15 @@ def make_official_python_1(root: Path) -> str:
             problem = f"{name} failed: {done.stderr.strip()[-1500:]}"
         pytest.skip(f"official Python SDK {PY_SDK_1} unavailable: {problem}")
     version = subprocess.run(
-        [str(python), "-c", "import importlib.metadata as m; print(m.version('agent-client-protocol'))"],
-        capture_output=True, text=True, timeout=60, check=True,
+        [
+            str(python),
+            "-c",
+            "import importlib.metadata as m; print(m.version('agent-client-protocol'))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     ).stdout.strip()
     assert version == PY_SDK_1, version
     return str(python)
@@ -149,9 +161,7 @@ class Run:
         return self.records[scenario]
 
 
-def run_scenario_client(
-    client: Sequence[str], agent: Sequence[str], cwd: Path, *extra: str
-) -> Run:
+def run_scenario_client(client: Sequence[str], agent: Sequence[str], cwd: Path, *extra: str) -> Run:
     """Runs js/client.mjs or py_official_client.py against `agent`; its JSON lines by scenario."""
     completed = subprocess.run(
         [*client, "--cwd", str(cwd), *extra, "--", *agent],

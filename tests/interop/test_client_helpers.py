@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from idlc_acp import (
     CancelNotification,
     Client,
@@ -72,7 +73,9 @@ class HelperClient(Client):
     async def update(self, input: SessionNotification) -> None:
         self.seen.append(input)
 
-    async def request_permission(self, input: RequestPermissionRequest) -> RequestPermissionResponse:
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
         return await self.broker.request_permission(input)
 
     async def read_text_file(self, input: ReadTextFileRequest) -> ReadTextFileResponse:

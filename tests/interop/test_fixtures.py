@@ -12,9 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import idlc_acp
 import msgspec
 import pytest
+
+import idlc_acp
 from idlc_runtime.codec import decoder_for
 from idlc_runtime.hooks import enc_hook
 from idlc_runtime.wire import ErrorObject
@@ -49,7 +50,11 @@ def differences(sent: Any, again: Any, path: str = "$") -> list[str]:
         found += [f"{path}.{key} added" for key in again.keys() - sent.keys()]
         return found
     if isinstance(sent, list) and isinstance(again, list) and len(sent) == len(again):
-        return [d for i, (s, a) in enumerate(zip(sent, again)) for d in differences(s, a, f"{path}[{i}]")]
+        return [
+            d
+            for i, (s, a) in enumerate(zip(sent, again, strict=True))
+            for d in differences(s, a, f"{path}[{i}]")
+        ]
     if sent != again or type(sent) is not type(again):
         return [f"{path}: {sent!r:.80} became {again!r:.80}"]
     return []

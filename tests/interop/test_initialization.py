@@ -34,8 +34,12 @@ class Stdio:
 
     def __init__(self, command: list[str]) -> None:
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=child_env(), cwd=REPO,
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=child_env(),
+            cwd=REPO,
         )
 
     def call(self, id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -81,7 +85,9 @@ def ts_answers() -> list[dict[str, Any]]:
     return before_and_after(TS_AGENT)
 
 
-def test_the_typescript_sdk_refuses_requests_before_initialize(ts_answers: list[dict[str, Any]]) -> None:
+def test_the_typescript_sdk_refuses_requests_before_initialize(
+    ts_answers: list[dict[str, Any]],
+) -> None:
     refused, initialized, served = ts_answers
     assert refused["error"] == {
         "code": -32600,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from idlc_acp import (
     Client,
     InitializeRequest,
@@ -104,8 +105,12 @@ def test_what_the_official_python_client_makes_of_news(
     agent = script(tmp_path, "agent.py", RAW_AGENT)
     client = script(tmp_path, "client.py", OFFICIAL_CLIENT)
     completed = subprocess.run(
-        [python, client, PYTHON, agent], capture_output=True, text=True, timeout=RUN_TIMEOUT,
-        env=child_env(), cwd=tmp_path,
+        [python, client, PYTHON, agent],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env=child_env(),
+        cwd=tmp_path,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     found = json.loads(completed.stdout.splitlines()[-1])
@@ -127,7 +132,9 @@ class Recorder(Client):
     async def update(self, input: SessionNotification) -> None:
         self.seen.append(input)
 
-    async def request_permission(self, input: RequestPermissionRequest) -> RequestPermissionResponse:
+    async def request_permission(
+        self, input: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
         return RequestPermissionResponse(outcome=RequestPermissionOutcomeCancelled())
 
 

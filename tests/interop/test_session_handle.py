@@ -9,9 +9,9 @@ import subprocess
 import textwrap
 from pathlib import Path
 
-from tests.acp.test_guide import programs
-
 import pytest
+
+from tests.acp.test_guide import programs
 
 from .support import (
     JS,

@@ -59,8 +59,12 @@ def test_an_official_client_asking_for_a_newer_version_gets_ours(
 ) -> None:
     client = script(tmp_path, "client.py", OFFICIAL_CLIENT_ASKING_FOR_2)
     completed = subprocess.run(
-        [official_python(request, version), client, *ECHO_AGENT], capture_output=True, text=True, timeout=RUN_TIMEOUT,
-        env=child_env(), cwd=REPO,
+        [official_python(request, version), client, *ECHO_AGENT],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env=child_env(),
+        cwd=REPO,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     assert json.loads(completed.stdout.splitlines()[-1]) == {"protocolVersion": 1}
@@ -73,7 +77,11 @@ def test_our_client_refuses_an_official_agent_speaking_another_version(
     agent = script(tmp_path, "agent.py", OFFICIAL_AGENT_ANSWERING_2)
     completed = subprocess.run(
         [*OUR_CLIENT, "--cwd", str(tmp_path), "--", official_python(request, version), agent],
-        capture_output=True, text=True, timeout=RUN_TIMEOUT, env=child_env(), cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env=child_env(),
+        cwd=REPO,
     )
     assert completed.returncode == 1, completed.stdout + completed.stderr
     assert completed.stderr.strip().splitlines()[-1] == (

@@ -28,7 +28,10 @@ def chunk(session_id: object, text: object) -> dict[str, object]:
         "session/update",
         {
             "sessionId": session_id,
-            "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}},
+            "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text},
+            },
         },
     )
 
@@ -54,12 +57,22 @@ def test_valid_conversation_passes(schema: Schema) -> None:
     [
         ([chunk("s", 42)], "SessionNotification"),
         ([chunk(None, "hi")], "SessionNotification"),
-        ([notification("session/update", {"sessionId": "s", "update": {"sessionUpdate": "nope"}})], "SessionNotification"),
+        (
+            [
+                notification(
+                    "session/update", {"sessionId": "s", "update": {"sessionUpdate": "nope"}}
+                )
+            ],
+            "SessionNotification",
+        ),
         ([request(3, "session/prompt", {"sessionId": "s", "prompt": []})], "handled by the agent"),
         ([notification("session/updates", {})], "not an ACP v1 notification"),
         ([{"jsonrpc": "2.0", "id": 9, "result": {}}], "no request of the client had"),
         ([{"jsonrpc": "1.0", "method": "session/update"}], "jsonrpc"),
-        ([{"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "x"}}], "exactly one"),
+        (
+            [{"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "x"}}],
+            "exactly one",
+        ),
         ([{"jsonrpc": "2.0", "id": 1, "error": {"code": "bad"}}], "Error"),
     ],
 )
@@ -83,7 +96,10 @@ def test_tee_log_is_read_in_order(tmp_path: Path) -> None:
     log = tmp_path / "wire.log"
     entries = [
         {"to": "child", "line": json.dumps(request(0, "initialize", {"protocolVersion": 1}))},
-        {"to": "parent", "line": json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}})},
+        {
+            "to": "parent",
+            "line": json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}}),
+        },
         {"to": "parent", "line": "not json"},
     ]
     log.write_text("".join(json.dumps(e) + "\n" for e in entries))

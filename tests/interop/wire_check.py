@@ -96,9 +96,9 @@ class Schema:
     ) -> list[str]:
         if not isinstance(body, dict):
             return [f"not a JSON object: {body!r:.200}"]
-        problems = [
-            f"envelope: {error.message:.300}" for error in self.envelope.iter_errors(body)
-        ][:3]
+        problems = [f"envelope: {error.message:.300}" for error in self.envelope.iter_errors(body)][
+            :3
+        ]
         if body.get("jsonrpc") != "2.0":
             problems.append('"jsonrpc" is not "2.0"')
         method = body.get("method")
