@@ -11,6 +11,7 @@ absent optional part — or both must refuse the text.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,26 @@ def _theirs(text: str) -> Shape | None:
     except lark.exceptions.UnexpectedInput:
         return None
     return _shape(tree)
+
+
+def _same_answer(text: str) -> bool:
+    """Both parsers give the same tree, or both refuse; or the text shows the one known
+    difference (`test_a_keyword_glued_to_a_word_is_one_word`): Lark accepts a keyword glued
+    to the word after it, which idlc refuses."""
+    ours, theirs = _ours(text), _theirs(text)
+    if ours == theirs:
+        return True
+    return ours is None and theirs is not None and _glued_keyword().search(text) is not None
+
+
+@functools.cache
+def _glued_keyword() -> re.Pattern[str]:
+    words = sorted(
+        (spelling for spelling in parser._table_data().keywords if spelling[:1].isalpha()),
+        key=len,
+        reverse=True,
+    )
+    return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, words)) + r")(?=[\w])")
 
 
 # -- texts derived from the grammar ----------------------------------------------------
@@ -334,4 +355,4 @@ def test_cut_real_files_agree(data: st.DataObject) -> None:
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, min(len(text), start + 40)))
     cut = text[:start] + text[end:]
-    assert _ours(cut) == _theirs(cut), (path.name, start, end)
+    assert _same_answer(cut), (path.name, start, end)
