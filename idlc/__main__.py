@@ -1,3 +1,3 @@
-from idlc.cli import main
+from idlc.checking import main
 
 main()

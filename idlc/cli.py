@@ -3,24 +3,24 @@
 Exit codes: 0 success (warnings allowed), 1 errors or `--check` findings, 2 usage errors
 (click's own), 3 an internal error of idlc itself.
 
-Heavy imports (Jinja2, black) happen only inside `generate`, so `idlc check` starts fast.
+Heavy imports (Jinja2, black) happen only inside `generate`, so `idlc check` starts fast;
+a plain `idlc check [FILES]` does not even import this module (idlc/checking.py runs it
+without click).
 """
 
 from __future__ import annotations
 
 import gc
-import json
-import os
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import click
 
-from idlc import __version__
-from idlc.diagnostics import Diagnostic, Diagnostics, without_allowed
+from idlc import __version__, checking
+from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.source import SourceMap
 
 if TYPE_CHECKING:
@@ -29,49 +29,21 @@ if TYPE_CHECKING:
 _FORMATS = click.Choice(["human", "json", "github"])
 
 
-def _use_color(stream: object) -> bool:
-    if os.environ.get("NO_COLOR"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
+_use_color = checking.use_color
+_finish = checking.finish
+_unique = checking.unique
 
 
 def _report(diagnostics: Sequence[Diagnostic], sources: SourceMap, error_format: str) -> None:
     """Human diagnostics go to stderr; JSON and GitHub commands to stdout, for tools."""
-    from idlc.diagnostics import render
-
-    if not diagnostics:
-        return
-    if error_format == "json":
-        click.echo(render.render_json(diagnostics), nl=False)
-    elif error_format == "github":
-        click.echo(render.render_github(diagnostics), nl=False)
-    else:
-        text = render.render_human(diagnostics, sources, color=_use_color(sys.stderr))
-        click.echo(text, nl=False, err=True)
+    checking.report(diagnostics, sources, error_format, click.echo)
 
 
-def _finish(diagnostics: Diagnostics, failed: bool = False) -> NoReturn:
-    sys.exit(1 if failed or diagnostics.has_errors else 0)
-
-
-@contextmanager
-def _internal_errors() -> Iterator[None]:
+def _internal_errors() -> AbstractContextManager[None]:
     """A bug in idlc is reported as one, not as a traceback users must read."""
-    try:
-        yield
-    except (SystemExit, KeyboardInterrupt, click.exceptions.ClickException, click.exceptions.Exit):
-        raise
-    except Exception as error:  # noqa: BLE001 - the last line of defence
-        if os.environ.get("IDLC_DEBUG"):
-            raise
-        click.echo(
-            f"idlc: internal error: {type(error).__name__}: {error}\n"
-            "This is a bug in idlc. Run again with IDLC_DEBUG=1 for the traceback, and "
-            "please report it with the input that caused it.",
-            err=True,
-        )
-        sys.exit(3)
+    return checking.internal_errors(
+        click.echo, (click.exceptions.ClickException, click.exceptions.Exit)
+    )
 
 
 def _configured(diagnostics: Diagnostics) -> Config | None:
@@ -82,25 +54,12 @@ def _configured(diagnostics: Diagnostics) -> Config | None:
 
 def _configuration(diagnostics: Diagnostics) -> Config | NotConfigured | None:
     """`[tool.idlc]`, `NotConfigured` when nothing configures idlc, None when it is broken."""
-    from idlc import config
-
-    return config.lookup(diagnostics)
+    return checking.configuration_of(diagnostics)
 
 
 def _discovered(diagnostics: Diagnostics) -> tuple[Path, ...]:
-    """Every IDL file under the working folder, for a project that does not configure idlc.
-
-    Finding none is a success with one line said about it: a pre-commit hook or a CI step in
-    a repository without IDL files has nothing to check, and must not fail every commit.
-    """
-    from idlc.discovery import discover, nothing_found_message
-
-    here = Path(".")
-    found = discover(here, diagnostics)
-    if not found and not diagnostics.has_errors:
-        click.echo(nothing_found_message(here), err=True)
-        sys.exit(0)
-    return found
+    """Every IDL file under the working folder (`checking.discovered`)."""
+    return checking.discovered(diagnostics, click.echo)
 
 
 class _NeedsOutput(click.ClickException):
@@ -129,6 +88,8 @@ _include_option = click.option(
 def _check_allow(
     context: click.Context, parameter: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:
+    if not value:
+        return value  # nothing to check: `idlc.config` (and tomllib) stays unimported
     from idlc.config import warning_code_problem
 
     for code in value:
@@ -188,40 +149,8 @@ def check(
 ) -> None:
     """Parse, resolve and lint FILES (or everything in [tool.idlc]; without it, every *.idl
     file under the current folder, as one compilation)."""
-    from idlc.config import Config
-    from idlc.pipeline import compile_files
-
     with _internal_errors():
-        diagnostics = Diagnostics()
-        sources = SourceMap()
-        jobs: list[tuple[Sequence[Path], Sequence[Path], Sequence[str]]] = []
-        if files:
-            jobs.append((files, include, allow))
-        else:
-            configuration = _configuration(diagnostics)
-            if configuration is None:
-                pass  # broken: the diagnostics say how
-            elif isinstance(configuration, Config):
-                jobs.extend(
-                    (p.sources, (*p.include, *include), (*p.allow, *allow))
-                    for p in configuration.packages
-                )
-            else:
-                discovered = _discovered(diagnostics)
-                if discovered:
-                    jobs.append((discovered, include, allow))
-        for paths, includes, allowed in jobs:
-            compilation = compile_files(paths, includes)
-            diagnostics.extend(without_allowed(compilation.diagnostics, allowed))
-            for source in compilation.sources:
-                sources.add(source)
-        _report(_unique(diagnostics), sources, error_format)
-        _finish(diagnostics)
-
-
-def _unique(diagnostics: Diagnostics) -> list[Diagnostic]:
-    """Each diagnostic once, even when configured packages share a file."""
-    return list(dict.fromkeys(diagnostics.items))
+        checking.run_check(files, include, allow, error_format, click.echo)
 
 
 @main.command()
@@ -273,6 +202,8 @@ def dump(
     files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, error_format: str
 ) -> None:
     """Print the resolved model of FILES, spans included, for tools."""
+    import json
+
     from idlc.pipeline import compile_files
     from idlc.semantics.dump import model_to_json
 

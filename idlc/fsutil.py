@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import functools
 import os
-import secrets
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,7 +36,7 @@ def create_file(path: Path, data: bytes) -> None:
 def _temporary_beside(path: Path, data: bytes) -> Path:
     """A new file beside `path` holding `data`, under a name nobody else uses."""
     while True:
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        temporary = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
         try:
             create_file(temporary, data)
         except FileExistsError:

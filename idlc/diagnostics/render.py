@@ -6,7 +6,6 @@ Rendering happens last, against the `SourceMap` of the run, so every stage only 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from idlc.diagnostics import Diagnostic, Severity
@@ -175,6 +174,8 @@ def to_json(diagnostic: Diagnostic) -> dict[str, object]:
 
 def render_json(diagnostics: Iterable[Diagnostic]) -> str:
     """One JSON object per line (JSON Lines), one line per diagnostic."""
+    import json  # only `--error-format json` needs it: `idlc check` starts without
+
     return "".join(
         json.dumps(to_json(diagnostic), ensure_ascii=False) + "\n" for diagnostic in diagnostics
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from idlc.diagnostics import Diagnostics, codes
@@ -72,4 +71,6 @@ def _execution_span(binding: ast.Binding, source: SourceFile | None) -> Span:
 
 def _literal(value: str) -> str:
     """`value` as an IDL string literal (JSON escapes), ready to paste into the file."""
+    import json  # only when a lint fires: `idlc check` does not import json otherwise
+
     return json.dumps(value, ensure_ascii=False)

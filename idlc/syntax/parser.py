@@ -14,8 +14,8 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import marshal
 import os
-import pickle
 import re
 import sys
 from collections.abc import Sequence
@@ -374,6 +374,8 @@ def _table_data() -> lalr.TableData:
     Lark a tenth; the cached tables load in a few milliseconds, which keeps `idlc check`
     quick to start. The cache is keyed by the grammar, idlc's, Python's and Lark's
     versions (Lark's read from its files: importing it would cost what the cache saves).
+    It is stored with `marshal` (tuples, dicts, strings: the tables are plain data), which
+    the interpreter has loaded already, where `pickle` would be one more import to start.
     """
     grammar = (data_dir("grammar") / "idl.lark").read_bytes()
     key = hashlib.sha256(
@@ -381,19 +383,33 @@ def _table_data() -> lalr.TableData:
         + f"|{__version__}|{_CACHE_FORMAT}|{sys.version}|lark {_lark_version()}".encode()
         + ",".join(lalr.TableData.__dataclass_fields__).encode()
     ).hexdigest()[:20]
-    cache = _cache_dir() / f"idl-tables-{key}.pickle"
+    cache = _cache_dir() / f"idl-tables-{key}.marshal"
     try:
-        data = pickle.loads(cache.read_bytes())
-        if isinstance(data, lalr.TableData):
-            return data
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
+        return _from_plain(marshal.loads(cache.read_bytes()))
+    except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
         pass
     data = _build_table_data(grammar.decode("utf-8"))
     try:
-        write_atomic(cache, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        write_atomic(cache, marshal.dumps(_to_plain(data)))
     except OSError:
         pass  # a read-only home folder only costs the rebuild next time
     return data
+
+
+def _to_plain(data: lalr.TableData) -> tuple[Any, ...]:
+    """`data` as nested tuples, dicts, lists, sets and strings (what `marshal` stores)."""
+    values = [getattr(data, name) for name in lalr.TableData.__dataclass_fields__]
+    values[1] = [(r.method, r.expand1, r.include, r.trailing) for r in data.rules]
+    return tuple(values)
+
+
+def _from_plain(values: Any) -> lalr.TableData:
+    """The inverse of `_to_plain`; a `TypeError` or `ValueError` for anything else."""
+    if type(values) is not tuple or len(values) != len(lalr.TableData.__dataclass_fields__):
+        raise ValueError("not a table cache")
+    fields = list(values)
+    fields[1] = [lalr.RulePlan(*rule) for rule in fields[1]]
+    return lalr.TableData(*fields)
 
 
 def _lark_version() -> str:
@@ -425,7 +441,7 @@ def _cache_dir() -> Path:
     return Path(base) / "idlc"
 
 
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 
 
 def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:

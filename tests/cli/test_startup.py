@@ -1,0 +1,91 @@
+"""What `idlc check` imports on its way: its whole-process start-up is what pre-commit hooks
+and editors wait for on every save (docs/benchmarks.md), so what it does not need stays
+out, and this pins it (read from `python -X importtime`, the import log)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SEEDS
+
+#: Never on a plain `check`'s path: the CLI framework (idlc/checking.py runs `check`
+#: without it), generation's and the language server's dependencies, Lark (the tables are
+#: cached), and the standard modules only other paths need (JSON output, the table cache's
+#: former pickle, temporary-file names, pyproject.toml).
+NEVER = {
+    "click",
+    "idlc.cli",
+    "jinja2",
+    "black",
+    "lark",
+    "msgspec",
+    "pygls",
+    "lsprotocol",
+    "json",
+    "pickle",
+    "secrets",
+    "idlc.codegen",
+    "idlc.generation",
+    "idlc.lsp",
+    "idlc.breaking",
+    "idlc.semantics.dump",
+}
+
+#: With files named, not even the configuration is read.
+NEVER_WITH_FILES = {"tomllib", "idlc.config", "idlc.discovery"}
+
+
+def _imported(*args: str, cwd: Path) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "idlc", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "idlc.pipeline" in imported  # the log is what this test reads
+    return imported
+
+
+def _offending(imported: set[str], never: set[str]) -> set[str]:
+    """Modules of `imported` that are, or are inside, a package of `never`."""
+    return {
+        name
+        for name in imported
+        if any(name == banned or name.startswith(banned + ".") for banned in never)
+    }
+
+
+def test_check_of_files_imports_only_what_it_needs() -> None:
+    imported = _imported(*map(str, SEEDS), cwd=REPO)
+    assert not _offending(imported, NEVER | NEVER_WITH_FILES)
+
+
+def test_check_without_files_imports_only_what_it_needs(tmp_path: Path) -> None:
+    # As the pre-commit hook runs it: no files named, the project found by discovery.
+    for seed in SEEDS:
+        shutil.copy(seed, tmp_path / seed.name)
+    imported = _imported(cwd=tmp_path)
+    assert "idlc.discovery" in imported
+    assert not _offending(imported, NEVER)
+
+
+@pytest.mark.parametrize("options", [["--error-format=human"], ["-A", "W0002"]])
+def test_check_with_options_still_goes_through_click(options: list[str]) -> None:
+    """The options are click's to parse: the fast path takes only plain file names."""
+    imported = _imported(*options, *map(str, SEEDS), cwd=REPO)
+    assert "click" in imported
