@@ -110,6 +110,28 @@ def environment(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path
     return environment
 
 
+def test_the_installed_wheel_checks_the_seeds_from_another_folder(
+    environment: Path, tmp_path: Path
+) -> None:
+    """`pip install .` gives an idlc that finds its grammar outside the checkout."""
+    seeds = [
+        REPO / "idl" / "quixos" / name for name in ("agent_directory.idl", "agent_request.idl")
+    ]
+    result = run(
+        environment / "bin" / "python",
+        "-c",
+        "import idlc, sys; from idlc.cli import main; sys.argv[0]='idlc'; "
+        "print(idlc.__file__, file=sys.stderr); main()",
+        "check",
+        *seeds,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        str(REPO) not in result.stderr.splitlines()[0]
+    ), "idlc was imported from the checkout, not the wheel"
+
+
 def make_sample(folder: Path, idl: str = WEATHER) -> Path:
     sample = folder / "sample"
     (sample / "idl").mkdir(parents=True)

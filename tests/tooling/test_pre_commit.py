@@ -122,25 +122,7 @@ def run_hook(
     downstream: Path, hook_config: Path, pre_commit_home: Path
 ) -> Callable[[str], subprocess.CompletedProcess[str]]:
     def run(hook: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pre_commit",
-                "run",
-                hook,
-                "--all-files",
-                "--color",
-                "never",
-                "--config",
-                str(hook_config),
-            ],
-            cwd=downstream,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env=hook_environment(pre_commit_home),
-        )
+        return run_hook_in(downstream, hook, hook_config, pre_commit_home)
 
     return run
 
