@@ -171,13 +171,15 @@ def fmt(files: tuple[Path, ...], check_only: bool, diff: bool, error_format: str
     with _internal_errors():
         diagnostics = Diagnostics()
         paths: Sequence[Path] = files
+        keep: Sequence[Path] = ()
         if not files:
             configuration = _configuration(diagnostics)
             if isinstance(configuration, Config):
                 paths = configuration.all_sources
+                keep = configuration.kept_sources
             elif configuration is not None:
                 paths = _discovered(diagnostics)
-        result = format_paths(paths, write=not (check_only or diff), diff=diff)
+        result = format_paths(paths, write=not (check_only or diff), diff=diff, keep=keep)
         diagnostics.extend(result.diagnostics)
         _report(diagnostics.items, result.sources, error_format)
         for text in result.diffs:

@@ -11,6 +11,7 @@ sources = ["idl/quixos"]          # files or folders (every *.idl below)
 include = []                      # more include paths (optional)
 allow = []                        # more warnings not to report (optional)
 out = "generated"                 # the folder the package is written into
+format = true                     # false: `idlc fmt` without files leaves the sources as written
 ```
 Paths are relative to the folder holding `pyproject.toml`. Without the table (or without a
 pyproject.toml) `check` and `fmt` find the IDL files themselves (`idlc.discovery`).
@@ -36,6 +37,9 @@ class PackageConfig:
     out: Path
     #: Warning codes not to report for this package.
     allow: tuple[str, ...] = ()
+    #: False for sources kept exactly as written (copied from elsewhere, byte for byte):
+    #: `idlc fmt` without files skips them; named on the command line they are formatted.
+    format: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +53,13 @@ class Config:
         for package in self.packages:
             seen.update(dict.fromkeys(package.sources))
         return tuple(seen)
+
+    @property
+    def kept_sources(self) -> tuple[Path, ...]:
+        """The sources (files or folders) `idlc fmt` without files leaves as written."""
+        return tuple(
+            path for package in self.packages if not package.format for path in package.sources
+        )
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -143,10 +154,10 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             bad(f"`{where}` must be a table")
             continue
         for key in entry:
-            if key not in {"name", "sources", "include", "out", "allow"}:
+            if key not in {"name", "sources", "include", "out", "allow", "format"}:
                 bad(
                     f"unknown key `{where}.{key}`",
-                    help="known keys: name, sources, include, out, allow",
+                    help="known keys: name, sources, include, out, allow, format",
                 )
         name = entry.get("name")
         if not isinstance(name, str):
@@ -170,8 +181,14 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             continue
         include = _paths(entry.get("include", []), f"{where}.include", root, bad)
         allow = _warning_codes(entry.get("allow", []), f"{where}.allow", bad)
+        format_ = entry.get("format", True)
+        if not isinstance(format_, bool):
+            bad(f"`{where}.format` must be true or false, got {format_!r}")
+            continue
         packages.append(
-            PackageConfig(name, sources, (*common, *include), root / out, (*common_allow, *allow))
+            PackageConfig(
+                name, sources, (*common, *include), root / out, (*common_allow, *allow), format_
+            )
         )
     if diagnostics.has_errors:
         return None

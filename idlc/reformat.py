@@ -23,15 +23,21 @@ class FormatResult:
     diffs: list[str] = field(default_factory=list)
 
 
-def format_paths(paths: Sequence[Path], *, write: bool, diff: bool) -> FormatResult:
+def format_paths(
+    paths: Sequence[Path], *, write: bool, diff: bool, keep: Sequence[Path] = ()
+) -> FormatResult:
     """Format files (folders: every `*.idl` below), reading them as `idlc check` does.
 
-    A file with syntax errors is reported and left alone.
+    A file with syntax errors is reported and left alone, and so is a file that is, or lies
+    under, one of `keep` (sources configured with `format = false`).
     """
     parsed = parse_files(paths)
     result = FormatResult(parsed.diagnostics, parsed.sources)
+    kept = [path.resolve() for path in keep]
     for item in parsed.files:
         if item.file is None or item.source is None:
+            continue
+        if kept and _under_any(item.path.resolve(), kept):
             continue
         formatted = format_file(item.file, item.source)
         if formatted == item.source.text:
@@ -51,3 +57,7 @@ def format_paths(paths: Sequence[Path], *, write: bool, diff: bool) -> FormatRes
         if write:
             write_atomic(item.path, formatted.encode("utf-8"))
     return result
+
+
+def _under_any(path: Path, folders: list[Path]) -> bool:
+    return any(path == folder or path.is_relative_to(folder) for folder in folders)

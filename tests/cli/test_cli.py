@@ -214,6 +214,39 @@ def test_fmt_check_diff_and_write(tmp_path: Path) -> None:
     assert idlc("check", messy, cwd=tmp_path).returncode == 0
 
 
+def test_fmt_without_files_leaves_packages_with_format_false_as_written(tmp_path: Path) -> None:
+    # One package formatted, one kept byte for byte (a folder of it inside the other's folder),
+    # and the repository's own configuration, whose seeds are kept: `fmt --check` passes there.
+    (tmp_path / "idl" / "kept").mkdir(parents=True)
+    messy = "type   A =record{a:string;};\n"
+    (tmp_path / "idl" / "mine.idl").write_text(messy)
+    (tmp_path / "idl" / "kept" / "theirs.idl").write_text(messy.replace("A", "B"))
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.idlc.packages]]\nname = "mine"\nsources = ["idl"]\nout = "gen"\n'
+        '[[tool.idlc.packages]]\nname = "theirs"\nsources = ["idl/kept"]\nout = "gen"\n'
+        "format = false\n"
+    )
+    checked = idlc("fmt", "--check", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert checked.stderr.splitlines() == ["would reformat idl/mine.idl"]
+    assert idlc("fmt", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "idl" / "kept" / "theirs.idl").read_text() == messy.replace("A", "B")
+    assert (tmp_path / "idl" / "mine.idl").read_text() != messy
+    named = idlc("fmt", "--check", tmp_path / "idl" / "kept" / "theirs.idl", cwd=tmp_path)
+    assert named.returncode == 1, "a file named on the command line is formatted"
+    assert idlc("fmt", "--check").returncode == 0, "the repository's own sources"
+
+
+def test_format_must_be_true_or_false(tmp_path: Path) -> None:
+    (tmp_path / "a.idl").write_text("type A = string;\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.idlc.packages]]\nname = "a"\nsources = ["a.idl"]\nout = "gen"\nformat = "no"\n'
+    )
+    result = idlc("fmt", "--check", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "`tool.idlc.packages[0].format` must be true or false, got 'no'" in result.stderr
+
+
 def test_fmt_leaves_files_with_syntax_errors_alone(tmp_path: Path) -> None:
     broken = tmp_path / "broken.idl"
     broken.write_text("type A = record { a: string b: uint32; };\n")
