@@ -127,6 +127,19 @@ def doc_lines(text: str | None, indent: str) -> list[str]:
     return out
 
 
+def leniency(prop: Json) -> str:
+    """The forward-compatibility modifiers of a property (docs/language.md,
+    "Forward-compatible fields"): the schema's `x-deserialize-…` marks, which the official
+    SDKs honour (serde's `DefaultOnError`/`VecSkipError`, the TS SDK's `defaultOnError`/
+    `vecSkipError`)."""
+    marks = ""
+    if prop.get("x-deserialize-default-on-error"):
+        marks += " lenient"
+    if prop.get("x-deserialize-skip-invalid-items"):
+        marks += " skip-invalid"
+    return marks
+
+
 class Converter:
     def __init__(self, schema: Json, meta: Json) -> None:
         self.defs: dict[str, Json] = schema["$defs"]
@@ -218,7 +231,7 @@ class Converter:
                 continue
             if name == "_meta":
                 lines += doc_lines(META_DOC, indent)
-                lines.append(f"{indent}_meta: {META_TYPE};")
+                lines.append(f"{indent}_meta: {META_TYPE}{leniency(prop)};")
                 continue
             lines += doc_lines(prop.get("description"), indent)
             type_ = self.type_of(prop)
@@ -235,7 +248,7 @@ class Converter:
                     type_ = f"optional<{type_}>"  # G4: no `{}` default yet
             elif name not in required and not type_.startswith("optional<"):
                 type_ = f"optional<{type_}>"
-            lines.append(f"{indent}{name}: {type_}{default};")
+            lines.append(f"{indent}{name}: {type_}{default}{leniency(prop)};")
         return lines
 
     def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:

@@ -37,6 +37,7 @@ from idlc_runtime import (
     CallInfo,
     PeerOptions,
     Proceed,
+    UndecodableNotificationHook,
     current_peer,
     implemented_members,
     serve_stdio,
@@ -176,14 +177,36 @@ def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> 
     )
 
 
-async def serve_agent(agent: protocol.Agent, *, options: PeerOptions | None = None) -> None:
-    """Serve `agent` on this process's stdin/stdout until stdin ends."""
-    await serve_stdio(agent, options=agent_options(agent, options))
+async def serve_agent(
+    agent: protocol.Agent,
+    *,
+    options: PeerOptions | None = None,
+    on_undecodable_notification: UndecodableNotificationHook | None = None,
+) -> None:
+    """Serve `agent` on this process's stdin/stdout until stdin ends.
+
+    `on_undecodable_notification(method, params, error)` is told of a notification from
+    the client whose params do not decode even leniently (docs/acp.md, "Messages from newer
+    peers"); without it such a notification is logged at WARNING.
+    """
+    full = agent_options(agent, options)
+    if on_undecodable_notification is not None:
+        full = dataclasses.replace(full, on_undecodable_notification=on_undecodable_notification)
+    await serve_stdio(agent, options=full)
 
 
-def run_agent(agent: protocol.Agent, *, options: PeerOptions | None = None) -> None:
+def run_agent(
+    agent: protocol.Agent,
+    *,
+    options: PeerOptions | None = None,
+    on_undecodable_notification: UndecodableNotificationHook | None = None,
+) -> None:
     """Serve `agent` on stdio: the one call an agent's `main` needs."""
     try:
-        asyncio.run(serve_agent(agent, options=options))
+        asyncio.run(
+            serve_agent(
+                agent, options=options, on_undecodable_notification=on_undecodable_notification
+            )
+        )
     except KeyboardInterrupt:
         pass

@@ -41,7 +41,14 @@ from idlc_acp.protocol import (
 from idlc_acp.skeletons import routes_updates
 from idlc_acp.updates import UpdateRouter, UpdateStream, attach_router
 from idlc_acp.versions import SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
-from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
+from idlc_runtime import (
+    CallInfo,
+    Peer,
+    PeerOptions,
+    Proceed,
+    UndecodableNotificationHook,
+    spawn,
+)
 
 
 class PermissionControl:
@@ -173,13 +180,21 @@ async def spawn_agent(
     env: Mapping[str, str] | None = None,
     stderr: int | IO[Any] | None = None,
     exit_timeout: float = 5.0,
+    on_undecodable_notification: UndecodableNotificationHook | None = None,
 ) -> AsyncIterator[AgentConnection]:
     """Start the agent `argv`, serve `client` to it, and yield the agent's proxy.
 
     Leaving the block closes the agent's stdin and waits up to `exit_timeout` seconds for
-    it to exit before killing it.
+    it to exit before killing it. `on_undecodable_notification(method, params, error)` is
+    told of a notification from the agent (a `session/update`) whose params do not decode
+    even leniently (docs/acp.md, "Messages from newer peers"); without it such a
+    notification is logged at WARNING.
     """
     full_options, controls = client_options(client, options)
+    if on_undecodable_notification is not None:
+        full_options = dataclasses.replace(
+            full_options, on_undecodable_notification=on_undecodable_notification
+        )
     async with spawn(
         argv,
         root=client,

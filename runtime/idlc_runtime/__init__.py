@@ -29,6 +29,7 @@ from idlc_runtime.peer import (
     MethodFallback,
     Peer,
     PeerOptions,
+    UndecodableNotificationHook,
     current_peer,
 )
 from idlc_runtime.transports import (
@@ -58,6 +59,7 @@ __all__ = [
     "MethodSpec",
     "Peer",
     "PeerOptions",
+    "UndecodableNotificationHook",
     "Proceed",
     "ProtocolError",
     "RootFactory",

@@ -48,6 +48,12 @@ _EMPTY_OBJECT: Final = b"{}"
 #: names use it, e.g. ACP's `_`-prefixed extension methods.
 MethodFallback = Callable[[str, Any, bool], Awaitable[Any]]
 
+#: Told of a notification whose params do not decode (docs/wire.md §4): `(method, params,
+#: error)`, where `params` is the plain JSON value (None when absent) and `error` the -32602
+#: a request would have been answered with. Without one, such a notification is logged at
+#: WARNING; either way its handler does not run.
+UndecodableNotificationHook = Callable[[str, Any, RpcError], None]
+
 
 @dataclass(frozen=True, slots=True)
 class _Served:
@@ -86,6 +92,7 @@ class Handling:
         interceptors: tuple[Interceptor, ...],
         fallback: MethodFallback | None,
         debug: bool,
+        on_undecodable_notification: UndecodableNotificationHook | None = None,
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._replies = replies
@@ -93,6 +100,7 @@ class Handling:
         self._interceptors = interceptors
         self._fallback = fallback
         self._debug = debug
+        self._on_undecodable_notification = on_undecodable_notification
         self._root: _Served | None = None
         self._objects: dict[str, _Served] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
@@ -155,6 +163,9 @@ class Handling:
         try:
             served, spec, decoded, target = self._lookup(method, params, targeted, True)
         except RpcError as error:
+            if error.code == ErrorCode.INVALID_PARAMS:
+                self._undecodable_notification(method, params, error)
+                return
             level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
             log.log(level, "ignored notification %s: %s", method, error)
             return
@@ -165,6 +176,20 @@ class Handling:
         )
         if task is not None:
             self.handlers[token] = task
+
+    def _undecodable_notification(self, method: str, params: Raw, error: RpcError) -> None:
+        hook = self._on_undecodable_notification
+        if hook is None:
+            log.warning("ignored notification %s: %s", method, error)
+            return
+        try:
+            value = decode_any(params) if params else None
+        except (msgspec.DecodeError, RecursionError):
+            value = None  # read once already, so only nesting too deep for a second read
+        try:
+            hook(method, value, error)
+        except Exception:
+            log.exception("the undecodable-notification hook failed on %s", method)
 
     def send_error(
         self, id: RequestId | None, code: int, message: str, data: object = None

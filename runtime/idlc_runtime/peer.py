@@ -30,7 +30,13 @@ from idlc_runtime.calls import PendingCalls
 from idlc_runtime.codec import decoder_for
 from idlc_runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc_runtime.framing import LineProtocol
-from idlc_runtime.handling import CANCEL_METHOD, TOO_DEEP, Handling, MethodFallback
+from idlc_runtime.handling import (
+    CANCEL_METHOD,
+    TOO_DEEP,
+    Handling,
+    MethodFallback,
+    UndecodableNotificationHook,
+)
 from idlc_runtime.inbound import Inbound
 from idlc_runtime.intake import Intake, LineSource, StreamSource
 from idlc_runtime.interceptors import Interceptor
@@ -50,6 +56,7 @@ __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
     "ByteWriter",
     "MethodFallback",
+    "UndecodableNotificationHook",
     "Peer",
     "PeerOptions",
     "current_peer",
@@ -85,6 +92,9 @@ class PeerOptions:
     #: Handle JSON-RPC batches (docs/wire.md §7); when False an array is answered with
     #: one -32600 (id null), as protocols without batches (ACP) expect.
     accept_batches: bool = True
+    #: Told of every notification whose params do not decode (docs/wire.md §4), with the
+    #: method, the params as plain JSON and the error; None logs them at WARNING.
+    on_undecodable_notification: UndecodableNotificationHook | None = None
 
 
 _current_peer: contextvars.ContextVar[Peer] = contextvars.ContextVar("idlc_current_peer")
@@ -133,6 +143,7 @@ class Peer:
             interceptors=tuple(options.interceptors),
             fallback=options.fallback,
             debug=options.debug,
+            on_undecodable_notification=options.on_undecodable_notification,
         )
         handling.serve_root(root)
         inbound = Inbound(
