@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from idlc_acp import protocol
 from idlc_acp.extensions import extension_fallback
@@ -42,6 +42,15 @@ from idlc_runtime import (
     implemented_members,
     serve_stdio,
 )
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from idlc_acp import unstable
+
+    #: An agent of the stable protocol, or one that opted in to the unstable surface
+    #: (docs/acp.md, "The unstable surface"); only type checkers import `unstable` here.
+    AnyAgent: TypeAlias = protocol.Agent | unstable.Agent
 
 log = logging.getLogger("idlc_acp")
 
@@ -163,7 +172,7 @@ class TurnControl:
                     turn.task.uncancel()
 
 
-def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> PeerOptions:
+def agent_options(agent: AnyAgent, options: PeerOptions | None = None) -> PeerOptions:
     """`options` with what an ACP agent needs: no request before `initialize`, turn
     cancellation, `current_session()` and extension methods."""
     base = options if options is not None else PeerOptions()
@@ -178,7 +187,7 @@ def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> 
 
 
 async def serve_agent(
-    agent: protocol.Agent,
+    agent: AnyAgent,
     *,
     options: PeerOptions | None = None,
     on_undecodable_notification: UndecodableNotificationHook | None = None,
@@ -196,7 +205,7 @@ async def serve_agent(
 
 
 def run_agent(
-    agent: protocol.Agent,
+    agent: AnyAgent,
     *,
     options: PeerOptions | None = None,
     on_undecodable_notification: UndecodableNotificationHook | None = None,

@@ -21,7 +21,7 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from idlc_acp import protocol
 from idlc_acp.errors import TypedErrors
@@ -49,6 +49,15 @@ from idlc_runtime import (
     UndecodableNotificationHook,
     spawn,
 )
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from idlc_acp import unstable as unstable_protocol
+
+    #: A client of the stable protocol, or one that opted in to the unstable surface
+    #: (docs/acp.md, "The unstable surface"); only type checkers import `unstable` here.
+    AnyClient: TypeAlias = protocol.Client | unstable_protocol.Client
 
 
 class PermissionControl:
@@ -119,6 +128,14 @@ class AgentConnection(AgentProxy):
         #: The protocol versions this client accepts in the agent's `initialize` answer.
         self.supported_versions = supported_versions
 
+    def unstable(self) -> unstable_protocol.AgentProxy:
+        """The agent's proxy for the unstable surface (`session/fork`, archive, title,
+        status, providers, auth status; docs/acp.md, "The unstable surface"), on this
+        connection and with its typed errors. Calling it imports `idlc_acp.unstable`."""
+        from idlc_acp import unstable as unstable_protocol
+
+        return unstable_protocol.AgentProxy(cast(Peer, TypedErrors(self.peer)))
+
     async def initialize(self, input: InitializeRequest) -> InitializeResponse:
         """Sends `initialize`; if the agent answers a protocol version this client does not
         support, closes the connection and raises `UnsupportedProtocolVersion`."""
@@ -150,7 +167,7 @@ class AgentConnection(AgentProxy):
 
 
 def client_options(
-    client: protocol.Client, options: PeerOptions | None = None
+    client: AnyClient, options: PeerOptions | None = None
 ) -> tuple[PeerOptions, ClientControls]:
     """`options` with what an ACP client needs, and the controls an `AgentConnection` uses."""
     base = options if options is not None else PeerOptions()
@@ -172,7 +189,7 @@ def client_options(
 
 @contextlib.asynccontextmanager
 async def spawn_agent(
-    client: protocol.Client,
+    client: AnyClient,
     argv: Sequence[str],
     *,
     options: PeerOptions | None = None,
