@@ -37,6 +37,7 @@ from idlc_runtime import (
     CallInfo,
     PeerOptions,
     Proceed,
+    RequestAdmission,
     UndecodableNotificationHook,
     current_peer,
     implemented_members,
@@ -177,13 +178,25 @@ def agent_options(agent: AnyAgent, options: PeerOptions | None = None) -> PeerOp
     cancellation, `current_session()` and extension methods."""
     base = options if options is not None else PeerOptions()
     gate = InitializeGate()
+    admit = gate.admit
+    if base.admit_request is not None:
+        admit = _both(gate.admit, base.admit_request)
     return dataclasses.replace(
         base,
+        admit_request=admit,
         interceptors=(gate, TurnControl(), SessionScope(gate), *base.interceptors),
         fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
         # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
         accept_batches=False,
     )
+
+
+def _both(first: RequestAdmission, second: RequestAdmission) -> RequestAdmission:
+    def admit(method: str) -> None:
+        first(method)
+        second(method)
+
+    return admit
 
 
 async def serve_agent(

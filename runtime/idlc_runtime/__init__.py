@@ -29,6 +29,7 @@ from idlc_runtime.peer import (
     MethodFallback,
     Peer,
     PeerOptions,
+    RequestAdmission,
     UndecodableNotificationHook,
     current_peer,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "MethodSpec",
     "Peer",
     "PeerOptions",
+    "RequestAdmission",
     "UndecodableNotificationHook",
     "Proceed",
     "ProtocolError",

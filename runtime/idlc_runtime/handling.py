@@ -54,6 +54,12 @@ MethodFallback = Callable[[str, Any, bool], Awaitable[Any]]
 #: WARNING; either way its handler does not run.
 UndecodableNotificationHook = Callable[[str, Any, RpcError], None]
 
+#: Called with the method of every incoming request before it is looked up or its params are
+#: decoded (docs/wire.md §4); raising `RpcError` answers that error instead, so a protocol
+#: that refuses everything until a handshake (ACP before `initialize`) answers every method
+#: alike, known or not, decodable or not.
+RequestAdmission = Callable[[str], None]
+
 
 @dataclass(frozen=True, slots=True)
 class _Served:
@@ -93,6 +99,7 @@ class Handling:
         fallback: MethodFallback | None,
         debug: bool,
         on_undecodable_notification: UndecodableNotificationHook | None = None,
+        admit_request: RequestAdmission | None = None,
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._replies = replies
@@ -101,6 +108,7 @@ class Handling:
         self._fallback = fallback
         self._debug = debug
         self._on_undecodable_notification = on_undecodable_notification
+        self._admit_request = admit_request
         self._root: _Served | None = None
         self._objects: dict[str, _Served] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
@@ -143,6 +151,8 @@ class Handling:
             )
             return
         try:
+            if self._admit_request is not None:
+                self._admit_request(method)
             served, spec, decoded, target = self._lookup(method, params, targeted)
         except RpcError as error:
             self._replies.write(self._encode_rpc_error(id, error))

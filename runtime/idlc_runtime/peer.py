@@ -35,6 +35,7 @@ from idlc_runtime.handling import (
     TOO_DEEP,
     Handling,
     MethodFallback,
+    RequestAdmission,
     UndecodableNotificationHook,
 )
 from idlc_runtime.inbound import Inbound
@@ -56,6 +57,7 @@ __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
     "ByteWriter",
     "MethodFallback",
+    "RequestAdmission",
     "UndecodableNotificationHook",
     "Peer",
     "PeerOptions",
@@ -95,6 +97,9 @@ class PeerOptions:
     #: Told of every notification whose params do not decode (docs/wire.md §4), with the
     #: method, the params as plain JSON and the error; None logs them at WARNING.
     on_undecodable_notification: UndecodableNotificationHook | None = None
+    #: Called with the method of every incoming request before anything else (see
+    #: `RequestAdmission`); raising `RpcError` answers it with that error.
+    admit_request: RequestAdmission | None = None
 
 
 _current_peer: contextvars.ContextVar[Peer] = contextvars.ContextVar("idlc_current_peer")
@@ -144,6 +149,7 @@ class Peer:
             fallback=options.fallback,
             debug=options.debug,
             on_undecodable_notification=options.on_undecodable_notification,
+            admit_request=options.admit_request,
         )
         handling.serve_root(root)
         inbound = Inbound(
