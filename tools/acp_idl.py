@@ -161,16 +161,19 @@ def doc_lines(text: str | None, indent: str) -> list[str]:
     return out
 
 
-def leniency(prop: Json) -> str:
-    """The forward-compatibility modifiers of a property (docs/language.md,
-    "Forward-compatible fields"): the schema's `x-deserialize-…` marks, which the official
-    SDKs honour (serde's `DefaultOnError`/`VecSkipError`, the TS SDK's `defaultOnError`/
-    `vecSkipError`)."""
+def leniency(prop: Json, type_: str = "") -> str:
+    """The forward-compatibility modifiers of a property of IDL type `type_`
+    (docs/language.md, "Forward-compatible fields"): the schema's `x-deserialize-…` marks,
+    which the official SDKs honour (serde's `DefaultOnError`/`VecSkipError`/`DefaultOnNull`,
+    the TS SDK's `defaultOnError`/`vecSkipError`/`defaultOnNull`). An optional field reads
+    `null` as nothing already, so it takes no `null-default`."""
     marks = ""
     if prop.get("x-deserialize-default-on-error"):
         marks += " lenient"
     if prop.get("x-deserialize-skip-invalid-items"):
         marks += " skip-invalid"
+    if prop.get("x-deserialize-default-on-null") and not type_.startswith("optional<"):
+        marks += " null-default"
     return marks
 
 
@@ -285,7 +288,7 @@ class Converter:
                     type_ = f"optional<{type_}>"  # G4: no `{}` default yet
             elif name not in required and not type_.startswith("optional<"):
                 type_ = f"optional<{type_}>"
-            lines.append(f"{indent}{name}: {type_}{default}{leniency(prop)};")
+            lines.append(f"{indent}{name}: {type_}{default}{leniency(prop, type_)};")
         return lines
 
     def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:

@@ -1,8 +1,8 @@
 """The forward-compatibility table of a generated record class (docs/language.md,
 "Forward-compatible fields").
 
-A record with `lenient` or `skip-invalid` fields is registered with the runtime by one
-module-level statement, `_hooks.forward_compatible(Class, lenient=(…), skip_invalid=(…))`,
+A record with `lenient`, `skip-invalid` or `null-default` fields is registered with the
+runtime by one module-level statement, `_hooks.forward_compatible(Class, lenient=(…), …)`,
 naming the Python attributes of those fields. The runtime's decoder uses it only when the
 fast, strict msgspec decode of a message fails (docs/wire.md, "Forward-compatible decoding").
 """
@@ -25,11 +25,14 @@ def registration(class_name: str, record: m.Record) -> str | None:
     """The statement registering `class_name`'s lenient fields, or None when it has none."""
     lenient = [naming.attribute_name(f.name) for f in record.fields if f.lenient is not None]
     skip = [naming.attribute_name(f.name) for f in record.fields if f.skip_invalid is not None]
-    if not lenient and not skip:
+    null = [naming.attribute_name(f.name) for f in record.fields if f.null_default is not None]
+    if not lenient and not skip and not null:
         return None
     arguments = [class_name]
     if lenient:
         arguments.append(f"lenient={_names(lenient)}")
     if skip:
         arguments.append(f"skip_invalid={_names(skip)}")
+    if null:
+        arguments.append(f"null_default={_names(null)}")
     return bracket("_hooks.forward_compatible(", arguments, ")", 0)

@@ -133,15 +133,25 @@ def check_forward_compatible(
         optional = isinstance(resolved, model.Optional)
         if optional:
             resolved = queries.follow_typedefs(resolved.inner, typedefs)  # type: ignore[union-attr]
-        if field.lenient is not None and not (
+        fallback = (
             optional or field.default is not None or isinstance(resolved, (model.List, model.Map))
-        ):
+        )
+        for word, span in (("lenient", field.lenient), ("null-default", field.null_default)):
+            if span is not None and not fallback:
+                diagnostics.add(
+                    codes.LENIENT_WITHOUT_FALLBACK,
+                    f"`{field.name}` is `{word}` but has no value to fall back to",
+                    span,
+                    label=f"`{field.name}` is {queries.describe_kind(field.type)}",
+                    help="give the field a default (`= …`), or make it `optional<…>`",
+                )
+        if field.null_default is not None and optional:
             diagnostics.add(
-                codes.LENIENT_WITHOUT_FALLBACK,
-                f"`{field.name}` is `lenient` but has no value to fall back to",
-                field.lenient,
+                codes.NULL_DEFAULT_ON_OPTIONAL,
+                f"`{field.name}` is optional: `null` already decodes as nothing",
+                field.null_default,
                 label=f"`{field.name}` is {queries.describe_kind(field.type)}",
-                help="give the field a default (`= …`), or make it `optional<…>`",
+                help="remove `null-default`",
             )
         if field.skip_invalid is not None and not isinstance(resolved, model.List):
             diagnostics.add(

@@ -178,4 +178,6 @@ class _Dumper:
             data["lenient"] = True
         if field.skip_invalid is not None:
             data["skipInvalid"] = True
+        if field.null_default is not None:
+            data["nullDefault"] = True
         return self._with_span(data, field.span)

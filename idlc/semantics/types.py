@@ -239,10 +239,11 @@ class TypeConverter:
                 item.span,
                 item.lenient,
                 item.skip_invalid,
+                item.null_default,
             )
             if default is not None:
                 self.fields_with_defaults.append(converted)
-            if item.lenient is not None or item.skip_invalid is not None:
+            if item.lenient or item.skip_invalid or item.null_default:
                 self.forward_compatible_fields.append(converted)
             fields.append(converted)
         return model.Record(tuple(fields), node.span)

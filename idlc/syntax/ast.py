@@ -165,6 +165,8 @@ class Field:
     lenient: Span | None = None
     #: Where `skip-invalid` is written, if it is: list items that do not decode are dropped.
     skip_invalid: Span | None = None
+    #: Where `null-default` is written, if it is: an explicit `null` is the field's default.
+    null_default: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

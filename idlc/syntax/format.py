@@ -523,6 +523,8 @@ class _Layout:
             w.token("lenient")
         if field.skip_invalid is not None:
             w.token("skip-invalid")
+        if field.null_default is not None:
+            w.token("null-default")
         w.token(";", space=False)
 
     def enum_value(self, value: ast.EnumValue) -> None:

@@ -82,6 +82,8 @@ class Leniency:
     lenient: frozenset[str]
     #: `skip-invalid` list fields: items that do not decode are dropped.
     skip_invalid: frozenset[str]
+    #: `null-default` fields: an explicit `null` is the field's default (or empty list/map).
+    null_default: frozenset[str] = frozenset()
 
 
 #: Record class → its forward-compatible fields, filled by generated code at import.
@@ -90,10 +92,15 @@ LENIENCY: dict[type, Leniency] = {}
 
 
 def forward_compatible(
-    cls: type, *, lenient: tuple[str, ...] = (), skip_invalid: tuple[str, ...] = ()
+    cls: type,
+    *,
+    lenient: tuple[str, ...] = (),
+    skip_invalid: tuple[str, ...] = (),
+    null_default: tuple[str, ...] = (),
 ) -> None:
-    """Register the `lenient` and `skip-invalid` fields of a generated record class."""
-    LENIENCY[cls] = Leniency(frozenset(lenient), frozenset(skip_invalid))
+    """Register the `lenient`, `skip-invalid` and `null-default` fields of a generated
+    record class."""
+    LENIENCY[cls] = Leniency(frozenset(lenient), frozenset(skip_invalid), frozenset(null_default))
 
 
 class VariantBase:

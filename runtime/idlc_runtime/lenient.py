@@ -1,7 +1,8 @@
 """Forward-compatible decoding: the slow path taken only when a strict decode fails.
 
-A record field marked `lenient` takes its default when its value does not decode, and the
-items of a `skip-invalid` list that do not decode are dropped (docs/language.md,
+A record field marked `lenient` takes its default when its value does not decode, the items
+of a `skip-invalid` list that do not decode are dropped, and a `null-default` field reads
+an explicit `null` as its default (docs/language.md,
 "Forward-compatible fields"; docs/wire.md, "Forward-compatible decoding"). Generated code
 registers such fields with `hooks.forward_compatible`.
 
@@ -251,6 +252,9 @@ def _record(obj: object, cls: type[msgspec.Struct]) -> Any:
                 raise _Invalid(f"Object missing required field `{field.encode_name}`")
             continue  # the class fills in the default
         raw = record[field.encode_name]
+        if raw is None and field.name in leniency.null_default:
+            values[field.name] = _fallback(field)
+            continue
         try:
             if field.name in leniency.skip_invalid:
                 values[field.name] = _skipping(raw, field.type)
@@ -283,8 +287,9 @@ def _skipping(obj: object, type_: Any) -> Any:
 
 
 def _fallback(field: msgspec.structs.FieldInfo) -> Any:
-    """The value of a `lenient` field whose value does not decode: its default, else the
-    empty list or map of a required list or map (the checks allow nothing else)."""
+    """The value of a `lenient` field whose value does not decode (or of a `null-default`
+    field that is `null`): its default, else the empty list or map of a required list or
+    map (the checks allow nothing else)."""
     if field.default is not msgspec.NODEFAULT:
         return field.default
     if field.default_factory is not msgspec.NODEFAULT:

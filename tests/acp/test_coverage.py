@@ -184,3 +184,29 @@ def test_every_forward_compatible_place_of_the_schema_is_lenient(
             assert attribute in getattr(leniency_of(cls), modifier), (cls.__name__, prop)
         checked += 1
     assert checked == count
+
+
+def test_every_default_on_null_place_reads_null_as_nothing_or_the_empty_list() -> None:
+    """x-deserialize-default-on-null (14 places): a field that is optional in Python reads
+    `null` as None already; every other one is `null-default` (docs/acp.md, "Messages from
+    newer peers")."""
+    import idlc_acp
+    from idlc_runtime.lenient import leniency_of
+
+    marked = _marked("x-deserialize-default-on-null")
+    assert len(marked) == 14
+    modified = 0
+    for name, prop in marked:
+        generated = getattr(idlc_acp, name)
+        own = vars(generated) if isinstance(generated, type) else {}
+        plain = isinstance(generated, type) and not {"__idlc_variant__", "__idlc_union__"} & set(
+            own
+        )
+        classes = [generated] if plain else _case_classes(generated)
+        for cls in [c for c in classes if isinstance(c, type) and issubclass(c, msgspec.Struct)]:
+            field = next(f for f in msgspec.structs.fields(cls) if f.encode_name == prop)
+            if field.default is None:
+                continue  # optional: `null` is None
+            assert field.name in leniency_of(cls).null_default, (cls.__name__, prop)
+            modified += 1
+    assert modified == 6  # mcpServers (new, load), headers (http, sse), args and env (stdio)

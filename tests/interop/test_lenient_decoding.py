@@ -3,7 +3,8 @@
 The official SDK parses every incoming message with zod schemas that honour the schema's
 `x-deserialize-default-on-error` and `x-deserialize-skip-invalid-items` marks; idlc's
 generated types carry the same marks as `lenient` and `skip-invalid` (docs/acp.md,
-"Messages from newer peers"). Here both decode the same values — the cases the issue names,
+"Messages from newer peers"; `null-default` for x-deserialize-default-on-null). Here both
+decode the same values — the cases the issue names,
 then valid messages from tests/acp/fixtures with wrong values put in random places — and
 must agree on whether the value decodes and, when it does, on what it decodes to.
 """
@@ -162,6 +163,24 @@ def test_the_named_cases_decode_as_the_official_sdk_decodes_them(
     agree(official, "SessionNotification", CASES[case])
 
 
+NULLS = {
+    "NewSessionRequest": {"cwd": "/p", "mcpServers": None},
+    "LoadSessionRequest": {
+        "sessionId": "s1",
+        "cwd": "/p",
+        "mcpServers": [{"name": "m", "command": "run", "args": None, "env": None}],
+    },
+}
+
+
+@pytest.mark.parametrize("definition", sorted(NULLS))
+def test_null_in_a_null_default_place_is_the_empty_list_as_for_the_official_sdk(
+    official: OfficialDecoder, definition: str
+) -> None:
+    agree(official, definition, NULLS[definition])
+    assert ours(definition, NULLS[definition])["ok"]
+
+
 def test_an_unknown_tag_of_an_open_variant_is_kept_as_the_official_sdk_keeps_it(
     official: OfficialDecoder,
 ) -> None:
@@ -255,15 +274,6 @@ def replaced(value: Json, path: tuple[Any, ...], new: Json) -> Json:
     return copy
 
 
-#: Properties the schema marks `x-deserialize-default-on-null` (an explicit `null` is the
-#: empty list): idlc does not say this yet, so a `null` there is rejected (docs/acp.md,
-#: "Messages from newer peers", what differs).
-DEFAULT_ON_NULL = {
-    prop
-    for node in json.loads(SCHEMA.read_text())["$defs"].values()
-    for prop, value in node.get("properties", {}).items()
-    if value.get("x-deserialize-default-on-null")
-}
 #: Variants whose `default:` case the official SDKs also take for an unknown tag or a known
 #: tag whose payload fails (serde's untagged fallback case); idlc takes it only when the tag
 #: is absent. The keys that hold them.
@@ -286,7 +296,7 @@ def explained(definition: str, mutations: list[tuple[tuple[Any, ...], Json]]) ->
     for path, new in mutations:
         if UNTAGGED_FALLBACK & set(path[:-1]) or (path and path[-1] in UNTAGGED_FALLBACK):
             return True
-        if new is None and path and (path[-1] in DEFAULT_ON_NULL or path[-1] == "requestId"):
+        if new is None and path and path[-1] == "requestId":
             return True  # `requestId: null` is G9
     return False
 

@@ -55,6 +55,8 @@ type Doc = record {
   byName : map<string, Point> lenient;
   strict : optional<Point>;
   child : optional<Doc> lenient;
+  tags : list<string> null-default;
+  weight : float64 = 1.5 null-default;
 };
 """
 
@@ -97,7 +99,7 @@ def test_a_message_that_decodes_strictly_takes_the_fast_path(api: ModuleType) ->
 
     decoder = decoder_for(api.Doc)
     assert isinstance(decoder, LenientDecoder)
-    valid = {"id": "d", "points": [{"x": 1, "y": 2}], "byName": {}, "kind": "a"}
+    valid = {"id": "d", "points": [{"x": 1, "y": 2}], "byName": {}, "kind": "a", "tags": ["t"]}
     assert plain(decoder.decode(json.dumps(valid))) == valid
     # Types that reach no lenient record keep msgspec's own decoder.
     assert not isinstance(decoder_for(api.Kind), LenientDecoder)
@@ -119,6 +121,7 @@ def test_each_rule(api: ModuleType) -> None:
             "byName": {"a": {"x": 1}},
             "strict": {"x": 1, "y": []},
             "child": {"id": 5},
+            "tags": None,
         },
     )
     assert doc.kind is None  # a value a closed enum does not list
@@ -133,15 +136,27 @@ def test_each_rule(api: ModuleType) -> None:
     assert doc.child is None
 
 
+def test_null_default_reads_null_as_the_default_and_nothing_else(api: ModuleType) -> None:
+    base = {"id": "d", "points": [], "byName": {}}
+    doc = decode(api, {**base, "tags": None, "weight": None})
+    assert (doc.tags, doc.weight) == ([], 1.5)
+    assert decode(api, {**base, "tags": ["a"], "weight": 2}).tags == ["a"]
+    for bad in ({"tags": [1]}, {"weight": "x"}):  # not lenient: other wrong values fail
+        with pytest.raises(msgspec.ValidationError):
+            decode(api, {**base, **bad})
+    with pytest.raises(msgspec.ValidationError):
+        decode(api, {**base, "tags": None, "id": None})  # `id` is not null-default
+
+
 @pytest.mark.parametrize(
     ("message", "path"),
     [
-        ({"points": [], "byName": {}}, "$"),  # `id` is missing
-        ({"id": 1, "points": [], "byName": {}}, "$.id"),
-        ({"id": "d", "byName": {}}, "$"),  # a lenient required list may not be absent
-        ({"id": "d", "points": [], "byName": {}, "strict": {"x": "1"}}, "$.strict.x"),
-        ({"id": "d", "points": [], "byName": {}, "shapes": 3}, "$.shapes"),
-        ({"id": "d", "points": [], "byName": {}, "notes": {}}, "$.notes"),
+        ({"points": [], "byName": {}, "tags": []}, "$"),  # `id` is missing
+        ({"id": 1, "points": [], "byName": {}, "tags": []}, "$.id"),
+        ({"id": "d", "byName": {}, "tags": []}, "$"),  # a lenient required list may not be absent
+        ({"id": "d", "points": [], "byName": {}, "tags": [], "strict": {"x": "1"}}, "$.strict.x"),
+        ({"id": "d", "points": [], "byName": {}, "tags": [], "shapes": 3}, "$.shapes"),
+        ({"id": "d", "points": [], "byName": {}, "tags": [], "notes": {}}, "$.notes"),
     ],
 )
 def test_what_is_not_lenient_still_fails_with_its_path(
@@ -184,8 +199,8 @@ def _not_int32(value: Any) -> bool:
 @st.composite
 def documents(draw: st.DrawFn) -> tuple[Any, Any]:
     """A `Doc` message field by field, and what it decodes to (MISSING: it fails)."""
-    message: dict[str, Any] = {"id": "d", "byName": {}}
-    expected: dict[str, Any] = {"id": "d", "byName": {}, "points": []}
+    message: dict[str, Any] = {"id": "d", "byName": {}, "tags": None}
+    expected: dict[str, Any] = {"id": "d", "byName": {}, "points": [], "tags": []}
     fails = False
 
     if draw(st.booleans()):  # kind: lenient optional closed enum
@@ -238,9 +253,9 @@ def test_decoding_stays_linear_in_the_depth_of_lenient_records(api: ModuleType) 
     from idlc_runtime import lenient
 
     def chain(depth: int) -> Any:
-        node: Any = {"id": "leaf", "byName": {}, "points": [], "count": "bad"}
+        node: Any = {"id": "leaf", "byName": {}, "points": [], "count": "bad", "tags": []}
         for _ in range(depth):
-            node = {"id": "d", "byName": {}, "points": [], "child": node}
+            node = {"id": "d", "byName": {}, "points": [], "tags": [], "child": node}
         return node
 
     counts = []
@@ -298,9 +313,9 @@ def test_any_json_decodes_or_fails_with_a_validation_error(api: ModuleType, valu
 
 
 def test_nesting_too_deep_for_the_slow_path_is_a_validation_error(api: ModuleType) -> None:
-    node: Any = {"id": "leaf", "byName": {}, "points": [], "count": "bad"}
+    node: Any = {"id": "leaf", "byName": {}, "points": [], "count": "bad", "tags": []}
     for _ in range(5000):
-        node = {"id": "d", "byName": {}, "points": [], "child": node}
+        node = {"id": "d", "byName": {}, "points": [], "tags": [], "child": node}
     from idlc_runtime.lenient import convert
 
     with pytest.raises(msgspec.ValidationError, match="nested too deeply"):

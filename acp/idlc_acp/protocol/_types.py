@@ -3793,13 +3793,17 @@ _hooks.forward_compatible(LogoutRequest, lenient=("meta",))
 _hooks.forward_compatible(LogoutResponse, lenient=("meta",))
 
 
-_hooks.forward_compatible(NewSessionRequest, lenient=("meta",))
+_hooks.forward_compatible(
+    NewSessionRequest,
+    lenient=("meta",),
+    null_default=("mcp_servers",),
+)
 
 
-_hooks.forward_compatible(McpServerHttp, lenient=("meta",))
+_hooks.forward_compatible(McpServerHttp, lenient=("meta",), null_default=("headers",))
 
 
-_hooks.forward_compatible(McpServerSse, lenient=("meta",))
+_hooks.forward_compatible(McpServerSse, lenient=("meta",), null_default=("headers",))
 
 
 _McpServerBase.__idlc_variant__ = _hooks.VariantInfo(
@@ -3813,7 +3817,11 @@ _McpServerBase.__idlc_variant__ = _hooks.VariantInfo(
 _hooks.forward_compatible(HttpHeader, lenient=("meta",))
 
 
-_hooks.forward_compatible(McpServerStdio, lenient=("meta",))
+_hooks.forward_compatible(
+    McpServerStdio,
+    lenient=("meta",),
+    null_default=("args", "env"),
+)
 
 
 _hooks.forward_compatible(EnvVariable, lenient=("meta",))
@@ -3863,7 +3871,11 @@ _hooks.forward_compatible(
 )
 
 
-_hooks.forward_compatible(LoadSessionRequest, lenient=("meta",))
+_hooks.forward_compatible(
+    LoadSessionRequest,
+    lenient=("meta",),
+    null_default=("mcp_servers",),
+)
 
 
 _hooks.forward_compatible(

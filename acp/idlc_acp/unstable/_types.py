@@ -5692,13 +5692,17 @@ _hooks.forward_compatible(LogoutRequest, lenient=("meta",))
 _hooks.forward_compatible(LogoutResponse, lenient=("meta",))
 
 
-_hooks.forward_compatible(NewSessionRequest, lenient=("meta",))
+_hooks.forward_compatible(
+    NewSessionRequest,
+    lenient=("meta",),
+    null_default=("mcp_servers",),
+)
 
 
-_hooks.forward_compatible(McpServerHttp, lenient=("meta",))
+_hooks.forward_compatible(McpServerHttp, lenient=("meta",), null_default=("headers",))
 
 
-_hooks.forward_compatible(McpServerSse, lenient=("meta",))
+_hooks.forward_compatible(McpServerSse, lenient=("meta",), null_default=("headers",))
 
 
 _hooks.forward_compatible(McpServerAcp, lenient=("meta",))
@@ -5715,7 +5719,11 @@ _McpServerBase.__idlc_variant__ = _hooks.VariantInfo(
 _hooks.forward_compatible(HttpHeader, lenient=("meta",))
 
 
-_hooks.forward_compatible(McpServerStdio, lenient=("meta",))
+_hooks.forward_compatible(
+    McpServerStdio,
+    lenient=("meta",),
+    null_default=("args", "env"),
+)
 
 
 _hooks.forward_compatible(EnvVariable, lenient=("meta",))
@@ -5804,7 +5812,11 @@ _hooks.forward_compatible(
 )
 
 
-_hooks.forward_compatible(LoadSessionRequest, lenient=("meta",))
+_hooks.forward_compatible(
+    LoadSessionRequest,
+    lenient=("meta",),
+    null_default=("mcp_servers",),
+)
 
 
 _hooks.forward_compatible(
