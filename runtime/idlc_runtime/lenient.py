@@ -72,6 +72,12 @@ def leniency_of(cls: type) -> Leniency:
     return _NO_LENIENCY
 
 
+@functools.cache
+def _fields(cls: type[msgspec.Struct]) -> tuple[msgspec.structs.FieldInfo, ...]:
+    # msgspec resolves the annotations on every call: once per class is enough.
+    return msgspec.structs.fields(cls)
+
+
 def _inner_types(type_: Any) -> Iterator[Any]:
     origin = typing.get_origin(type_)
     if origin is not None:
@@ -90,7 +96,7 @@ def _inner_types(type_: Any) -> Iterator[Any]:
     elif issubclass(type_, UnionBase) and "__idlc_union__" in type_.__dict__:
         yield from type_.__idlc_union__.alternatives
     elif issubclass(type_, msgspec.Struct):
-        for field in msgspec.structs.fields(type_):
+        for field in _fields(type_):
             yield field.type
 
 
@@ -104,8 +110,6 @@ def is_lenient(type_: Any) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, type) and current in LENIENCY:
-            return True
         if isinstance(current, type) and issubclass(current, msgspec.Struct):
             if leniency_of(current) is not _NO_LENIENCY:
                 return True
@@ -246,7 +250,7 @@ def _record(obj: object, cls: type[msgspec.Struct]) -> Any:
     record = _object(obj)
     leniency = leniency_of(cls)
     values: dict[str, Any] = {}
-    for field in msgspec.structs.fields(cls):
+    for field in _fields(cls):
         if field.encode_name not in record:
             if field.required:
                 raise _Invalid(f"Object missing required field `{field.encode_name}`")
