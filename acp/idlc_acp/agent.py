@@ -178,7 +178,7 @@ def agent_options(agent: AnyAgent, options: PeerOptions | None = None) -> PeerOp
     cancellation, `current_session()` and extension methods."""
     base = options if options is not None else PeerOptions()
     gate = InitializeGate()
-    admit = gate.admit
+    admit: RequestAdmission = gate.admit
     if base.admit_request is not None:
         admit = _both(gate.admit, base.admit_request)
     return dataclasses.replace(
