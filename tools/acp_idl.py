@@ -1,6 +1,11 @@
 """Write a first draft of `idl/acp.idl` from the ACP JSON Schema (protocol version 1).
 
     python tools/acp_idl.py [idl/acp-schema/v1] > idl/acp.idl && idlc fmt idl/acp.idl
+    python tools/acp_idl.py --unstable idl/acp-schema/v1 > idl/acp-unstable.idl && idlc fmt …
+
+With `--unstable` it reads `schema.unstable.json` instead (the stable protocol plus what is
+not part of the spec yet: `session/fork`, archive, title, status, providers, auth status)
+and adds those methods to the interfaces (docs/acp.md, "The unstable surface").
 
 The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
 translation so that a schema update can be diffed against it. It knows the member names of
@@ -47,8 +52,37 @@ MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "$/cancel_request": ("Protocol", "cancelRequest", False, True),
 }
 
+#: The unstable schema's methods the unstable package serves (docs/acp.md, "The unstable
+#: surface"). Left out: `mcp/message` (MCP over ACP: one method name both as a client
+#: request and an agent notification, which one IDL member id cannot be) and `proxy/*` (the
+#: proxy-chain role, neither agent nor client).
+UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
+    "session/fork": ("Agent", "forkSession", False, False),
+    "session/archive": ("Agent", "archiveSession", False, False),
+    "session/unarchive": ("Agent", "unarchiveSession", False, False),
+    "session/set_title": ("Agent", "setSessionTitle", False, False),
+    "session/status": ("Agent", "sessionStatus", False, False),
+    "providers/list": ("Agent", "listProviders", False, False),
+    "providers/set": ("Agent", "setProvider", False, False),
+    "providers/disable": ("Agent", "disableProvider", False, False),
+    "auth/status": ("Agent", "authStatus", False, False),
+    "auth/status_update": ("Client", "authStatusUpdate", False, True),
+}
+
+#: Schema definitions the unstable surface needs that the stable one skips: a child
+#: session's failure carries a JSON-RPC error object (`ErrorStopReason.error`).
+UNSTABLE_TYPES = {"Error", "ErrorCode"}
+
 #: Methods that only read; everything else runs as a transaction.
-SNAPSHOT = {"session/list", "fs/read_text_file", "terminal/output", "terminal/wait_for_exit"}
+SNAPSHOT = {
+    "session/list",
+    "fs/read_text_file",
+    "terminal/output",
+    "terminal/wait_for_exit",
+    "session/status",
+    "providers/list",
+    "auth/status",
+}
 
 INTERFACE_DOCS = {
     "Agent": (
@@ -79,7 +113,7 @@ META_TYPE = "optional<map<string, json>>"
 INTEGER_FORMATS = {"int32", "int64", "uint16", "uint32", "uint64", "int8", "int16", "uint8"}
 
 #: Case records written inline because their schema name is the case class name (G7).
-INLINE_CASES = {"McpServerHttp", "McpServerSse", "AuthMethodTerminal"}
+INLINE_CASES = {"McpServerHttp", "McpServerSse", "AuthMethodTerminal", "McpServerAcp"}
 
 #: Variants whose every case also carries the outer object's own fields (G2).
 SHARED_FIELDS = {
@@ -127,10 +161,28 @@ def doc_lines(text: str | None, indent: str) -> list[str]:
     return out
 
 
+def leniency(prop: Json, type_: str = "") -> str:
+    """The forward-compatibility modifiers of a property of IDL type `type_`
+    (docs/language.md, "Forward-compatible fields"): the schema's `x-deserialize-…` marks,
+    which the official SDKs honour (serde's `DefaultOnError`/`VecSkipError`/`DefaultOnNull`,
+    the TS SDK's `defaultOnError`/`vecSkipError`/`defaultOnNull`). An optional field reads
+    `null` as nothing already, so it takes no `null-default`."""
+    marks = ""
+    if prop.get("x-deserialize-default-on-error"):
+        marks += " lenient"
+    if prop.get("x-deserialize-skip-invalid-items"):
+        marks += " skip-invalid"
+    if prop.get("x-deserialize-default-on-null") and not type_.startswith("optional<"):
+        marks += " null-default"
+    return marks
+
+
 class Converter:
-    def __init__(self, schema: Json, meta: Json) -> None:
+    def __init__(self, schema: Json, meta: Json, unstable: bool = False) -> None:
         self.defs: dict[str, Json] = schema["$defs"]
         self.meta = meta
+        self.unstable = unstable
+        self.members = {**MEMBERS, **UNSTABLE_MEMBERS} if unstable else MEMBERS
         self.order: list[str] = []
         self.seen: set[str] = set()
         #: Case records of the SHARED_FIELDS variants → their variant (G2).
@@ -145,7 +197,8 @@ class Converter:
     # -- reachability, in the order a reader meets the types --
 
     def reach(self, name: str) -> None:
-        if name in self.seen or name in SKIPPED:
+        skipped = SKIPPED - UNSTABLE_TYPES if self.unstable else SKIPPED
+        if name in self.seen or name in skipped:
             return
         self.seen.add(name)
         self.order.append(name)
@@ -218,7 +271,7 @@ class Converter:
                 continue
             if name == "_meta":
                 lines += doc_lines(META_DOC, indent)
-                lines.append(f"{indent}_meta: {META_TYPE};")
+                lines.append(f"{indent}_meta: {META_TYPE}{leniency(prop)};")
                 continue
             lines += doc_lines(prop.get("description"), indent)
             type_ = self.type_of(prop)
@@ -235,7 +288,7 @@ class Converter:
                     type_ = f"optional<{type_}>"  # G4: no `{}` default yet
             elif name not in required and not type_.startswith("optional<"):
                 type_ = f"optional<{type_}>"
-            lines.append(f"{indent}{name}: {type_}{default};")
+            lines.append(f"{indent}{name}: {type_}{default}{leniency(prop, type_)};")
         return lines
 
     def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:
@@ -300,6 +353,13 @@ class Converter:
             else:
                 case = "unit"
             lines.append(f"    {label}: {case};")
+        if open_ and '"unknown"' in "".join(lines):
+            # A case tagged "unknown" would be named like the class an open variant keeps
+            # unknown tags in (E0113): closed until the generator can name them apart (G10).
+            open_ = False
+            lines.insert(
+                0, '    // G10: open in the schema; a case tagged "unknown" keeps it closed here.'
+            )
         head = ("open " if open_ else "") + f'variant tag "{tag}"'
         return head + " {\n" + "\n".join(lines) + "\n}"
 
@@ -308,6 +368,14 @@ class Converter:
         alternatives = node.get("oneOf") or node.get("anyOf")
         if name == "SessionConfigSelectOptions":  # G8
             return "list<SessionConfigSelectEntry>"
+        if name == "ErrorCode":  # the codes it lists are documentation; any integer travels
+            return "int32"
+        tag = self.tag_of(alternatives) if alternatives else None
+        if tag is not None and tag in node.get("properties", {}):
+            # A record that is also a variant on one of its own fields (the unstable
+            # `IdleStateUpdate`, on `stopReason`): the record, its tag a plain field, and the
+            # cases' fields flattened into optional ones (G3).
+            return self.record(node, "", self.flattened_cases(alternatives, "    "))
         if name == "RequestId":  # null is the `optional<RequestId>` of its uses (G9)
             return "union { int64; string; }"
         if name in SCOPED or name in self.shared_owner:
@@ -331,6 +399,23 @@ class Converter:
             return self.record(node, "", self.scoped(name, "    "))
         return self.type_of(node)
 
+    def flattened_cases(self, alternatives: list[Json], indent: str) -> list[str]:
+        lines: list[str] = []
+        for alternative in alternatives:
+            ref = ref_name({"allOf": alternative.get("allOf", [])})
+            if ref is None:
+                continue
+            const = alternative["properties"][self.tag_of([alternative]) or ""]["const"]
+            lines.append(f"{indent}// G3: the fields of the {json.dumps(const)} case.")
+            for line in self.fields(self.defs[ref], indent):
+                stripped = line.strip()
+                if stripped.startswith("//") or "optional<" in line:
+                    lines.append(line)
+                else:
+                    field, _, rest = line.partition(": ")
+                    lines.append(f"{field}: optional<{rest.rstrip(';')}>;")
+        return lines
+
     @staticmethod
     def tag_of(alternatives: list[Json]) -> str | None:
         for alternative in alternatives:
@@ -347,12 +432,19 @@ class Converter:
             *self.meta["agentMethods"].values(),
             *self.meta["clientMethods"].values(),
             *self.meta["protocolMethods"].values(),
+            *(methods if self.unstable else ()),
         ]
         by_interface: dict[str, list[str]] = {"Agent": [], "Client": [], "Protocol": []}
-        for wire in MEMBERS:
+        for wire in self.members:
             assert wire in wire_order, wire
-            by_interface[MEMBERS[wire][0]].append(wire)
+            by_interface[self.members[wire][0]].append(wire)
+        unstable = [
+            "// UNSTABLE: drawn from schema.unstable.json with `tools/acp_idl.py --unstable`: the",
+            "// protocol below plus what is not part of the spec yet and may change or go at any",
+            '// time (docs/acp.md, "The unstable surface"). Generated into idlc_acp.unstable.',
+        ]
         out = [
+            *(unstable if self.unstable else ()),
             "// The Agent Client Protocol (ACP), protocol version 1, as the schema vendored in",
             "// idl/acp-schema/v1 says it (from @agentclientprotocol/sdk 2.4.0, Apache-2.0; see",
             "// idl/acp-schema/NOTICE). Member names and the required set follow the seed traits",
@@ -366,7 +458,7 @@ class Converter:
             out += doc_lines(INTERFACE_DOCS[interface], "")
             out.append(f'interface {interface} id "{ident}" revision "{ident}@1" {{')
             for wire in wires:
-                _, member, required, notify = MEMBERS[wire]
+                _, member, required, notify = self.members[wire]
                 params, result = methods[wire]
                 self.reach(params)
                 if result is not None:
@@ -403,14 +495,18 @@ class Converter:
 
 
 def main() -> None:
+    arguments = sys.argv[1:]
+    unstable = "--unstable" in arguments
+    arguments = [argument for argument in arguments if argument != "--unstable"]
     folder = (
-        Path(sys.argv[1])
-        if len(sys.argv) > 1
+        Path(arguments[0])
+        if arguments
         else Path(__file__).resolve().parents[1] / "idl" / "acp-schema" / "v1"
     )
-    schema = json.loads((folder / "schema.json").read_text())
+    name = "schema.unstable.json" if unstable else "schema.json"
+    schema = json.loads((folder / name).read_text())
     meta = json.loads((folder / "meta.json").read_text())
-    sys.stdout.write(Converter(schema, meta).run())
+    sys.stdout.write(Converter(schema, meta, unstable).run())
 
 
 if __name__ == "__main__":

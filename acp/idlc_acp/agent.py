@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from idlc_acp import protocol
 from idlc_acp.extensions import extension_fallback
@@ -37,10 +37,21 @@ from idlc_runtime import (
     CallInfo,
     PeerOptions,
     Proceed,
+    RequestAdmission,
+    UndecodableNotificationHook,
     current_peer,
     implemented_members,
     serve_stdio,
 )
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from idlc_acp import unstable
+
+    #: An agent of the stable protocol, or one that opted in to the unstable surface
+    #: (docs/acp.md, "The unstable surface"); only type checkers import `unstable` here.
+    AnyAgent: TypeAlias = protocol.Agent | unstable.Agent
 
 log = logging.getLogger("idlc_acp")
 
@@ -162,13 +173,17 @@ class TurnControl:
                     turn.task.uncancel()
 
 
-def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> PeerOptions:
+def agent_options(agent: AnyAgent, options: PeerOptions | None = None) -> PeerOptions:
     """`options` with what an ACP agent needs: no request before `initialize`, turn
     cancellation, `current_session()` and extension methods."""
     base = options if options is not None else PeerOptions()
     gate = InitializeGate()
+    admit: RequestAdmission = gate.admit
+    if base.admit_request is not None:
+        admit = _both(gate.admit, base.admit_request)
     return dataclasses.replace(
         base,
+        admit_request=admit,
         interceptors=(gate, TurnControl(), SessionScope(gate), *base.interceptors),
         fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
         # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
@@ -176,14 +191,44 @@ def agent_options(agent: protocol.Agent, options: PeerOptions | None = None) -> 
     )
 
 
-async def serve_agent(agent: protocol.Agent, *, options: PeerOptions | None = None) -> None:
-    """Serve `agent` on this process's stdin/stdout until stdin ends."""
-    await serve_stdio(agent, options=agent_options(agent, options))
+def _both(first: RequestAdmission, second: RequestAdmission) -> RequestAdmission:
+    def admit(method: str) -> None:
+        first(method)
+        second(method)
+
+    return admit
 
 
-def run_agent(agent: protocol.Agent, *, options: PeerOptions | None = None) -> None:
+async def serve_agent(
+    agent: AnyAgent,
+    *,
+    options: PeerOptions | None = None,
+    on_undecodable_notification: UndecodableNotificationHook | None = None,
+) -> None:
+    """Serve `agent` on this process's stdin/stdout until stdin ends.
+
+    `on_undecodable_notification(method, params, error)` is told of a notification from
+    the client whose params do not decode even leniently (docs/acp.md, "Messages from newer
+    peers"); without it such a notification is logged at WARNING.
+    """
+    full = agent_options(agent, options)
+    if on_undecodable_notification is not None:
+        full = dataclasses.replace(full, on_undecodable_notification=on_undecodable_notification)
+    await serve_stdio(agent, options=full)
+
+
+def run_agent(
+    agent: AnyAgent,
+    *,
+    options: PeerOptions | None = None,
+    on_undecodable_notification: UndecodableNotificationHook | None = None,
+) -> None:
     """Serve `agent` on stdio: the one call an agent's `main` needs."""
     try:
-        asyncio.run(serve_agent(agent, options=options))
+        asyncio.run(
+            serve_agent(
+                agent, options=options, on_undecodable_notification=on_undecodable_notification
+            )
+        )
     except KeyboardInterrupt:
         pass

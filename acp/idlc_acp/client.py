@@ -21,7 +21,7 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from idlc_acp import protocol
 from idlc_acp.errors import TypedErrors
@@ -41,7 +41,23 @@ from idlc_acp.protocol import (
 from idlc_acp.skeletons import routes_updates
 from idlc_acp.updates import UpdateRouter, UpdateStream, attach_router
 from idlc_acp.versions import SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
-from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, spawn
+from idlc_runtime import (
+    CallInfo,
+    Peer,
+    PeerOptions,
+    Proceed,
+    UndecodableNotificationHook,
+    spawn,
+)
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from idlc_acp import unstable as unstable_protocol
+
+    #: A client of the stable protocol, or one that opted in to the unstable surface
+    #: (docs/acp.md, "The unstable surface"); only type checkers import `unstable` here.
+    AnyClient: TypeAlias = protocol.Client | unstable_protocol.Client
 
 
 class PermissionControl:
@@ -112,6 +128,14 @@ class AgentConnection(AgentProxy):
         #: The protocol versions this client accepts in the agent's `initialize` answer.
         self.supported_versions = supported_versions
 
+    def unstable(self) -> unstable_protocol.AgentProxy:
+        """The agent's proxy for the unstable surface (`session/fork`, archive, title,
+        status, providers, auth status; docs/acp.md, "The unstable surface"), on this
+        connection and with its typed errors. Calling it imports `idlc_acp.unstable`."""
+        from idlc_acp import unstable as unstable_protocol
+
+        return unstable_protocol.AgentProxy(cast(Peer, TypedErrors(self.peer)))
+
     async def initialize(self, input: InitializeRequest) -> InitializeResponse:
         """Sends `initialize`; if the agent answers a protocol version this client does not
         support, closes the connection and raises `UnsupportedProtocolVersion`."""
@@ -143,7 +167,7 @@ class AgentConnection(AgentProxy):
 
 
 def client_options(
-    client: protocol.Client, options: PeerOptions | None = None
+    client: AnyClient, options: PeerOptions | None = None
 ) -> tuple[PeerOptions, ClientControls]:
     """`options` with what an ACP client needs, and the controls an `AgentConnection` uses."""
     base = options if options is not None else PeerOptions()
@@ -165,7 +189,7 @@ def client_options(
 
 @contextlib.asynccontextmanager
 async def spawn_agent(
-    client: protocol.Client,
+    client: AnyClient,
     argv: Sequence[str],
     *,
     options: PeerOptions | None = None,
@@ -173,13 +197,21 @@ async def spawn_agent(
     env: Mapping[str, str] | None = None,
     stderr: int | IO[Any] | None = None,
     exit_timeout: float = 5.0,
+    on_undecodable_notification: UndecodableNotificationHook | None = None,
 ) -> AsyncIterator[AgentConnection]:
     """Start the agent `argv`, serve `client` to it, and yield the agent's proxy.
 
     Leaving the block closes the agent's stdin and waits up to `exit_timeout` seconds for
-    it to exit before killing it.
+    it to exit before killing it. `on_undecodable_notification(method, params, error)` is
+    told of a notification from the agent (a `session/update`) whose params do not decode
+    even leniently (docs/acp.md, "Messages from newer peers"); without it such a
+    notification is logged at WARNING.
     """
     full_options, controls = client_options(client, options)
+    if on_undecodable_notification is not None:
+        full_options = dataclasses.replace(
+            full_options, on_undecodable_notification=on_undecodable_notification
+        )
     async with spawn(
         argv,
         root=client,

@@ -37,6 +37,16 @@ class InitializeGate:
         """What the client on `peer` offered; None before its `initialize` succeeded."""
         return self._capabilities.get(peer)
 
+    def admit(self, method: str) -> None:
+        """The peer's `admit_request`: refuses every request but `initialize` until it has
+        succeeded, before the method is looked up or its params decoded — so an unknown
+        method or undecodable params get the same -32600 as the official TypeScript SDK
+        gives them, not -32601/-32602."""
+        if method != "initialize" and current_peer() not in self._capabilities:
+            raise InvalidRequest(
+                f"Invalid request: ACP connection must be initialized before '{method}'"
+            )
+
     def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
         # A plain function on the common path (a request after `initialize`, a notification):
         # it hands back the handler's awaitable without a coroutine of its own.

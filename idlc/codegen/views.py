@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from idlc import naming
+from idlc.codegen import leniency
 from idlc.codegen.layout import bracket, docstring, python_string
 from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.semantics import model as m
@@ -395,6 +396,10 @@ class _Builder:
             for field_ in record.fields:
                 view = self.field_view(ctx, name, field_)
                 body.append(view.line if view.doc is None else f"{view.line}\n    {view.doc}")
+            registration = leniency.registration(name, record)
+            if registration is not None:
+                ctx.module.uses_hooks = True
+                ctx.module.registrations.append(StatementView(registration))
         return ClassView(
             name,
             self.struct_header(name, own_bases, extra or []),

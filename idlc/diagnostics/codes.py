@@ -69,6 +69,11 @@ INFINITE_RECORD = _code("E0123", "record contains itself with no optional, list 
 
 TYPE_NAMED_LIKE_KEYWORD = _code("E0124", "type alias named like a built-in type keyword")
 EMPTY_CHOICE = _code("E0125", "union or closed variant with nothing to choose from")
+LENIENT_WITHOUT_FALLBACK = _code(
+    "E0126", "`lenient` or `null-default` field has no value to fall back to"
+)
+SKIP_INVALID_NOT_LIST = _code("E0127", "`skip-invalid` on a field that is not a list")
+NULL_DEFAULT_ON_OPTIONAL = _code("E0128", "`null-default` on an optional field")
 # -- code generation (E02xx) -----------------------------------------------------------
 GENERATED_NAME_COLLISION = _code("E0201", "two things would get the same generated Python name")
 RESERVED_GENERATED_NAME = _code("E0202", "generated name is one the generated code needs")

@@ -120,6 +120,49 @@ def check_defaults(
             )
 
 
+# -- forward-compatible fields (docs/language.md, "Forward-compatible fields") -------------
+
+
+def check_forward_compatible(
+    fields: list[model.Field], typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
+) -> None:
+    for field in fields:
+        resolved = queries.follow_typedefs(field.type, typedefs)
+        if resolved is None:
+            continue  # an alias cycle or an unknown name, reported elsewhere
+        optional = isinstance(resolved, model.Optional)
+        if optional:
+            resolved = queries.follow_typedefs(resolved.inner, typedefs)  # type: ignore[union-attr]
+        fallback = (
+            optional or field.default is not None or isinstance(resolved, (model.List, model.Map))
+        )
+        for word, span in (("lenient", field.lenient), ("null-default", field.null_default)):
+            if span is not None and not fallback:
+                diagnostics.add(
+                    codes.LENIENT_WITHOUT_FALLBACK,
+                    f"`{field.name}` is `{word}` but has no value to fall back to",
+                    span,
+                    label=f"`{field.name}` is {queries.describe_kind(field.type)}",
+                    help="give the field a default (`= …`), or make it `optional<…>`",
+                )
+        if field.null_default is not None and optional:
+            diagnostics.add(
+                codes.NULL_DEFAULT_ON_OPTIONAL,
+                f"`{field.name}` is optional: `null` already decodes as nothing",
+                field.null_default,
+                label=f"`{field.name}` is {queries.describe_kind(field.type)}",
+                help="remove `null-default`",
+            )
+        if field.skip_invalid is not None and not isinstance(resolved, model.List):
+            diagnostics.add(
+                codes.SKIP_INVALID_NOT_LIST,
+                f"`{field.name}` is `skip-invalid` but is not a list",
+                field.skip_invalid,
+                label=f"`{field.name}` is {queries.describe_kind(field.type)}",
+                help="`skip-invalid` drops the items of a `list<…>` that do not decode; remove it",
+            )
+
+
 # -- variants and unions ----------------------------------------------------------------------
 
 

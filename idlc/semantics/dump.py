@@ -174,4 +174,10 @@ class _Dumper:
         if field.default is not None:
             value = field.default.value
             data["default"] = {"value": [] if value == () else value, "raw": field.default.raw}
+        if field.lenient is not None:
+            data["lenient"] = True
+        if field.skip_invalid is not None:
+            data["skipInvalid"] = True
+        if field.null_default is not None:
+            data["nullDefault"] = True
         return self._with_span(data, field.span)

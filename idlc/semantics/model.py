@@ -114,6 +114,11 @@ class Field:
     default: Literal | None
     doc: str | None
     span: Span
+    #: `lenient` / `skip-invalid` / `null-default` (docs/language.md, "Forward-compatible
+    #: fields"): where the modifier is written, None when it is not.
+    lenient: Span | None = None
+    skip_invalid: Span | None = None
+    null_default: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,6 +118,9 @@ class _Resolver:
             self.diagnostics,
         )
         checks.check_defaults(self.types.fields_with_defaults, typedefs, self.diagnostics)
+        checks.check_forward_compatible(
+            self.types.forward_compatible_fields, typedefs, self.diagnostics
+        )
         for variant in self.types.variants:
             checks.check_variant(variant, typedefs, self.diagnostics)
         for union in self.types.unions:

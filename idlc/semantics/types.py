@@ -68,6 +68,7 @@ class TypeConverter:
         self.diagnostics = diagnostics
         #: Built while converting, for the checks that need every typedef (checks.py).
         self.fields_with_defaults: list[model.Field] = []
+        self.forward_compatible_fields: list[model.Field] = []
         self.variants: list[model.Variant] = []
         self.unions: list[model.Union_] = []
 
@@ -236,9 +237,14 @@ class TypeConverter:
                 default,
                 item.doc.text if item.doc is not None else None,
                 item.span,
+                item.lenient,
+                item.skip_invalid,
+                item.null_default,
             )
             if default is not None:
                 self.fields_with_defaults.append(converted)
+            if item.lenient or item.skip_invalid or item.null_default:
+                self.forward_compatible_fields.append(converted)
             fields.append(converted)
         return model.Record(tuple(fields), node.span)
 

@@ -160,6 +160,13 @@ class Field:
     default: Literal | None
     doc: Doc | None
     span: Span
+    #: Where `lenient` is written, if it is: a value that does not decode becomes the
+    #: field's default (docs/language.md, "Forward-compatible fields").
+    lenient: Span | None = None
+    #: Where `skip-invalid` is written, if it is: list items that do not decode are dropped.
+    skip_invalid: Span | None = None
+    #: Where `null-default` is written, if it is: an explicit `null` is the field's default.
+    null_default: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

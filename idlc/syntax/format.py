@@ -519,6 +519,12 @@ class _Layout:
         if field.default is not None:
             w.token("=")
             self.literal(field.default)
+        if field.lenient is not None:
+            w.token("lenient")
+        if field.skip_invalid is not None:
+            w.token("skip-invalid")
+        if field.null_default is not None:
+            w.token("null-default")
         w.token(";", space=False)
 
     def enum_value(self, value: ast.EnumValue) -> None:

@@ -211,8 +211,16 @@ class _Builder:
 
     def field(self, children: list[Any]) -> ast.Field:
         name: ast.Name = children[0]
+        lenient, skip_invalid, null_default = children[5], children[6], children[7]
         return ast.Field(
-            name, children[2], children[4], self._doc(name.span.start), self._span_of(children)
+            name,
+            children[2],
+            children[4],
+            self._doc(name.span.start),
+            self._span_of(children),
+            self._token_span(lenient) if lenient is not None else None,
+            self._token_span(skip_invalid) if skip_invalid is not None else None,
+            self._token_span(null_default) if null_default is not None else None,
         )
 
     def enum_type(self, children: list[Any]) -> Any:

@@ -29,6 +29,8 @@ from idlc_runtime.peer import (
     MethodFallback,
     Peer,
     PeerOptions,
+    RequestAdmission,
+    UndecodableNotificationHook,
     current_peer,
 )
 from idlc_runtime.transports import (
@@ -58,6 +60,8 @@ __all__ = [
     "MethodSpec",
     "Peer",
     "PeerOptions",
+    "RequestAdmission",
+    "UndecodableNotificationHook",
     "Proceed",
     "ProtocolError",
     "RootFactory",

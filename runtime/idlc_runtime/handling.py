@@ -48,6 +48,18 @@ _EMPTY_OBJECT: Final = b"{}"
 #: names use it, e.g. ACP's `_`-prefixed extension methods.
 MethodFallback = Callable[[str, Any, bool], Awaitable[Any]]
 
+#: Told of a notification whose params do not decode (docs/wire.md §4): `(method, params,
+#: error)`, where `params` is the plain JSON value (None when absent) and `error` the -32602
+#: a request would have been answered with. Without one, such a notification is logged at
+#: WARNING; either way its handler does not run.
+UndecodableNotificationHook = Callable[[str, Any, RpcError], None]
+
+#: Called with the method of every incoming request before it is looked up or its params are
+#: decoded (docs/wire.md §4); raising `RpcError` answers that error instead, so a protocol
+#: that refuses everything until a handshake (ACP before `initialize`) answers every method
+#: alike, known or not, decodable or not.
+RequestAdmission = Callable[[str], None]
+
 
 @dataclass(frozen=True, slots=True)
 class _Served:
@@ -86,6 +98,8 @@ class Handling:
         interceptors: tuple[Interceptor, ...],
         fallback: MethodFallback | None,
         debug: bool,
+        on_undecodable_notification: UndecodableNotificationHook | None = None,
+        admit_request: RequestAdmission | None = None,
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._replies = replies
@@ -93,6 +107,8 @@ class Handling:
         self._interceptors = interceptors
         self._fallback = fallback
         self._debug = debug
+        self._on_undecodable_notification = on_undecodable_notification
+        self._admit_request = admit_request
         self._root: _Served | None = None
         self._objects: dict[str, _Served] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
@@ -135,6 +151,8 @@ class Handling:
             )
             return
         try:
+            if self._admit_request is not None:
+                self._admit_request(method)
             served, spec, decoded, target = self._lookup(method, params, targeted)
         except RpcError as error:
             self._replies.write(self._encode_rpc_error(id, error))
@@ -155,6 +173,9 @@ class Handling:
         try:
             served, spec, decoded, target = self._lookup(method, params, targeted, True)
         except RpcError as error:
+            if error.code == ErrorCode.INVALID_PARAMS:
+                self._undecodable_notification(method, params, error)
+                return
             level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
             log.log(level, "ignored notification %s: %s", method, error)
             return
@@ -165,6 +186,20 @@ class Handling:
         )
         if task is not None:
             self.handlers[token] = task
+
+    def _undecodable_notification(self, method: str, params: Raw, error: RpcError) -> None:
+        hook = self._on_undecodable_notification
+        if hook is None:
+            log.warning("ignored notification %s: %s", method, error)
+            return
+        try:
+            value = decode_any(params) if params else None
+        except (msgspec.DecodeError, RecursionError):
+            value = None  # read once already, so only nesting too deep for a second read
+        try:
+            hook(method, value, error)
+        except Exception:
+            log.exception("the undecodable-notification hook failed on %s", method)
 
     def send_error(
         self, id: RequestId | None, code: int, message: str, data: object = None

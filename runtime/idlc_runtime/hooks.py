@@ -44,6 +44,7 @@ __all__ = [
     "VariantInfo",
     "dec_hook",
     "enc_hook",
+    "forward_compatible",
 ]
 
 #: The type of an IDL `json` value: whatever msgspec decodes JSON into.
@@ -70,6 +71,36 @@ class UnionInfo:
     """The alternatives of an untagged union, tried in order."""
 
     alternatives: tuple[type, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Leniency:
+    """The forward-compatible fields of one record class, by Python attribute name
+    (docs/language.md, "Forward-compatible fields")."""
+
+    #: `lenient` fields: a value that does not decode becomes the field's default.
+    lenient: frozenset[str]
+    #: `skip-invalid` list fields: items that do not decode are dropped.
+    skip_invalid: frozenset[str]
+    #: `null-default` fields: an explicit `null` is the field's default (or empty list/map).
+    null_default: frozenset[str] = frozenset()
+
+
+#: Record class → its forward-compatible fields, filled by generated code at import.
+#: Read by `idlc_runtime.lenient` only when a strict decode has failed.
+LENIENCY: dict[type, Leniency] = {}
+
+
+def forward_compatible(
+    cls: type,
+    *,
+    lenient: tuple[str, ...] = (),
+    skip_invalid: tuple[str, ...] = (),
+    null_default: tuple[str, ...] = (),
+) -> None:
+    """Register the `lenient`, `skip-invalid` and `null-default` fields of a generated
+    record class."""
+    LENIENCY[cls] = Leniency(frozenset(lenient), frozenset(skip_invalid), frozenset(null_default))
 
 
 class VariantBase:

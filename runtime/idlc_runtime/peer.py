@@ -30,7 +30,14 @@ from idlc_runtime.calls import PendingCalls
 from idlc_runtime.codec import decoder_for
 from idlc_runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc_runtime.framing import LineProtocol
-from idlc_runtime.handling import CANCEL_METHOD, TOO_DEEP, Handling, MethodFallback
+from idlc_runtime.handling import (
+    CANCEL_METHOD,
+    TOO_DEEP,
+    Handling,
+    MethodFallback,
+    RequestAdmission,
+    UndecodableNotificationHook,
+)
 from idlc_runtime.inbound import Inbound
 from idlc_runtime.intake import Intake, LineSource, StreamSource
 from idlc_runtime.interceptors import Interceptor
@@ -50,6 +57,8 @@ __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
     "ByteWriter",
     "MethodFallback",
+    "RequestAdmission",
+    "UndecodableNotificationHook",
     "Peer",
     "PeerOptions",
     "current_peer",
@@ -85,6 +94,12 @@ class PeerOptions:
     #: Handle JSON-RPC batches (docs/wire.md §7); when False an array is answered with
     #: one -32600 (id null), as protocols without batches (ACP) expect.
     accept_batches: bool = True
+    #: Told of every notification whose params do not decode (docs/wire.md §4), with the
+    #: method, the params as plain JSON and the error; None logs them at WARNING.
+    on_undecodable_notification: UndecodableNotificationHook | None = None
+    #: Called with the method of every incoming request before anything else (see
+    #: `RequestAdmission`); raising `RpcError` answers it with that error.
+    admit_request: RequestAdmission | None = None
 
 
 _current_peer: contextvars.ContextVar[Peer] = contextvars.ContextVar("idlc_current_peer")
@@ -133,6 +148,8 @@ class Peer:
             interceptors=tuple(options.interceptors),
             fallback=options.fallback,
             debug=options.debug,
+            on_undecodable_notification=options.on_undecodable_notification,
+            admit_request=options.admit_request,
         )
         handling.serve_root(root)
         inbound = Inbound(

@@ -131,3 +131,82 @@ def _case_classes(alias: Any) -> list[Any]:
         return list(union.alternatives)
     del idlc_acp
     return [arg for arg in typing.get_args(alias) if isinstance(arg, type)]
+
+
+def _marked(mark: str) -> list[tuple[str, str]]:
+    """(definition, property) of every property the schema marks with `mark`."""
+    return [
+        (name, prop)
+        for name, node in schema()["$defs"].items()
+        for prop, value in node.get("properties", {}).items()
+        if value.get(mark)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mark", "modifier", "count"),
+    [
+        ("x-deserialize-default-on-error", "lenient", 245),
+        ("x-deserialize-skip-invalid-items", "skip_invalid", 19),
+    ],
+)
+def test_every_forward_compatible_place_of_the_schema_is_lenient(
+    mark: str, modifier: str, count: int
+) -> None:
+    """Each place the schema marks decodes as the official SDKs decode it: `lenient` for
+    default-on-error, `skip-invalid` for skip-invalid-items (docs/acp.md, "Messages from
+    newer peers"), on every generated class of that definition."""
+    import idlc_acp
+    from idlc_runtime.lenient import leniency_of
+
+    marked = _marked(mark)
+    assert len(marked) == count  # the vendored schema's number: a schema update shows here
+    reach = reachable()
+    checked = 0
+    for name, prop in marked:
+        if (name, prop) == ("Error", "data"):
+            # The JSON-RPC error object is the runtime's: its `data` is any JSON value
+            # (RpcError.data), which always decodes.
+            checked += 1
+            continue
+        assert name in reach, f"{name}.{prop} is marked but no method reaches {name}"
+        generated = getattr(idlc_acp, name)
+        # A variant's or union's base class (not a class that merely derives from one).
+        own = vars(generated) if isinstance(generated, type) else {}
+        plain = isinstance(generated, type) and not {"__idlc_variant__", "__idlc_union__"} & set(
+            own
+        )
+        classes = [generated] if plain else _case_classes(generated)
+        structs = [c for c in classes if isinstance(c, type) and issubclass(c, msgspec.Struct)]
+        assert structs, name
+        for cls in structs:
+            attribute = next(f.name for f in msgspec.structs.fields(cls) if f.encode_name == prop)
+            assert attribute in getattr(leniency_of(cls), modifier), (cls.__name__, prop)
+        checked += 1
+    assert checked == count
+
+
+def test_every_default_on_null_place_reads_null_as_nothing_or_the_empty_list() -> None:
+    """x-deserialize-default-on-null (14 places): a field that is optional in Python reads
+    `null` as None already; every other one is `null-default` (docs/acp.md, "Messages from
+    newer peers")."""
+    import idlc_acp
+    from idlc_runtime.lenient import leniency_of
+
+    marked = _marked("x-deserialize-default-on-null")
+    assert len(marked) == 14
+    modified = 0
+    for name, prop in marked:
+        generated = getattr(idlc_acp, name)
+        own = vars(generated) if isinstance(generated, type) else {}
+        plain = isinstance(generated, type) and not {"__idlc_variant__", "__idlc_union__"} & set(
+            own
+        )
+        classes = [generated] if plain else _case_classes(generated)
+        for cls in [c for c in classes if isinstance(c, type) and issubclass(c, msgspec.Struct)]:
+            field = next(f for f in msgspec.structs.fields(cls) if f.encode_name == prop)
+            if field.default is None:
+                continue  # optional: `null` is None
+            assert field.name in leniency_of(cls).null_default, (cls.__name__, prop)
+            modified += 1
+    assert modified == 6  # mcpServers (new, load), headers (http, sse), args and env (stdio)

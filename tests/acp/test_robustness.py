@@ -100,6 +100,9 @@ def test_bad_input_gets_errors_and_the_agent_keeps_serving() -> None:
         )
         error = agent.receive()
         assert error["error"]["code"] == -32602 and error["id"] == 6
+        # PromptRequest holds lenient fields, so this went through the forward-compatible
+        # path too (docs/wire.md §4): what it cannot save is still -32602, with its path.
+        assert error["error"]["data"]["path"].startswith("$.prompt[0]"), error
 
         agent.send({"jsonrpc": "2.0", "id": 7, "method": "session/nope", "params": {}})
         assert agent.receive()["error"]["code"] == -32601

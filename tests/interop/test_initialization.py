@@ -65,6 +65,19 @@ class Stdio:
         self.process.wait()
 
 
+#: Requests before `initialize` that the runtime would refuse on its own before any
+#: interceptor runs (a method the agent does not implement, params that do not decode, an
+#: extension, a method nobody knows): the family the admission hook answers like the rest.
+EARLY = [
+    ("session/load", {"sessionId": "s", "cwd": str(REPO), "mcpServers": []}),
+    ("session/set_mode", {"sessionId": "s", "modeId": "m"}),
+    ("session/new", {"cwd": 5}),
+    ("session/prompt", {}),
+    ("_vendor/thing", {}),
+    ("nonsense", {}),
+]
+
+
 def before_and_after(command: list[str]) -> list[dict[str, Any]]:
     """The answers to: session/new, initialize(v7), session/new — with a notification first."""
     agent = Stdio(command)
@@ -75,6 +88,15 @@ def before_and_after(command: list[str]) -> list[dict[str, Any]]:
             agent.call(2, "initialize", {"protocolVersion": 7}),
             agent.call(3, "session/new", NEW_SESSION),
         ]
+    finally:
+        agent.close()
+
+
+def early_answers(command: list[str]) -> list[dict[str, Any]]:
+    """The errors of the EARLY requests, sent before `initialize`."""
+    agent = Stdio(command)
+    try:
+        return [agent.call(i, m, p)["error"] for i, (m, p) in enumerate(EARLY, 1)]
     finally:
         agent.close()
 
@@ -95,6 +117,20 @@ def test_the_typescript_sdk_refuses_requests_before_initialize(
     }
     assert initialized["result"]["protocolVersion"] == 1
     assert "sessionId" in served["result"]
+
+
+def test_before_initialize_every_request_gets_the_typescript_sdks_answer() -> None:
+    """Whatever the method or its params, as the official TypeScript SDK answers them."""
+    require_node_modules()
+    theirs = early_answers(TS_AGENT)
+    assert theirs == [
+        {
+            "code": -32600,
+            "message": f"Invalid request: ACP connection must be initialized before '{method}'",
+        }
+        for method, _ in EARLY
+    ]
+    assert early_answers(ECHO_AGENT) == theirs
 
 
 def test_our_agent_answers_as_the_typescript_sdk(ts_answers: list[dict[str, Any]]) -> None:

@@ -164,6 +164,10 @@ def _labels(text: str) -> list[str]:
             ["execution"],
         ),
         ("", ["external", "import", "interface", "type"]),
+        # The field modifiers (docs/language.md, "Forward-compatible fields"), in their order.
+        ("type X = record { a : string ", ["lenient", "null-default", "skip-invalid"]),
+        ("type X = record { a : list<string> = [] lenient ", ["null-default", "skip-invalid"]),
+        ("type X = record { a : list<string> skip-invalid ", ["null-default"]),
         ("type ", []),  # a new name: nothing to offer
         ("type X = string; // comment ", []),
         ('type X = "unterminated', []),

@@ -3666,12 +3666,144 @@ ElicitationContentValue: typing.TypeAlias = str | _Int64 | float | bool | list[s
 """Allowed wire representations for `ElicitationContentValue`."""
 
 
+_hooks.forward_compatible(
+    InitializeRequest,
+    lenient=("client_capabilities", "client_info", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    ClientCapabilities,
+    lenient=("fs", "terminal", "session", "auth", "elicitation", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    FileSystemCapabilities,
+    lenient=("read_text_file", "write_text_file", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    ClientSessionCapabilities,
+    lenient=("compaction", "config_options", "notices", "meta"),
+)
+
+
+_hooks.forward_compatible(SessionConfigOptionsCapabilities, lenient=("boolean", "meta"))
+
+
+_hooks.forward_compatible(BooleanConfigOptionCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(AuthCapabilities, lenient=("terminal", "meta"))
+
+
+_hooks.forward_compatible(ElicitationCapabilities, lenient=("form", "url", "meta"))
+
+
+_hooks.forward_compatible(ElicitationFormCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(ElicitationUrlCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(Implementation, lenient=("title", "meta"))
+
+
+_hooks.forward_compatible(
+    InitializeResponse,
+    lenient=("agent_capabilities", "auth_methods", "agent_info", "meta"),
+    skip_invalid=("auth_methods",),
+)
+
+
+_hooks.forward_compatible(
+    AgentCapabilities,
+    lenient=(
+        "load_session",
+        "prompt_capabilities",
+        "mcp_capabilities",
+        "session_capabilities",
+        "auth",
+        "meta",
+    ),
+)
+
+
+_hooks.forward_compatible(
+    PromptCapabilities,
+    lenient=("image", "audio", "embedded_context", "meta"),
+)
+
+
+_hooks.forward_compatible(McpCapabilities, lenient=("http", "sse", "meta"))
+
+
+_hooks.forward_compatible(
+    SessionCapabilities,
+    lenient=("list_", "delete", "additional_directories", "resume", "close", "meta"),
+)
+
+
+_hooks.forward_compatible(SessionListCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(SessionDeleteCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(SessionAdditionalDirectoriesCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(SessionResumeCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(SessionCloseCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(AgentAuthCapabilities, lenient=("logout", "meta"))
+
+
+_hooks.forward_compatible(LogoutCapabilities, lenient=("meta",))
+
+
+_hooks.forward_compatible(AuthMethodTerminal, lenient=("description", "meta"))
+
+
 _AuthMethodBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="type",
     cases={"terminal": AuthMethodTerminal},
     default=AuthMethodDefault,
     unknown=None,
 )
+
+
+_hooks.forward_compatible(AuthMethodAgent, lenient=("description", "meta"))
+
+
+_hooks.forward_compatible(AuthenticateRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(AuthenticateResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(LogoutRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(LogoutResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    NewSessionRequest,
+    lenient=("meta",),
+    null_default=("mcp_servers",),
+)
+
+
+_hooks.forward_compatible(McpServerHttp, lenient=("meta",), null_default=("headers",))
+
+
+_hooks.forward_compatible(McpServerSse, lenient=("meta",), null_default=("headers",))
 
 
 _McpServerBase.__idlc_variant__ = _hooks.VariantInfo(
@@ -3682,9 +3814,126 @@ _McpServerBase.__idlc_variant__ = _hooks.VariantInfo(
 )
 
 
+_hooks.forward_compatible(HttpHeader, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    McpServerStdio,
+    lenient=("meta",),
+    null_default=("args", "env"),
+)
+
+
+_hooks.forward_compatible(EnvVariable, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    NewSessionResponse,
+    lenient=("modes", "config_options", "meta"),
+    skip_invalid=("config_options",),
+)
+
+
+_hooks.forward_compatible(
+    SessionModeState,
+    lenient=("available_modes", "meta"),
+    skip_invalid=("available_modes",),
+)
+
+
+_hooks.forward_compatible(SessionMode, lenient=("description", "meta"))
+
+
+_hooks.forward_compatible(
+    SessionConfigSelect,
+    lenient=("description", "category", "meta"),
+)
+
+
 _SessionConfigSelectEntryBase.__idlc_union__ = _hooks.UnionInfo(
     alternatives=(SessionConfigSelectOption, SessionConfigSelectGroup),
 )
+
+
+_hooks.forward_compatible(SessionConfigSelectOption, lenient=("description", "meta"))
+
+
+_hooks.forward_compatible(
+    SessionConfigSelectGroup,
+    lenient=("options", "meta"),
+    skip_invalid=("options",),
+)
+
+
+_hooks.forward_compatible(
+    SessionConfigBoolean,
+    lenient=("description", "category", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    LoadSessionRequest,
+    lenient=("meta",),
+    null_default=("mcp_servers",),
+)
+
+
+_hooks.forward_compatible(
+    LoadSessionResponse,
+    lenient=("modes", "config_options", "meta"),
+    skip_invalid=("config_options",),
+)
+
+
+_hooks.forward_compatible(ResumeSessionRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    ResumeSessionResponse,
+    lenient=("modes", "config_options", "meta"),
+    skip_invalid=("config_options",),
+)
+
+
+_hooks.forward_compatible(ListSessionsRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    ListSessionsResponse,
+    lenient=("sessions", "next_cursor", "meta"),
+    skip_invalid=("sessions",),
+)
+
+
+_hooks.forward_compatible(
+    SessionInfo,
+    lenient=("additional_directories", "title", "updated_at", "meta"),
+    skip_invalid=("additional_directories",),
+)
+
+
+_hooks.forward_compatible(DeleteSessionRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(DeleteSessionResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(CloseSessionRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(CloseSessionResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(SetSessionModeRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(SetSessionModeResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(SetSessionConfigOptionRequestBoolean, lenient=("meta",))
+
+
+_hooks.forward_compatible(SetSessionConfigOptionRequestDefault, lenient=("meta",))
 
 
 _SetSessionConfigOptionRequestBase.__idlc_variant__ = _hooks.VariantInfo(
@@ -3695,9 +3944,218 @@ _SetSessionConfigOptionRequestBase.__idlc_variant__ = _hooks.VariantInfo(
 )
 
 
+_hooks.forward_compatible(
+    SetSessionConfigOptionResponse,
+    lenient=("config_options", "meta"),
+    skip_invalid=("config_options",),
+)
+
+
+_hooks.forward_compatible(PromptRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(TextContent, lenient=("annotations", "meta"))
+
+
+_hooks.forward_compatible(
+    Annotations,
+    lenient=("audience", "last_modified", "priority", "meta"),
+    skip_invalid=("audience",),
+)
+
+
+_hooks.forward_compatible(ImageContent, lenient=("annotations", "uri", "meta"))
+
+
+_hooks.forward_compatible(AudioContent, lenient=("annotations", "meta"))
+
+
+_hooks.forward_compatible(
+    ResourceLink,
+    lenient=("annotations", "description", "mime_type", "size", "title", "meta"),
+)
+
+
+_hooks.forward_compatible(EmbeddedResource, lenient=("annotations", "meta"))
+
+
 _EmbeddedResourceResourceBase.__idlc_union__ = _hooks.UnionInfo(
     alternatives=(TextResourceContents, BlobResourceContents),
 )
+
+
+_hooks.forward_compatible(TextResourceContents, lenient=("mime_type", "meta"))
+
+
+_hooks.forward_compatible(BlobResourceContents, lenient=("mime_type", "meta"))
+
+
+_hooks.forward_compatible(PromptResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(CancelNotification, lenient=("meta",))
+
+
+_hooks.forward_compatible(SessionNotification, lenient=("meta",))
+
+
+_hooks.forward_compatible(ContentChunk, lenient=("message_id", "meta"))
+
+
+_hooks.forward_compatible(
+    ToolCall,
+    lenient=(
+        "name",
+        "kind",
+        "status",
+        "content",
+        "locations",
+        "raw_input",
+        "raw_output",
+        "meta",
+    ),
+    skip_invalid=("content", "locations"),
+)
+
+
+_hooks.forward_compatible(Content, lenient=("meta",))
+
+
+_hooks.forward_compatible(Diff, lenient=("old_text", "meta"))
+
+
+_hooks.forward_compatible(Terminal, lenient=("meta",))
+
+
+_hooks.forward_compatible(ToolCallLocation, lenient=("line", "meta"))
+
+
+_hooks.forward_compatible(
+    ToolCallUpdate,
+    lenient=(
+        "kind",
+        "status",
+        "title",
+        "name",
+        "content",
+        "locations",
+        "raw_input",
+        "raw_output",
+        "meta",
+    ),
+    skip_invalid=("content", "locations"),
+)
+
+
+_hooks.forward_compatible(Plan, lenient=("entries", "meta"), skip_invalid=("entries",))
+
+
+_hooks.forward_compatible(PlanEntry, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    AvailableCommandsUpdate,
+    lenient=("available_commands", "meta"),
+    skip_invalid=("available_commands",),
+)
+
+
+_hooks.forward_compatible(AvailableCommand, lenient=("input", "meta"))
+
+
+_hooks.forward_compatible(UnstructuredCommandInput, lenient=("meta",))
+
+
+_hooks.forward_compatible(CurrentModeUpdate, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    ConfigOptionUpdate,
+    lenient=("config_options", "meta"),
+    skip_invalid=("config_options",),
+)
+
+
+_hooks.forward_compatible(SessionInfoUpdate, lenient=("title", "updated_at", "meta"))
+
+
+_hooks.forward_compatible(UsageUpdate, lenient=("cost", "meta"))
+
+
+_hooks.forward_compatible(Cost, lenient=("meta",))
+
+
+_hooks.forward_compatible(Notice, lenient=("description", "meta"))
+
+
+_hooks.forward_compatible(
+    CompactionUpdate,
+    lenient=("summary", "error", "meta"),
+    skip_invalid=("summary",),
+)
+
+
+_hooks.forward_compatible(CompactionSummaryChunk, lenient=("meta",))
+
+
+_hooks.forward_compatible(RequestPermissionRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(PermissionOption, lenient=("meta",))
+
+
+_hooks.forward_compatible(RequestPermissionResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(SelectedPermissionOutcome, lenient=("meta",))
+
+
+_hooks.forward_compatible(ReadTextFileRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(ReadTextFileResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(WriteTextFileRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(WriteTextFileResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(CreateTerminalRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(CreateTerminalResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(TerminalOutputRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(TerminalOutputResponse, lenient=("exit_status", "meta"))
+
+
+_hooks.forward_compatible(TerminalExitStatus, lenient=("exit_code", "signal", "meta"))
+
+
+_hooks.forward_compatible(WaitForTerminalExitRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    WaitForTerminalExitResponse,
+    lenient=("exit_code", "signal", "meta"),
+)
+
+
+_hooks.forward_compatible(KillTerminalRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(KillTerminalResponse, lenient=("meta",))
+
+
+_hooks.forward_compatible(ReleaseTerminalRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(ReleaseTerminalResponse, lenient=("meta",))
 
 
 _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
@@ -3705,6 +4163,15 @@ _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     cases={"form": CreateElicitationRequestForm, "url": CreateElicitationRequestUrl},
     default=None,
     unknown=CreateElicitationRequestUnknown,
+)
+
+
+_hooks.forward_compatible(ElicitationFormMode, lenient=("meta",))
+
+
+_hooks.forward_compatible(
+    ElicitationSchema,
+    lenient=("type", "title", "description", "meta"),
 )
 
 
@@ -3722,12 +4189,64 @@ _ElicitationPropertySchemaBase.__idlc_variant__ = _hooks.VariantInfo(
 )
 
 
+_hooks.forward_compatible(
+    StringPropertySchema,
+    lenient=("title", "description", "default", "meta"),
+)
+
+
+_hooks.forward_compatible(EnumOption, lenient=("description", "meta"))
+
+
+_hooks.forward_compatible(
+    NumberPropertySchema,
+    lenient=("title", "description", "default", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    IntegerPropertySchema,
+    lenient=("title", "description", "default", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    BooleanPropertySchema,
+    lenient=("title", "description", "default", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    MultiSelectPropertySchema,
+    lenient=("title", "description", "default", "meta"),
+    skip_invalid=("default",),
+)
+
+
 _MultiSelectItemsBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="type",
     cases={"string": MultiSelectItemsString},
     default=MultiSelectItemsDefault,
     unknown=MultiSelectItemsUnknown,
 )
+
+
+_hooks.forward_compatible(StringMultiSelectItems, lenient=("meta",))
+
+
+_hooks.forward_compatible(TitledMultiSelectItems, lenient=("meta",))
+
+
+_hooks.forward_compatible(ElicitationSessionScope, lenient=("tool_call_id",))
+
+
+_hooks.forward_compatible(ElicitationUrlMode, lenient=("meta",))
+
+
+_hooks.forward_compatible(CreateElicitationResponseDecline, lenient=("meta",))
+
+
+_hooks.forward_compatible(CreateElicitationResponseCancel, lenient=("meta",))
 
 
 _CreateElicitationResponseBase.__idlc_variant__ = _hooks.VariantInfo(
@@ -3740,3 +4259,12 @@ _CreateElicitationResponseBase.__idlc_variant__ = _hooks.VariantInfo(
     default=None,
     unknown=CreateElicitationResponseUnknown,
 )
+
+
+_hooks.forward_compatible(ElicitationAcceptAction, lenient=("meta",))
+
+
+_hooks.forward_compatible(CompleteElicitationNotification, lenient=("meta",))
+
+
+_hooks.forward_compatible(CancelRequestNotification, lenient=("meta",))

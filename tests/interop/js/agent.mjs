@@ -7,7 +7,11 @@
 //   the file's first line; the turn ends with end_turn, or cancelled after session/cancel;
 // - a prompt that is the one text block NEWS gets, if the client advertised `session.notices`
 //   and `session.compaction`, the news scenario's notice and compaction updates (the same as
-//   tests/interop/py_official_agent.py sends) and ends with end_turn.
+//   tests/interop/py_official_agent.py sends) and ends with end_turn;
+// - a prompt that is the one text block NEWER gets updates as a newer agent may send them
+//   (NEWER_UPDATES: values this schema version does not know, in places the schema marks
+//   default-on-error or skip-invalid-items, and an update kind it does not know at all) and
+//   ends with end_turn (tests/interop/test_newer_peer.py).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -74,6 +78,27 @@ const NEWS_UPDATES = [
   },
 ];
 
+const NEWER_UPDATES = [
+  { sessionUpdate: "tool_call", toolCallId: "t-1", title: "Browse", kind: "browse", status: "queued" },
+  {
+    sessionUpdate: "tool_call_update",
+    toolCallId: "t-1",
+    status: "completed",
+    locations: [{ path: "/a.py", line: 3 }, { line: 4 }, { path: "/b.py", line: "end" }],
+  },
+  { sessionUpdate: "notice", severity: "fatal", title: "Heads up", description: { rich: true } },
+  { sessionUpdate: "weather", forecast: "rain" },
+  {
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text: "after", annotations: { audience: ["user", "robot"], priority: "high" } },
+  },
+];
+
+function onlyText(prompt, text) {
+  const texts = prompt.filter((block) => block.type === "text").map((block) => block.text);
+  return texts.length === 1 && texts[0] === text;
+}
+
 function wantsNews(prompt) {
   const texts = prompt.filter((block) => block.type === "text").map((block) => block.text);
   const session = clientCapabilities.session;
@@ -85,6 +110,10 @@ async function runTurn(client, sessionId, session, prompt, signal) {
   const update = (u) => client.notify(acp.methods.client.session.update, { sessionId, update: u, ...meta });
   if (wantsNews(prompt)) {
     for (const u of NEWS_UPDATES) await update(u);
+    return "end_turn";
+  }
+  if (onlyText(prompt, "NEWER")) {
+    for (const u of NEWER_UPDATES) await update(u);
     return "end_turn";
   }
   let first = true;
