@@ -191,7 +191,8 @@ class ChannelSource:
         self._task: asyncio.Task[None] | None = None
         self._paused_by_sink = False
         self._paused_by_budget = False
-        #: The bytes of the frame delivered and held back by the sink, if any.
+        #: The bytes of the frames delivered and held back by the sink (one, unless the
+        #: source is misused: it receives nothing while the sink has it paused).
         self._held = 0
         #: Set while receiving may go on.
         self._may_receive = asyncio.Event()
@@ -222,7 +223,8 @@ class ChannelSource:
                 line = frame_line(frame, self._max_message_size)
                 sink.lines_received([line])
                 if self._paused_by_sink and self._budget is not None:
-                    self._held = len(line) if isinstance(line, bytes) else line.size
+                    # Held back by the peer until it resumes: counted against the budget.
+                    self._held += len(line) if isinstance(line, bytes) else line.size
                     self._budget.update(self, self._held, False)
         except asyncio.CancelledError:
             return  # closed: nobody listens for the end any more

@@ -146,6 +146,11 @@ async def _refuse(websocket: WebSocket, refusal: Refused) -> None:
             refusal.reason + "\n", status_code=refusal.status, headers=refusal.headers
         )
         await websocket.send_denial_response(response)
+        # uvicorn's sans-I/O implementation counts the handshake as done only once the
+        # closed transport is reported lost, a callback it has just scheduled; returning
+        # before that logs a spurious "returned without completing handshake" error for
+        # every refusal (uvicorn pull request 3138). One pass of the loop lets it run.
+        await asyncio.sleep(0)
     else:
         # Without the denial-response extension, closing before accepting is the one way
         # to refuse: the server answers 403.

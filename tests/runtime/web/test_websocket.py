@@ -197,7 +197,8 @@ async def test_oversized_frames_are_answered_and_far_oversized_ones_close_with_1
 @run_async
 async def test_a_client_that_disconnects_mid_call() -> None:
     root = SampleService()
-    async with serve_websocket(lambda: root) as server:
+    options = PeerOptions(finish_on_eof=0.1)
+    async with serve_websocket(lambda: root, options=options) as server:
         async with raw_frames(server.url) as raw:
             await raw.send(
                 json.dumps(
