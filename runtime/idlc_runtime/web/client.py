@@ -11,7 +11,13 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosedError, ConnectionClosedOK, InvalidStatus
+from websockets.exceptions import (
+    ConnectionClosedError,
+    ConnectionClosedOK,
+    InvalidHandshake,
+    InvalidStatus,
+    InvalidURI,
+)
 
 from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame, frame_limit
 from idlc_runtime.peer import Peer, PeerOptions
@@ -31,6 +37,10 @@ async def connect_websocket(
 
     `headers` are sent with the upgrade request (`Authorization`, for one); `root` serves
     the server's calls back. Leaving the block closes the connection.
+
+    Raises `Refused` when the server turns the upgrade away (401, 403), `ValueError` for
+    a URL that is not `ws://` or `wss://`, and `OSError` when nothing (or nothing that
+    speaks WebSocket) answers.
     """
     try:
         connection = await connect(
@@ -45,6 +55,11 @@ async def connect_websocket(
         response = error.response
         reason = response.body.decode("utf-8", "replace").strip() if response.body else ""
         raise Refused(response.status_code, reason or response.reason_phrase) from None
+    except InvalidURI as error:
+        raise ValueError(f"not a WebSocket URL: {url!r} ({error})") from None
+    except InvalidHandshake as error:
+        # Something answered that does not speak WebSocket: as good as no server there.
+        raise ConnectionError(f"no WebSocket server at {url}: {error}") from error
 
     async def receive() -> Frame | None:
         try:
