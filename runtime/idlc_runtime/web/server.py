@@ -126,9 +126,10 @@ class WebSocketServer:
         except Exception:
             # No root, no connection: close it rather than leave the client waiting.
             log.exception("the root factory failed; connection closed")
-            await peer.close()
             with contextlib.suppress(Exception):
                 await websocket.close(INTERNAL_ERROR)
+            await peer.close()
+            await writer.wait_closed()
             return
         peer._serve_root(root)
         self._peers.add(peer)

@@ -236,3 +236,22 @@ async def test_a_server_that_goes_away_mid_call_fails_the_call() -> None:
                 pass
             else:
                 raise AssertionError("the call was answered")
+
+
+@run_async
+async def test_a_failing_root_factory_closes_that_connection_with_1011_and_serves_others() -> None:
+    made: list[int] = []
+
+    def make_root() -> SampleService:
+        made.append(len(made))
+        if len(made) == 1:
+            raise RuntimeError("no root for the first")
+        return SampleService()
+
+    async with serve_websocket(make_root) as server:
+        async with raw_frames(server.url) as raw:
+            with contextlib.suppress(Exception):
+                await within(raw.connection.recv())
+            assert raw.connection.close_code == 1011
+        async with connect_websocket(server.url) as peer:
+            assert await within(SampleProxy(peer).ping()) == "pong"
