@@ -44,8 +44,10 @@ class WebSocketServer:
     `Peer` if it takes one: docs/serving.md, "The connection's peer"); objects the factory
     keeps outside itself are shared by every connection. `allowed_origins` lists the browser
     origins admitted (requests without `Origin` come from programs and pass);
-    `authenticate` sees each request's headers before it is accepted. `max_buffered_input`
-    bounds the bytes of frames held back over all connections (docs/wire.md §11).
+    `authenticate` sees each request's headers before it is accepted. `max_connections`
+    bounds the connections open at once (past it, upgrades are refused 503: uvicorn's
+    `--limit-concurrency` does not count WebSockets); `max_buffered_input` bounds the bytes
+    of frames held back over all connections (docs/wire.md §11).
 
     `endpoint` is the WebSocket endpoint alone, to route in an application of your own.
     """
@@ -58,8 +60,15 @@ class WebSocketServer:
         options: PeerOptions | None = None,
         allowed_origins: Collection[str] = (),
         authenticate: Authenticate | None = None,
+        max_connections: int | None = None,
         max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
     ) -> None:
+        if max_connections is not None and max_connections <= 0:
+            raise ValueError(f"max_connections must be positive, not {max_connections}")
+        self._max_connections = max_connections
+        #: Connections admitted and not yet ended (counted before they are accepted, so
+        #: that upgrades arriving together cannot all slip under the bound).
+        self._admitted = 0
         self._takes_peer = _takes_peer(root_factory)
         self._root_factory = root_factory
         self._options = options
@@ -93,10 +102,20 @@ class WebSocketServer:
         """Serve one WebSocket: admit it or refuse it, then run its peer until it ends."""
         try:
             await admit(websocket.headers, self._allowed_origins, self._authenticate)
+            if self._max_connections is not None and self._admitted >= self._max_connections:
+                raise Refused(503, "too many connections", {"Retry-After": "1"})
         except Refused as refusal:
             log.info("WebSocket refused (%d): %s", refusal.status, refusal.reason)
             await _refuse(websocket, refusal)
             return
+        self._admitted += 1
+        try:
+            await self._serve(websocket)
+        finally:
+            self._admitted -= 1
+
+    async def _serve(self, websocket: WebSocket) -> None:
+        """Accept an admitted WebSocket and run its peer until the connection ends."""
         await websocket.accept()
 
         async def receive() -> Frame | None:
@@ -209,6 +228,7 @@ async def serve_websocket(
     options: PeerOptions | None = None,
     allowed_origins: Collection[str] = (),
     authenticate: Authenticate | None = None,
+    max_connections: int | None = None,
     max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
     uvicorn_options: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[WebSocketListener]:
@@ -225,6 +245,7 @@ async def serve_websocket(
         options=options,
         allowed_origins=allowed_origins,
         authenticate=authenticate,
+        max_connections=max_connections,
         max_buffered_input=max_buffered_input,
     )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

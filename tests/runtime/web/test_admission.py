@@ -13,6 +13,7 @@ from websockets.exceptions import InvalidStatus
 
 from idlc_runtime.web import (
     Refused,
+    WebSocketServer,
     bearer_token,
     bearer_token_from_env,
     connect_websocket,
@@ -122,3 +123,17 @@ def test_a_token_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_servers_listen_on_the_loopback_unless_told_otherwise() -> None:
     async with serve_websocket(SampleService) as server:
         assert server.host == "127.0.0.1"
+
+
+@run_async
+async def test_connections_past_the_bound_are_refused_503_until_one_ends() -> None:
+    async with serve_websocket(SampleService, max_connections=2) as server:
+        async with connect_websocket(server.url) as first:
+            async with connect_websocket(server.url):
+                assert await status_of(server.url, {}) == 503
+                assert await within(SampleProxy(first).ping()) == "pong"
+            while len(server.peers) > 1:
+                await asyncio.sleep(0.01)
+            assert await status_of(server.url, {}) == 101
+    with pytest.raises(ValueError):
+        WebSocketServer(SampleService, max_connections=0)
