@@ -4,14 +4,20 @@ subprocesses."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from quixos_agent import AgentDirectoryProxy
 from quixos_harness import CLIENT, EXAMPLE_ENV, running_server
 from test_quixos_examples import WALKTHROUGH
+
+from idlc_runtime import ConnectionClosed
+from idlc_runtime.web import connect_websocket
 
 LISTENING = rb"^quixos_server: listening on (ws://127\.0\.0\.1:\d+/)$"
 
@@ -85,3 +91,38 @@ def test_a_token_variable_that_is_empty_stops_the_server_in_one_line() -> None:
     assert server.stderr == (
         "quixos_server: the environment variable QUIXOS_TOKEN holds no token\n"
     ), server.stderr
+
+
+def test_a_server_killed_mid_connection_fails_the_client_s_calls_without_a_hang() -> None:
+    """The server dies without closing (SIGKILL): the client's next call raises
+    `ConnectionClosed` at once instead of waiting for an answer that cannot come."""
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            str(CLIENT.parent / "quixos_server.py"),
+            "--quiet",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        env=EXAMPLE_ENV,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert server.stderr is not None
+        found = re.search(rb"(ws://\S+)", server.stderr.readline())
+        assert found, "the server did not say where it listens"
+
+        async def scenario() -> None:
+            async with connect_websocket(found.group(1).decode()) as peer:
+                directory = AgentDirectoryProxy(peer)
+                assert await directory.pending() == frozenset()
+                server.kill()
+                with pytest.raises(ConnectionClosed):
+                    await directory.pending()
+
+        asyncio.run(asyncio.wait_for(scenario(), 30))
+    finally:
+        server.kill()
+        server.wait(30)
