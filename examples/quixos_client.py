@@ -5,10 +5,12 @@ Run it from the repository root, where `generated/` holds the committed package
 
     PYTHONPATH=generated python examples/quixos_client.py                        # starts the server itself
     PYTHONPATH=generated python examples/quixos_client.py --tcp 127.0.0.1:8765   # a server started with --tcp
+    PYTHONPATH=generated python examples/quixos_client.py --connect ws://127.0.0.1:8765/   # one started with --listen
 
 By default it starts `examples/quixos_server.py` as a child process and talks JSON-RPC to it
-over the child's stdin and stdout; with `--tcp` it connects to a running server instead
-(every connection gets a directory of its own, so it can be run again and again). It prints
+over the child's stdin and stdout; with `--tcp` (or `--connect` and a WebSocket URL, with
+`--token-env NAME` to send the bearer token held in $NAME) it connects to a running server
+instead (every connection gets a directory of its own, so it can be run again and again). It prints
 each step: the directory (the connection's root
 object) through `AgentDirectoryProxy`, then one admitted request through
 `AgentRequestProxy(peer, target=<request ref>)`, which adds `"$target"` to every call.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -279,6 +282,22 @@ async def main_tcp(host: str, port: int) -> None:
     print("\nDisconnected; the server goes on serving other connections. Done.")
 
 
+async def main_websocket(url: str, token_env: str | None) -> None:
+    # Imported here: the runtime's `web` extra is only needed for --connect.
+    from idlc_runtime.web import Refused, connect_websocket
+
+    headers = {}
+    if token_env is not None:
+        headers["Authorization"] = f"Bearer {os.environ.get(token_env, '')}"
+    print(f"Connecting to {url}")
+    try:
+        async with connect_websocket(url, headers=headers) as peer:
+            await walk(peer)
+    except Refused as refusal:
+        sys.exit(f"the server refused the connection: {refusal.status} {refusal.reason}")
+    print("\nDisconnected; the server goes on serving other connections. Done.")
+
+
 def _address(text: str) -> tuple[str, int]:
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit():
@@ -298,9 +317,21 @@ def main() -> None:
         type=_address,
         help="connect to a server started with `quixos_server.py --tcp` instead",
     )
+    transport.add_argument(
+        "--connect",
+        metavar="URL",
+        help="connect to a WebSocket server (`quixos_server.py --listen`) at URL instead",
+    )
+    parser.add_argument(
+        "--token-env",
+        metavar="NAME",
+        help="with --connect: send the bearer token held in $NAME",
+    )
     args = parser.parse_args()
     try:
-        if args.tcp is not None:
+        if args.connect is not None:
+            asyncio.run(main_websocket(args.connect, args.token_env))
+        elif args.tcp is not None:
             asyncio.run(main_tcp(*args.tcp))
         else:
             asyncio.run(main_async(args.server_log))
@@ -308,6 +339,9 @@ def main() -> None:
         sys.exit(f"unexpected answer: {failure}")
     except ConnectionClosed as error:
         sys.exit(f"the server closed the connection: {error}")
+    except ValueError as error:
+        # --connect with something that is not a ws:// or wss:// URL.
+        sys.exit(f"cannot connect: {error}")
     except OSError as error:
         # No server there (refused, unreachable): one line, not a traceback.
         sys.exit(f"cannot connect: {error}")

@@ -5,6 +5,11 @@ Run it from the repository root, where `generated/` holds the committed package
 
     PYTHONPATH=generated python examples/quixos_server.py                        # one client on stdin/stdout
     PYTHONPATH=generated python examples/quixos_server.py --tcp 127.0.0.1:8765   # TCP clients (port 0: any free)
+    PYTHONPATH=generated python examples/quixos_server.py --listen 127.0.0.1:8765   # WebSocket, ws://127.0.0.1:8765/
+
+`--listen` needs the runtime's `web` extra (`pip install 'idlc-runtime[web]'`); with
+`--token-env NAME` it admits only clients sending `Authorization: Bearer $NAME`, and
+`--allow-origin` names the browser origins it admits (none by default: docs/web.md).
 
 `examples/quixos_client.py` spawns it and walks through every member. Nothing but the
 protocol is written to stdout; logging goes to stderr.
@@ -14,8 +19,8 @@ What is served
 The root object of a connection is an `AgentDirectory` (`Directory` below). Every request it
 admits is an `AgentRequest` (`Request` below) served as a keyed object of the same connection:
 its key is the request's reference, so a client reaches it with
-`AgentRequestProxy(peer, target=<request ref>)`. Over TCP every connection gets a directory of
-its own: keyed objects are registered per connection, and the state lives as long as the
+`AgentRequestProxy(peer, target=<request ref>)`. Over TCP and WebSocket every connection gets
+a directory of its own: keyed objects are registered per connection, and the state lives as long as the
 connection that made it, exactly as over stdio.
 
 The rules this implementation keeps
@@ -670,6 +675,31 @@ async def serve_tcp_until_stopped(host: str, port: int) -> None:
     log.info("stopped")
 
 
+async def serve_websocket_until_stopped(
+    host: str, port: int, token_env: str | None, origins: list[str]
+) -> None:
+    # Imported here: stdio and TCP need no more than the runtime itself.
+    from idlc_runtime.web import bearer_token_from_env, serve_websocket
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    authenticate = bearer_token_from_env(token_env) if token_env is not None else None
+    async with serve_websocket(
+        Directory,
+        host,
+        port,
+        options=OPTIONS,
+        authenticate=authenticate,
+        allowed_origins=origins,
+    ) as server:
+        # Printed even with --quiet: scripts and tests read it to learn the port (given 0).
+        print(f"quixos_server: listening on {server.url}", file=sys.stderr, flush=True)
+        await stop.wait()
+    log.info("stopped")
+
+
 def _address(text: str) -> tuple[str, int]:
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit():
@@ -679,8 +709,27 @@ def _address(text: str) -> tuple[str, int]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument(
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument(
         "--tcp", metavar="HOST:PORT", type=_address, help="serve TCP instead of stdio"
+    )
+    transport.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        type=_address,
+        help="serve WebSocket at ws://HOST:PORT/ instead of stdio",
+    )
+    parser.add_argument(
+        "--token-env",
+        metavar="NAME",
+        help="with --listen: admit only clients sending the bearer token held in $NAME",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        metavar="ORIGIN",
+        action="append",
+        default=[],
+        help="with --listen: a browser origin to admit (repeatable; none by default)",
     )
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
     args = parser.parse_args(argv)
@@ -689,7 +738,15 @@ def main(argv: list[str] | None = None) -> None:
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(name)s: %(message)s",
     )
-    if args.tcp is not None:
+    if args.listen is not None:
+        host, port = args.listen
+        try:
+            asyncio.run(
+                serve_websocket_until_stopped(host, port, args.token_env, args.allow_origin)
+            )
+        except ValueError as error:  # --token-env names an empty variable
+            sys.exit(f"quixos_server: {error}")
+    elif args.tcp is not None:
         asyncio.run(serve_tcp_until_stopped(*args.tcp))
     else:
         try:

@@ -29,7 +29,6 @@ import msgspec
 from idlc_runtime.calls import PendingCalls
 from idlc_runtime.codec import decoder_for
 from idlc_runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
-from idlc_runtime.framing import LineProtocol
 from idlc_runtime.handling import (
     CANCEL_METHOD,
     TOO_DEEP,
@@ -124,14 +123,15 @@ class Peer:
     with `request` and `notify`. Use it as an async context manager, or call `start()` and
     later `close()`; `wait_closed()` returns once the other side has gone.
 
-    `reader` is an `asyncio.StreamReader`, or a `LineProtocol` attached to the transport
-    (lines are then handled as the transport delivers them; the peer owns that transport and
-    closes it). The protocol's `max_line` should be the options' `max_message_size`.
+    `reader` is an `asyncio.StreamReader`, or a `LineSource` that delivers lines as they come
+    (a `LineProtocol` attached to the transport, or a `channel.ChannelSource` reading one
+    message per frame); the peer owns that source and closes it. A source's limit on a line
+    should be the options' `max_message_size`.
     """
 
     def __init__(
         self,
-        reader: asyncio.StreamReader | LineProtocol,
+        reader: asyncio.StreamReader | LineSource,
         writer: ByteWriter,
         root: object | None = None,
         *,
@@ -160,9 +160,9 @@ class Peer:
             accept_batches=options.accept_batches,
         )
         source: LineSource = (
-            reader
-            if isinstance(reader, LineProtocol)
-            else StreamSource(reader, options.max_message_size)
+            StreamSource(reader, options.max_message_size)
+            if isinstance(reader, asyncio.StreamReader)
+            else reader
         )
         self._intake = intake = Intake(
             source, inbound.take, handling.handlers, options.max_concurrent_handlers, outbox

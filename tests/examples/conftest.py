@@ -11,6 +11,8 @@ from quixos_harness import (
     stdio_connection,
     tcp_connector,
     tcp_server,
+    websocket_connector,
+    websocket_server,
 )
 
 
@@ -21,10 +23,20 @@ def tcp_address() -> Iterator[tuple[str, int]]:
         yield address
 
 
+@pytest.fixture(scope="module")
+def websocket_url() -> Iterator[str]:
+    """One WebSocket server per test module, like `tcp_address`."""
+    with websocket_server() as url:
+        yield url
+
+
 @pytest.fixture(params=TRANSPORTS)
 def connect(request: pytest.FixtureRequest) -> Connect:
-    """Opens a connection to a fresh directory: a new child on stdio, or a new TCP connection."""
+    """Opens a connection to a fresh directory: a new child on stdio, or a new TCP or
+    WebSocket connection."""
     if request.param == "stdio":
         return stdio_connection
+    if request.param == "websocket":
+        return websocket_connector(request.getfixturevalue("websocket_url"))
     host, port = request.getfixturevalue("tcp_address")
     return tcp_connector(host, port)

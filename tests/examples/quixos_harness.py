@@ -27,6 +27,7 @@ from quixos_agent import (
 )
 
 from idlc_runtime import Peer, connect_tcp, spawn
+from idlc_runtime.web import connect_websocket
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "examples" / "quixos_server.py"
@@ -34,7 +35,7 @@ CLIENT = REPO / "examples" / "quixos_client.py"
 #: The examples import the committed, uninstalled `generated/quixos_agent`, so they are started
 #: as their docstrings say: with `generated` on PYTHONPATH.
 EXAMPLE_ENV = {**os.environ, "PYTHONPATH": str(REPO / "generated")}
-TRANSPORTS = ("stdio", "tcp")
+TRANSPORTS = ("stdio", "tcp", "websocket")
 WHEN = "2025-01-01T12:00:00Z"
 
 #: The application error codes the server's docstring promises.
@@ -69,9 +70,23 @@ def tcp_server() -> Iterator[tuple[str, int]]:
     traceback on stderr. Every connection gets a directory of its own, so tests can share
     one server and still start from nothing.
     """
+    pattern = rb"listening on (\S+):(\d+)$"
+    with running_server(["--tcp", "127.0.0.1:0"], pattern, EXAMPLE_ENV) as found:
+        yield found.group(1).decode(), int(found.group(2))
+
+
+@contextlib.contextmanager
+def running_server(
+    flags: list[str], pattern: bytes, env: dict[str, str], signum: int = signal.SIGTERM
+) -> Iterator[re.Match[bytes]]:
+    """Start the server with `flags`; yield the match of `pattern` in its first stderr line.
+
+    On exit it is stopped with `signum` and must exit 0, with nothing on stdout and no
+    traceback on stderr.
+    """
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--quiet", "--tcp", "127.0.0.1:0"],
-        env=EXAMPLE_ENV,
+        [sys.executable, str(SERVER), "--quiet", *flags],
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -83,17 +98,17 @@ def tcp_server() -> Iterator[tuple[str, int]]:
     try:
         first = process.stderr.readline()
         watchdog.cancel()
-        found = re.search(rb"listening on (\S+):(\d+)$", first.strip())
+        found = re.search(pattern, first.strip())
         assert found, f"unexpected first line on stderr: {first!r}"
         # Read what else it says, so that it can never block on a full pipe.
         with concurrent.futures.ThreadPoolExecutor(2) as readers:
             errors = readers.submit(process.stderr.read)
             out = readers.submit(process.stdout.read)
             try:
-                yield found.group(1).decode(), int(found.group(2))
+                yield found
             finally:
                 # Also when the test failed: the readers end only once the server exits.
-                process.send_signal(signal.SIGTERM)
+                process.send_signal(signum)
             code = process.wait(STEP_TIMEOUT)
             said = errors.result(STEP_TIMEOUT).decode()
             assert out.result(STEP_TIMEOUT) == b""
@@ -122,6 +137,21 @@ def tcp_connector(host: str, port: int) -> Connect:
         return connect_tcp(host, port)
 
     return connect
+
+
+def websocket_connector(url: str) -> Connect:
+    def connect() -> contextlib.AbstractAsyncContextManager[Peer]:
+        return connect_websocket(url)
+
+    return connect
+
+
+@contextlib.contextmanager
+def websocket_server() -> Iterator[str]:
+    """Start the server with `--listen 127.0.0.1:0`; yield the URL it reports on stderr."""
+    pattern = rb"^quixos_server: listening on (ws://127\.0\.0\.1:\d+/)$"
+    with running_server(["--listen", "127.0.0.1:0"], pattern, EXAMPLE_ENV) as found:
+        yield found.group(1).decode()
 
 
 async def within(awaitable: Any) -> Any:
