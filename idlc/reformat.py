@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,8 @@ def format_paths(paths: Sequence[Path], *, write: bool, diff: bool) -> FormatRes
             continue
         result.changed.append(item.display)
         if diff:
+            import difflib
+
             result.diffs.append(
                 "".join(
                     difflib.unified_diff(
