@@ -308,6 +308,8 @@ def _callback(plan: RulePlan, builder: type | None) -> Callback:
     include = plan.include
     trailing = plan.trailing
     expand1 = plan.expand1
+    if method is not None and include is None and not trailing and not expand1:
+        return method  # the children as they are: the builder's method is the callback
 
     def callback(target: Any, children: list[Any]) -> Any:
         if include is not None:
