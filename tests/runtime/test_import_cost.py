@@ -1,6 +1,8 @@
-"""Importing a generated package loads only what its module bodies use: the runtime's tables
-and errors and msgspec, not the peer and its asyncio machinery, which `idlc_runtime` loads
-on first use (docs/benchmarks.md, "Import of a generated package")."""
+"""What importing a generated package costs: only what its module bodies use is loaded
+(the runtime's tables and errors and msgspec, not the peer and its asyncio machinery, which
+`idlc_runtime` loads on first use), and `MethodSpec`, made once per member, keeps its
+dataclass behaviour with a quicker constructor (docs/benchmarks.md, "Import of a generated
+package")."""
 
 from __future__ import annotations
 
@@ -52,3 +54,32 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         assert "NoSuchName" in str(error)
     else:
         raise AssertionError("an unknown name must raise AttributeError")
+
+
+def test_method_spec_is_still_the_frozen_dataclass_it_was() -> None:
+    import dataclasses
+
+    values = dict(
+        wire="w",
+        member="m",
+        shape=idlc_runtime.InputShape.RECORD,
+        params_type=int,
+        result_type=str,
+        invoke=print,
+        execution=idlc_runtime.Execution.SNAPSHOT,
+        notify=True,
+        required=False,
+    )
+    spec = idlc_runtime.MethodSpec(**values)  # type: ignore[arg-type]
+    assert [getattr(spec, name) for name in values] == list(values.values())
+    assert idlc_runtime.MethodSpec(*values.values()) == spec  # type: ignore[arg-type]
+    assert dataclasses.replace(spec, wire="x") == idlc_runtime.MethodSpec(
+        **{**values, "wire": "x"}  # type: ignore[arg-type]
+    )
+    assert hash(spec) == hash(idlc_runtime.MethodSpec(**values))  # type: ignore[arg-type]
+    try:
+        spec.wire = "y"  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:
+        raise AssertionError("a MethodSpec stays frozen")
