@@ -26,76 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from synthetic import write_schema_pair
+
 ROOT = Path(__file__).resolve().parents[1]
 REPEAT = 3
-FIELD_TYPES = ["string", "bool", "uint32", "uint64", "optional<string>", "list<string>"]
-PROTO_TYPES = ["string", "bool", "uint32", "uint64", "optional string", "repeated string"]
-
-
-def write_schema(folder: Path, n: int) -> tuple[list[Path], Path]:
-    idl_files = []
-    proto = ['syntax = "proto3";', "package bench;"]
-    atoms = [f"Object{i}" for i in range(10)]
-    for atom in atoms:
-        proto.append(f"message {atom}Ref {{ string id = 1; }}")
-    proto.append("message Empty {}")
-    for i in range(n):
-        lines = [f'external atom {atom} id "atom:bench:{atom.lower()}";' for atom in atoms]
-        lines.append("import interface Remote;")
-        for r in range(3):
-            fields = []
-            pfields = []
-            for f in range(6 + (i + r) % 5):
-                kind = (i + r + f) % (len(FIELD_TYPES) + 1)
-                if kind == len(FIELD_TYPES):
-                    fields.append(f"ref{f}:atom-ref<{atoms[f % 10]}>;")
-                    pfields.append(f"{atoms[f % 10]}Ref ref{f} = {f + 1};")
-                else:
-                    fields.append(f"field{f}:{FIELD_TYPES[kind]};")
-                    pfields.append(f"{PROTO_TYPES[kind]} field{f} = {f + 1};")
-            lines.append(f"type Record{i}x{r} = record {{{''.join(fields)}}};")
-            proto.append(f"message Record{i}x{r} {{ {' '.join(pfields)} }}")
-        lines.append(
-            f'interface Service{i} id "interface:bench:s{i}" revision "interface:bench:s{i}@1" {{'
-        )
-        service = [f"service Service{i} {{"]
-        for j in range(12):
-            member = f"member{j}"
-            mid = f"bench:s{i}:{member}"
-            if j % 4 == 0:
-                lines.append(
-                    f'  queryable value {member} id "{mid}" : Record{i}x{j % 3} '
-                    f'{{get id "{mid}:get" execution snapshot;}}'
-                )
-                service.append(f"  rpc Member{j}(Empty) returns (Record{i}x{j % 3});")
-            elif j % 4 == 1:
-                lines.append(
-                    f'  queryable relation {member} id "{mid}" : many-unique atom {atoms[j % 10]} '
-                    f'{{resolve id "{mid}:resolve" execution snapshot;}}'
-                )
-                proto.append(f"message S{i}M{j}Out {{ repeated {atoms[j % 10]}Ref refs = 1; }}")
-                service.append(f"  rpc Member{j}(Empty) returns (S{i}M{j}Out);")
-            else:
-                lines.append(
-                    f'  operation {member} id "{mid}" : record {{name:string;count:uint32;'
-                    f"target:atom-ref<{atoms[j % 10]}>;data:Record{i}x{j % 3};}} -> "
-                    f'atom-ref<{atoms[(j + 1) % 10]}> {{call id "{mid}:call" execution transaction;}}'
-                )
-                proto.append(
-                    f"message S{i}M{j}In {{ string name = 1; uint32 count = 2; "
-                    f"{atoms[j % 10]}Ref target = 3; Record{i}x{j % 3} data = 4; }}"
-                )
-                service.append(f"  rpc Member{j}(S{i}M{j}In) returns ({atoms[(j + 1) % 10]}Ref);")
-        lines.append("}")
-        service.append("}")
-        proto.extend(service)
-        path = folder / f"service{i}.idl"
-        path.write_text("\n".join(lines) + "\n")
-        idl_files.append(path)
-    proto_path = folder / "bench.proto"
-    proto_path.write_text("\n".join(proto) + "\n")
-    return idl_files, proto_path
-
 
 PYCACHE = Path(tempfile.gettempdir()) / "idlc-bench-pycache"
 ENV = {
@@ -124,7 +58,7 @@ def median(runs: list[tuple[float, float]]) -> tuple[float, float]:
 def run(n: int) -> tuple[tuple[float, float], tuple[float, float]]:
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
-        idl_files, proto = write_schema(folder, n)
+        idl_files, proto = write_schema_pair(folder, n)
         idlc_times, protoc_times = [], []
         for attempt in range(REPEAT + 1):  # the first run of each only warms the caches
             out = folder / "idlc_out"

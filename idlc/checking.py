@@ -1,10 +1,11 @@
-"""`idlc check` without click: the command pre-commit hooks and editors run on every save.
+"""`idlc check` and `idlc fmt` without click: the commands pre-commit hooks and editors run
+on every save.
 
-Its whole-process start-up is what users wait for, and importing and setting up click is a
+Their whole-process start-up is what users wait for, and importing and setting up click is a
 sixth of it. So `idlc` (`idlc.checking:main`, also `python -m idlc`) runs a plain `check`
-here — `idlc check` with nothing else, or with file names only — and hands every other
-command line (any option, `--help`, other commands) to click (`idlc.cli`), which calls the
-same `run_check`. The output, the exit codes and the files read are the same either way;
+here — `idlc check` with nothing else, or with file names only — and a plain `fmt` (file
+names and `--check` only), and hands every other command line (any other option, `--help`,
+other commands) to click (`idlc.cli`), which calls the same `run_check` and `run_fmt`. The output, the exit codes and the files read are the same either way;
 tests/cli/test_startup.py pins what this path imports.
 
 The helpers take an `echo` with click's signature (`message`, `nl`, `err`): `click.echo`
@@ -31,32 +32,59 @@ Echo = Callable[..., None]
 
 
 def main() -> None:
-    """The `idlc` command: a plain `check` here, everything else through click."""
+    """The `idlc` command: a plain `check` or `fmt` here, everything else through click."""
     arguments = sys.argv[1:]
-    if (
-        arguments[:1] == ["check"]
-        and os.name != "nt"  # click expands wildcards in arguments on Windows
-        and all(argument and not argument.startswith("-") for argument in arguments[1:])
-    ):
-        _plain_check(tuple(Path(argument) for argument in arguments[1:]))
+    command, rest = arguments[:1], arguments[1:]
+    if os.name != "nt":  # click expands wildcards in arguments on Windows
+        names = [argument for argument in rest if argument and not argument.startswith("-")]
+        options = [argument for argument in rest if argument not in names]
+        if command == ["check"] and not options:
+            _plain(lambda: run_check(_paths(names), (), (), "human", _echo))
+        if command == ["fmt"] and set(options) <= {"--check"}:
+            _plain(lambda: run_fmt(_paths(names), bool(options), False, "human", _echo))
     from idlc.cli import main as with_click
 
     with_click()
 
 
-def _plain_check(files: tuple[Path, ...]) -> NoReturn:
-    """`idlc check FILES` as click would run it: the same settings, exit codes, `Aborted!`."""
+def _paths(names: list[str]) -> tuple[Path, ...]:
+    return tuple(Path(name) for name in names)
+
+
+def _plain(run: Callable[[], NoReturn]) -> NoReturn:
+    """A command run as click would run it: the same settings, exit codes, `Aborted!`."""
     # As the command group does (idlc.cli.main): no cyclic collection in a short batch.
     gc.disable()
     try:
         with internal_errors(_echo):
-            run_check(files, (), (), "human", _echo)
+            run()
     except (EOFError, KeyboardInterrupt):
         _echo(err=True)
         _echo("Aborted!", err=True)
         sys.exit(1)
     except BrokenPipeError:
         sys.exit(1)
+    except SystemExit as done:
+        _exit_now(done)
+
+
+def _exit_now(done: SystemExit) -> NoReturn:
+    """End the process once the output is out, without the interpreter's tear-down.
+
+    Tearing down frees every object one by one, and a check's model is most of them: a
+    tenth of the whole run at N = 1000 in docs/benchmarks.md's front-end comparison. Nothing
+    on this path needs the tear-down: no `atexit` hook, no temporary file, no thread; what
+    it wrote (the table cache) was written and closed before this.
+    """
+    code = done.code
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        code = 1 if code in (0, None) else code
+    if code is None or isinstance(code, int):
+        os._exit(code or 0)
+    raise done  # a message to print: the interpreter's own exit does that
 
 
 def _echo(message: str = "", nl: bool = True, err: bool = False) -> None:
@@ -106,6 +134,37 @@ def run_check(
             sources.add(source)
     report(unique(diagnostics), sources, error_format, echo)
     finish(diagnostics)
+
+
+def run_fmt(
+    files: Sequence[Path], check_only: bool, diff: bool, error_format: str, echo: Echo
+) -> NoReturn:
+    """Rewrite FILES (or every configured source; without [tool.idlc], every *.idl file
+    under the current folder) in the canonical layout; with `check_only` or `diff`, write
+    nothing and exit 1 if a file would change."""
+    from idlc.reformat import format_paths
+
+    diagnostics = Diagnostics()
+    paths: Sequence[Path] = files
+    keep: Sequence[Path] = ()
+    if not files:
+        from idlc.config import Config
+
+        configuration = configuration_of(diagnostics)
+        if isinstance(configuration, Config):
+            paths = configuration.all_sources
+            keep = configuration.kept_sources
+        elif configuration is not None:
+            paths = discovered(diagnostics, echo)
+    result = format_paths(paths, write=not (check_only or diff), diff=diff, keep=keep)
+    diagnostics.extend(result.diagnostics)
+    report(diagnostics.items, result.sources, error_format, echo)
+    for text in result.diffs:
+        echo(text, nl=False)
+    verb = "would reformat" if check_only or diff else "reformatted"
+    for path in result.changed:
+        echo(f"{verb} {path}", err=True)
+    finish(diagnostics, failed=bool(result.changed) and (check_only or diff))
 
 
 def use_color(stream: object) -> bool:

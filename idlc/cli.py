@@ -165,32 +165,8 @@ def check(
 def fmt(files: tuple[Path, ...], check_only: bool, diff: bool, error_format: str) -> None:
     """Rewrite FILES (or every configured source; without [tool.idlc], every *.idl file
     under the current folder) in the canonical layout."""
-    from idlc.config import Config
-    from idlc.reformat import format_paths
-
     with _internal_errors():
-        diagnostics = Diagnostics()
-        paths: Sequence[Path] = files
-        keep: Sequence[Path] = ()
-        if not files:
-            configuration = _configuration(diagnostics)
-            if isinstance(configuration, Config):
-                paths = configuration.all_sources
-                keep = configuration.kept_sources
-            elif configuration is not None:
-                paths = _discovered(diagnostics)
-        result = format_paths(paths, write=not (check_only or diff), diff=diff, keep=keep)
-        diagnostics.extend(result.diagnostics)
-        _report(diagnostics.items, result.sources, error_format)
-        for text in result.diffs:
-            click.echo(text, nl=False)
-        if check_only or diff:
-            for path in result.changed:
-                click.echo(f"would reformat {path}", err=True)
-        else:
-            for path in result.changed:
-                click.echo(f"reformatted {path}", err=True)
-        _finish(diagnostics, failed=bool(result.changed) and (check_only or diff))
+        checking.run_fmt(files, check_only, diff, error_format, click.echo)
 
 
 @main.command()

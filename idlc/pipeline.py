@@ -14,14 +14,17 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.gcpause import paused_gc
-from idlc.semantics import model
-from idlc.semantics.resolver import resolve
 from idlc.source import SourceFile, SourceMap
 from idlc.source import display_path as _display_path
 from idlc.syntax import ast, parser, reader
+
+if TYPE_CHECKING:
+    # compile_files imports them when it runs: `idlc fmt` (parse_files) needs no resolver.
+    from idlc.semantics import model
 
 __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
 
@@ -270,6 +273,9 @@ def _compile(paths: Sequence[Path], include_dirs: Sequence[Path], loader: _Loade
     files = [unit.file for unit in units if unit.file is not None]
     if diagnostics.has_errors or len(files) != len(units):
         return Compilation(None, diagnostics, sources, files)
+    from idlc.semantics import model
+    from idlc.semantics.resolver import resolve
+
     infos = [model.SourceInfo(unit.display, unit.sha256 or "") for unit in units]
     resolved = resolve(files, diagnostics, sources=infos, source_map=sources)
     return Compilation(resolved, diagnostics, sources, files)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +43,8 @@ def format_paths(
             continue
         result.changed.append(item.display)
         if diff:
+            import difflib
+
             result.diffs.append(
                 "".join(
                     difflib.unified_diff(

@@ -9,9 +9,9 @@ generation's own checks, `idlc breaking`) can still point at the source.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Union
 
+from idlc.nodes import node
 from idlc.source import Span
 
 
@@ -52,25 +52,25 @@ INTEGER_RANGES: dict[PrimitiveKind, tuple[int, int]] = {
 # -- types --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Primitive:
     kind: PrimitiveKind
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Optional:
     inner: Type
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class List:
     inner: Type
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Map:
     """`map<string, T>`."""
 
@@ -78,19 +78,19 @@ class Map:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AtomRef:
     atom: str  # the name of an atom of the model
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class InterfaceRef:
     interface: str  # the name of an interface of the model (maybe opaque)
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class TypeRef:
     """A use of a typedef by name."""
 
@@ -98,7 +98,7 @@ class TypeRef:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Literal:
     """A field default as written: bool, int, float, str, or an empty list (`[]` → `()`)."""
 
@@ -107,7 +107,7 @@ class Literal:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Field:
     name: str  # as written in the IDL; also the wire name
     type: Type
@@ -121,27 +121,27 @@ class Field:
     null_default: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Record:
     fields: tuple[Field, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class EnumValue:
     value: str
     doc: str | None
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Enum:
     open: bool
     values: tuple[EnumValue, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Case:
     """A variant case: `tag` is the string the tag field carries, None for `default:`.
 
@@ -156,7 +156,7 @@ class Case:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Variant:
     open: bool
     tag_field: str
@@ -164,7 +164,7 @@ class Variant:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Union_:
     alternatives: tuple[Type, ...]
     span: Span
@@ -196,7 +196,7 @@ class Cardinality(enum.Enum):
     EXACTLY_ONE = "exactly-one"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Binding:
     verb: Verb
     id: str  # the JSON-RPC method name
@@ -208,19 +208,19 @@ class Binding:
         return self.verb is Verb.NOTIFY
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AtomTarget:
     atom: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class InterfaceTarget:
     interface: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Value:
     name: str
     id: str
@@ -233,7 +233,7 @@ class Value:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Relation:
     name: str
     id: str
@@ -247,7 +247,7 @@ class Relation:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Operation:
     name: str
     id: str
@@ -267,7 +267,7 @@ Member = Union[Value, Relation, Operation]
 # -- declarations -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Atom:
     name: str
     id: str
@@ -278,7 +278,7 @@ class Atom:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Typedef:
     name: str
     type: Type
@@ -288,7 +288,7 @@ class Typedef:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Interface:
     name: str
     id: str
@@ -300,7 +300,7 @@ class Interface:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class OpaqueInterface:
     """An interface that was imported but is defined in no file of the compilation."""
 
@@ -309,13 +309,13 @@ class OpaqueInterface:
     spans: tuple[Span, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class SourceInfo:
     path: str  # display path
     sha256: str  # of the file's bytes
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Model:
     """One compilation. Every mapping is in declaration order (files in the order given)."""
 

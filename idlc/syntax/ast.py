@@ -8,13 +8,13 @@ doc comments included, are also kept on the `File` for the formatter.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Union
 
+from idlc.nodes import node
 from idlc.source import Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Comment:
     text: str  # as written, with its `//`, `///` or `/* */`
     span: Span
@@ -28,7 +28,7 @@ class Comment:
         return self.text.startswith("/*")
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Doc:
     """The text of consecutive `///` lines, one entry per line without the `///` marker."""
 
@@ -40,13 +40,13 @@ class Doc:
         return "\n".join(self.lines)
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Name:
     value: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class StringLiteral:
     value: str  # decoded (escapes applied)
     raw: str  # as written, quotes included
@@ -90,25 +90,25 @@ _INTEGER_RANGES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class PrimitiveType:
     kind: PrimitiveKind
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class OptionalType:
     inner: TypeExpr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ListType:
     inner: TypeExpr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class MapType:
     """`map<string, T>`: the key is always `string`."""
 
@@ -116,19 +116,19 @@ class MapType:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AtomRefType:
     atom: Name
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class InterfaceRefType:
     interface: Name
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class NamedType:
     """A reference to a typedef (`type X = …;`)."""
 
@@ -143,7 +143,7 @@ class LiteralKind(enum.Enum):
     EMPTY_LIST = "empty_list"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Literal:
     """A field default: `true`, `false`, a number, a string or `[]`."""
 
@@ -153,7 +153,7 @@ class Literal:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Field:
     name: Name
     type: TypeExpr
@@ -169,27 +169,27 @@ class Field:
     null_default: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class RecordType:
     fields: tuple[Field, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class EnumValue:
     value: StringLiteral
     doc: Doc | None
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class EnumType:
     open: bool
     values: tuple[EnumValue, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class VariantCase:
     """`"tag": T;`, or `default: T;` (then `tag` is None: the case used when the tag is absent)."""
 
@@ -203,7 +203,7 @@ class VariantCase:
         return self.tag is None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class VariantType:
     open: bool
     tag_field: StringLiteral
@@ -211,7 +211,7 @@ class VariantType:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class UnionType:
     alternatives: tuple[TypeExpr, ...]
     span: Span
@@ -258,7 +258,7 @@ class TargetKind(enum.Enum):
     INTERFACE = "interface"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Binding:
     verb: Verb
     verb_span: Span
@@ -267,14 +267,14 @@ class Binding:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Target:
     kind: TargetKind
     name: Name
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ValueMember:
     required: bool
     name: Name
@@ -285,7 +285,7 @@ class ValueMember:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class RelationMember:
     required: bool
     name: Name
@@ -298,7 +298,7 @@ class RelationMember:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class OperationMember:
     required: bool
     name: Name
@@ -316,7 +316,7 @@ Member = Union[ValueMember, RelationMember, OperationMember]
 # -- declarations -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AtomDecl:
     name: Name
     id: StringLiteral
@@ -324,14 +324,14 @@ class AtomDecl:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ImportDecl:
     name: Name
     doc: Doc | None
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class TypeDecl:
     name: Name
     type: TypeExpr
@@ -339,7 +339,7 @@ class TypeDecl:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class InterfaceDecl:
     name: Name
     id: StringLiteral
@@ -352,10 +352,10 @@ class InterfaceDecl:
 Decl = Union[AtomDecl, ImportDecl, TypeDecl, InterfaceDecl]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class File:
     path: str
     decls: tuple[Decl, ...]
-    comments: tuple[Comment, ...] = field(default=())
+    comments: tuple[Comment, ...] = ()
     #: The file's line ending as written ("\n" or "\r\n"), for the formatter.
     newline: str = "\n"

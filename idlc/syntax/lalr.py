@@ -40,7 +40,9 @@ class Tok:
 
 
 # An action: (True, next state) to shift, or (False, size, rule origin, callback) to reduce;
-# a callback takes the parse's builder and the rule's children.
+# a callback takes the parse's builder and the rule's children. The callback is None for a
+# `?rule` of one child (its value is the child's, left where it is on the value stack):
+# about a quarter of all reductions (`type`, `decl`, `member`), and no call for them.
 Action = tuple[Any, ...]
 Callback = Callable[[Any, list[Any]], Any]
 
@@ -261,7 +263,16 @@ def bind(data: TableData, builder: type) -> Tables:
     callbacks = [_callback(plan, builder) for plan in data.rules]
     actions: list[dict[str, Action]] = [
         {
-            symbol: entry if entry[0] else (False, entry[1], entry[2], callbacks[entry[3]])
+            symbol: (
+                entry
+                if entry[0]
+                else (
+                    False,
+                    entry[1],
+                    entry[2],
+                    None if _passes_up(data.rules[entry[3]], entry[1]) else callbacks[entry[3]],
+                )
+            )
             for symbol, entry in row.items()
         }
         for row in data.actions
@@ -280,6 +291,11 @@ def bind(data: TableData, builder: type) -> Tables:
     )
 
 
+def _passes_up(plan: RulePlan, size: int) -> bool:
+    """Whether the rule's value is its one child's, as `_callback`'s callback would give."""
+    return size == 1 and plan.expand1 and plan.include is None and not plan.trailing
+
+
 def _callback(plan: RulePlan, builder: type | None) -> Callback:
     appending = _appending(plan)
     if appending is not None:
@@ -292,6 +308,8 @@ def _callback(plan: RulePlan, builder: type | None) -> Callback:
     include = plan.include
     trailing = plan.trailing
     expand1 = plan.expand1
+    if method is not None and include is None and not trailing and not expand1:
+        return method  # the children as they are: the builder's method is the callback
 
     def callback(target: Any, children: list[Any]) -> Any:
         if include is not None:
@@ -396,6 +414,15 @@ class Parser:
     # -- the loop ---------------------------------------------------------------------
 
     def parse(self) -> Any:
+        """Tokenise and parse the text; the value of the start rule.
+
+        The text is cut into tokens by one pass of the master expression (`finditer`: the
+        next match starts where the last ended, since the expression always matches, if
+        only white space or nothing), and the reduce step of `step` runs inline: these are
+        the loop's hot paths (one Python call less per token). The iterator starts again
+        wherever the position moves otherwise: after recovery, and after a hyphenated word
+        that is cut before its `-`.
+        """
         tables = self.tables
         text = self.text
         length = len(text)
@@ -405,31 +432,38 @@ class Parser:
         ignored = tables.ignored
         comments = tables.comments
         name = tables.name
-        match = tables.master.match
+        finish = tables.end
+        finditer = tables.master.finditer
         stack = self.stack
-        step = self.step
+        values = self.values
+        builder = self.builder
+        converter = self.on_shift.get
+        next_match = finditer(text, self.position).__next__
         while True:
-            position = self.position
-            found: Any = match(text, position)  # always matches, maybe only white space
-            if found.lastgroup is None:
+            try:
+                found: Any = next_match()
+            except StopIteration:  # only after the end was taken and refused
+                found = tables.master.match(text, length)
+            kind = found.lastgroup
+            if kind is None:
                 # White space up to the end of the text or to an unexpected character.
                 position = self.position = found.end()
                 if position >= length:
+                    kind = END
                     token = Tok(END, "", length, length)
                 else:
                     resumed = self.recovery.characters(self, position)
                     if resumed is None:
                         raise SyntaxStop
                     self.position = resumed
+                    next_match = finditer(text, resumed).__next__
                     continue
             else:
-                kind = found.lastgroup
                 position, end = found.span(kind)
                 value = text[position:end]
                 if kind in ignored:
                     if kind in comments:
                         self.on_comment(value, position, end)
-                    self.position = end
                     continue
                 if kind == "WORD":
                     row = actions[stack[-1]]
@@ -439,6 +473,7 @@ class Parser:
                             # Not a hyphenated keyword here: only the word before `-`.
                             value = value[: value.index("-")]
                             end = position + len(value)
+                            next_match = finditer(text, end).__next__
                             terminal = keywords.get(value)
                             if terminal is None or terminal not in row:
                                 terminal = name
@@ -448,12 +483,39 @@ class Parser:
                 elif kind == "PUNCTUATION":
                     kind = punctuation[value]
                 token = Tok(kind, value, position, end)
+            # The reduce step, as in `step`.
+            action = actions[stack[-1]].get(kind)
+            while action is not None and not action[0]:
+                _, size, origin, callback = action
+                if callback is None:
+                    del stack[-1]  # the one child's value is the rule's: it stays
+                else:
+                    if size:
+                        children = values[-size:]
+                        del stack[-size:]
+                        del values[-size:]
+                    else:
+                        children = []
+                    values.append(callback(builder, children))
+                state = actions[stack[-1]][origin][1]
+                stack.append(state)
+                if state == finish:
+                    self.accepted = True
+                    self.result = values[-1]
+                    self.position = token.end
+                    return self.result
+                action = actions[state].get(kind)
+            if action is not None:
+                stack.append(action[1])
+                convert = converter(kind)
+                values.append(token if convert is None else convert(token))
+                continue
             self.position = token.end
-            if not step(token):
-                if not self.recovery.token(self, token):
-                    raise SyntaxStop
-            elif self.accepted:
+            if not self.recovery.token(self, token):
+                raise SyntaxStop
+            if self.accepted:
                 return self.result
+            next_match = finditer(text, self.position).__next__
 
     def step(self, token: Tok) -> bool:
         """Take one token: reduce as the table says, then shift it, or accept at the end of
@@ -470,13 +532,16 @@ class Parser:
         while not action[0]:
             # The reduce step: the rule's children come off both stacks, its value goes on.
             _, size, origin, callback = action
-            if size:
-                children = values[-size:]
-                del stack[-size:]
-                del values[-size:]
+            if callback is None:
+                del stack[-1]  # the one child's value is the rule's: it stays
             else:
-                children = []
-            values.append(callback(self.builder, children))
+                if size:
+                    children = values[-size:]
+                    del stack[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(callback(self.builder, children))
             stack.append(actions[stack[-1]][origin][1])
             if stack[-1] == self.tables.end:
                 self.accepted = True

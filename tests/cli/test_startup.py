@@ -41,9 +41,9 @@ NEVER = {
 NEVER_WITH_FILES = {"tomllib", "idlc.config", "idlc.discovery"}
 
 
-def _imported(*args: str, cwd: Path) -> set[str]:
+def _imported(*args: str, cwd: Path, command: str = "check") -> set[str]:
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "idlc", "check", *args],
+        [sys.executable, "-X", "importtime", "-m", "idlc", command, *args],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -58,6 +58,7 @@ def _imported(*args: str, cwd: Path) -> set[str]:
         if line.startswith("import time:")
     }
     assert "idlc.pipeline" in imported  # the log is what this test reads
+    assert ("idlc.reformat" in imported) == (command == "fmt")
     return imported
 
 
@@ -89,3 +90,25 @@ def test_check_with_options_still_goes_through_click(options: list[str]) -> None
     """The options are click's to parse: the fast path takes only plain file names."""
     imported = _imported(*options, *map(str, SEEDS), cwd=REPO)
     assert "click" in imported
+
+
+#: `idlc fmt` only parses: no resolver, no model (the `idlc-fmt` hook runs it on every commit).
+NEVER_IN_FMT = {"idlc.semantics", "difflib"}
+
+
+def test_fmt_of_files_imports_only_what_it_needs(tmp_path: Path) -> None:
+    for seed in SEEDS:
+        shutil.copy(seed, tmp_path / seed.name)
+    names = [seed.name for seed in SEEDS]
+    # `fmt` rewrites the copies, so `fmt --check` then finds them canonical (exit 0).
+    for options in ([], ["--check"]):
+        imported = _imported(*options, *names, cwd=tmp_path, command="fmt")
+        assert not _offending(imported, NEVER | NEVER_WITH_FILES | NEVER_IN_FMT)
+
+
+def test_fmt_with_other_options_still_goes_through_click(tmp_path: Path) -> None:
+    for seed in SEEDS:
+        shutil.copy(seed, tmp_path / seed.name)
+    names = [seed.name for seed in SEEDS]
+    assert "click" not in _imported(*names, cwd=tmp_path, command="fmt")
+    assert "click" in _imported("--diff", *names, cwd=tmp_path, command="fmt")

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from idlc.diagnostics import Diagnostics
+from idlc.nodes import fields_of, is_node
 from idlc.source import SourceFile, Span
 from idlc.syntax import ast
 from idlc.syntax.format import format_file
@@ -52,10 +53,12 @@ def strip_spans(node: object) -> object:
         return ("Doc", tuple(line.rstrip() for line in node.lines))
     if isinstance(node, Span):
         return "<span>"  # a modifier's position (`lenient`): only whether it is written counts
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+    if is_node(node) or (dataclasses.is_dataclass(node) and not isinstance(node, type)):
         kept = []
-        for field in dataclasses.fields(node):
-            name = field.name
+        names = (
+            fields_of(node) if is_node(node) else [f.name for f in dataclasses.fields(node)]  # type: ignore[arg-type]
+        )
+        for name in names:
             if name in ("span", "spans", "sources") or name.endswith("_span"):
                 continue
             if isinstance(node, ast.File) and name in ("comments", "path"):

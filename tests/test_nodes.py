@@ -1,0 +1,121 @@
+"""`idlc.nodes.node` behaves as `@dataclass(frozen=True, slots=True)` did for the syntax tree
+and the model: construction, equality, hashing, repr, immutability, pattern matching,
+copying and pickling."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from idlc.nodes import FrozenInstanceError, fields_of, is_node, node
+from idlc.semantics import model
+from idlc.syntax import ast
+
+
+@node
+class Pair:
+    """Two values, the second optional."""
+
+    left: object
+    right: object = None
+
+    @property
+    def both(self) -> tuple[object, object]:
+        return (self.left, self.right)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PairDataclass:
+    left: object
+    right: object = None
+
+
+@node
+class Other:
+    left: object
+    right: object = None
+
+
+values = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.tuples(st.integers()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, values, values, values)
+def test_equality_hash_and_repr_are_the_dataclass_ones(
+    a: object, b: object, c: object, d: object
+) -> None:
+    ours, theirs = Pair(a, b), PairDataclass(a, b)
+    other_ours, other_theirs = Pair(c, right=d), PairDataclass(c, right=d)
+    assert (ours == other_ours) == (theirs == other_theirs)
+    assert (ours != other_ours) == (theirs != other_theirs)
+    if ours == other_ours:
+        assert hash(ours) == hash(other_ours)
+    assert repr(ours) == repr(theirs).replace("PairDataclass", "Pair")
+    assert ours.both == (a, b)
+
+
+def test_another_class_with_the_same_fields_is_not_equal() -> None:
+    assert Pair(1, 2) != Other(1, 2)
+    assert Pair(1, 2).__eq__(Other(1, 2)) is NotImplemented
+
+
+def test_fields_defaults_keywords_and_errors() -> None:
+    assert fields_of(Pair) == ("left", "right") == Pair.__match_args__
+    assert Pair(1).right is None
+    assert Pair(right=2, left=1) == Pair(1, 2)
+    with pytest.raises(TypeError):
+        Pair()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Pair(1, 2, 3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Pair(1, wrong=2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="without a default"):
+
+        @node
+        class Broken:
+            first: int = 0
+            second: int
+
+
+def test_nodes_are_frozen_and_slotted() -> None:
+    pair = Pair(1, 2)
+    with pytest.raises(FrozenInstanceError):
+        pair.left = 3  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        del pair.left  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        pair.extra = 1  # type: ignore[attr-defined]
+    assert not hasattr(pair, "__dict__")
+    assert issubclass(FrozenInstanceError, AttributeError)
+
+
+def test_match_copy_and_pickle() -> None:
+    pair = Pair(1, (2, 3))
+    match pair:
+        case Pair(1, (2, right)):
+            assert right == 3
+        case _:
+            raise AssertionError("positional patterns follow the fields")
+    assert copy.copy(pair) == pair
+    assert copy.deepcopy(pair) == pair
+    restored = pickle.loads(pickle.dumps(model.Primitive(model.PrimitiveKind.BOOL, None)))  # type: ignore[arg-type]
+    assert restored == model.Primitive(model.PrimitiveKind.BOOL, None)  # type: ignore[arg-type]
+
+
+def test_the_tree_and_the_model_are_made_of_nodes() -> None:
+    for module in (ast, model):
+        classes = [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type) and value.__module__ == module.__name__
+        ]
+        made = [cls for cls in classes if hasattr(cls, "__node_fields__")]
+        assert len(made) > 20, module.__name__
+        assert not any(dataclasses.is_dataclass(cls) for cls in classes)
+    assert is_node(ast.Name("x", None))  # type: ignore[arg-type]
+    assert not is_node("x")
