@@ -87,6 +87,12 @@ CLASS_BODY_NAMES = frozenset(
 #: `@abc.abstractmethod`: the names their methods must not take.
 METHOD_BODY_NAMES = CLASS_BODY_NAMES | {"abc"}
 
+#: The modules every package has: the typedefs (and the inline types inside them), and
+#: the reference types of atoms and interfaces. Each interface has a module of its own
+#: (`interface_module_name`).
+TYPES_MODULE = "_types"
+REFS_MODULE = "_refs"
+
 #: The package's map of atoms, IDL name → atom id (in `_refs`, exported by the package).
 ATOMS = "ATOMS"
 
@@ -168,20 +174,47 @@ def proxy_name(interface: str) -> str:
     return _class_stem(interface) + "Proxy"
 
 
-def case_class_name(variant: str, tag: str | None) -> str:
-    """The class of a variant case: (`McpServer`, `http`) → `McpServerHttp`.
+def case_suffix(tag: str | None) -> str:
+    """What a variant case adds to the variant's name for its class: `http` → `Http`.
 
-    The `default:` case (tag None) is `<Variant>Default`.
+    The `default:` case (tag None) is `Default`; a tag with no letter or digit is `Case`.
+    The resolver reports two cases of one variant with the same suffix.
     """
     if tag is None:
-        return variant + "Default"
-    suffix = pascal_case(tag).rstrip("_")
-    return variant + (suffix if suffix else "Case")
+        return "Default"
+    return pascal_case(tag).rstrip("_") or "Case"
+
+
+def case_class_name(variant: str, tag: str | None) -> str:
+    """The class of a variant case: (`McpServer`, `http`) → `McpServerHttp`."""
+    return variant + case_suffix(tag)
+
+
+#: The suffix of the class keeping an unknown tag of an `open variant` (no case may take it).
+UNKNOWN_CASE_SUFFIX = "Unknown"
 
 
 def unknown_case_class_name(variant: str) -> str:
     """The class keeping an unknown tag of an `open variant`: `McpServerUnknown`."""
-    return variant + "Unknown"
+    return variant + UNKNOWN_CASE_SUFFIX
+
+
+def choice_base_name(choice: str) -> str:
+    """The marker base class every case of a hooked variant, or every alternative of a union
+    msgspec cannot decode natively, derives from: `Shape` → `_ShapeBase`."""
+    return f"_{choice}Base"
+
+
+def invoke_function_name(member: str) -> str:
+    """The dispatch table's adapter of a member's Python method: `create_agent` →
+    `_invoke_create_agent` (module level, beside the skeleton)."""
+    return f"_invoke_{member}"
+
+
+def integer_alias_name(kind: str) -> str:
+    """The module-level bounded-integer alias of an IDL integer type: `uint8` → `_UInt8`."""
+    unsigned = kind.startswith("u")
+    return ("_UInt" if unsigned else "_Int") + kind.removeprefix("u").removeprefix("int")
 
 
 def element_name(alias: str, container: str) -> str:

@@ -48,9 +48,9 @@ def generate(
     `source_names` are the IDL files as the modules' headers name them; by default
     `idlc.codegen.provenance.source_names(model.sources)`, relative to the project.
     """
+    from idlc.codegen.build import build
     from idlc.codegen.provenance import source_names as names_of
     from idlc.codegen.render import render_package
-    from idlc.codegen.views import build
 
     if source_names is None:
         source_names = names_of(model.sources)

@@ -14,10 +14,11 @@ from pathlib import Path
 import jinja2
 
 import idlc
-from idlc.codegen.layout import needs_black, python_string
+from idlc import naming
+from idlc.codegen.filters import FILTERS
+from idlc.codegen.layout import needs_black
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.resources import data_dir
-from idlc.semantics.python_mapping import REFS_MODULE
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -47,7 +48,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["python_string"] = python_string
+    env.filters.update(FILTERS)
     return env
 
 
@@ -74,12 +75,11 @@ def _provenance(source_names: Sequence[str]) -> str:
 
 def render_module(provenance: str, module: ModuleView) -> str:
     env = environment()
-    template = "refs.py.j2" if module.name == REFS_MODULE else "module.py.j2"
+    template = "refs.py.j2" if module.name == naming.REFS_MODULE else "module.py.j2"
     body = env.get_template(template).render(module=module)
     header = env.get_template("header.py.j2").render(
         doc=module.doc,
         module=module,
-        imports=module.import_lines(frozenset()),
     )
     return _format(provenance, header + body)
 
@@ -94,7 +94,6 @@ def render_package(package: PackageView, source_names: Sequence[str]) -> dict[st
     header = env.get_template("header.py.j2").render(
         doc="The generated package: every public name of its modules.",
         module=ModuleView("__init__", ""),
-        imports=[],
     )
     files["__init__.py"] = _format(provenance, header + body)
     files["py.typed"] = ""

@@ -1,0 +1,43 @@
+"""Python type expressions as small values: `list[str]`, `dict[str, Agent]`, `AgentRef | None`.
+
+The builders decide a type expression once, as data (a name, its arguments, whether it is
+optional); templates print it (`str(expression)`). Questions such as "is this already
+optional?" or "is this `None` itself?" are asked of the value, never of its text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TypeExpr:
+    """`name[args…]`, followed by ` | None` when `optional`."""
+
+    #: A class or alias name (`str`, `AgentRef`, `_hooks.JsonValue`), a generic (`list`,
+    #: `dict`, `frozenset`, `_hooks.UniqueSet`), or `None`.
+    name: str
+    args: tuple[TypeExpr, ...] = ()
+    optional: bool = False
+
+    def __str__(self) -> str:
+        text = f"{self.name}[{', '.join(map(str, self.args))}]" if self.args else self.name
+        return f"{text} | None" if self.optional else text
+
+    @property
+    def is_none(self) -> bool:
+        """Whether this is `None` itself (a `unit`)."""
+        return self.name == "None" and not self.optional
+
+    def or_none(self) -> TypeExpr:
+        """This type, optional (`None` and optional types are already)."""
+        if self.optional or self.is_none:
+            return self
+        return TypeExpr(self.name, self.args, optional=True)
+
+
+NONE = TypeExpr("None")
+
+
+def generic(name: str, *args: TypeExpr) -> TypeExpr:
+    return TypeExpr(name, args)
