@@ -26,8 +26,9 @@ def _escape(name: str) -> str:
     return name
 
 
-# The case conversions are pure and asked again and again for the same few names (every
-# record has a `name` field): remembered for the life of the process.
+# The name functions are pure and asked again and again for the same few names (every
+# record has a `name` field, every field's type names a class): the ones asked per field
+# or per type are remembered for the life of the process.
 @functools.cache
 def snake_case(name: str) -> str:
     """`createAgent` → `create_agent`, `HTTPServer` → `http_server`, `class` → `class_`."""
@@ -45,6 +46,7 @@ def pascal_case(name: str) -> str:
     return _escape(result)
 
 
+@functools.cache
 def member_name(name: str) -> str:
     """The Python method for an interface member: snake_case, leading underscores dropped
     (as for fields), and a trailing `_` where the name would shadow, inside the skeleton and
@@ -53,6 +55,7 @@ def member_name(name: str) -> str:
     return result + "_" if result in METHOD_BODY_NAMES else result
 
 
+@functools.cache
 def field_name(name: str) -> str:
     """The Python attribute (and keyword argument) for a record field.
 
@@ -103,6 +106,7 @@ ATOMS = "ATOMS"
 _TAKEN_CLASS_NAMES = frozenset({"Unsupported", "TYPE_CHECKING", "INTERFACE_ID", "REVISION", ATOMS})
 
 
+@functools.cache
 def declared_name(name: str) -> str:
     """The Python class (or alias) for a typedef or an interface: the IDL name, made a class
     name that no generated code can mistake for anything else (docs/python-mapping.md).
@@ -129,6 +133,7 @@ def _class_stem(name: str) -> str:
     return stripped[0].upper() + stripped[1:]
 
 
+@functools.cache
 def attribute_name(name: str) -> str:
     """The attribute of a generated record class for field `name` (also its keyword argument).
 
@@ -164,6 +169,7 @@ def params_class_name(interface: str, member: str) -> str:
     return nested_name(declared_name(interface), member) + "Params"
 
 
+@functools.cache
 def ref_name(declaration: str) -> str:
     """The reference class of an atom or interface: `AgentObject` → `AgentObjectRef`."""
     return _class_stem(declaration) + "Ref"
@@ -237,6 +243,7 @@ def interface_module_name(interface: str) -> str:
     return snake_case(interface.lstrip("_") or interface)
 
 
+@functools.cache
 def enum_attribute_name(value: str) -> str:
     """The member of a generated enum: `enum_member_name`, made a usable `enum.Enum` member.
 

@@ -71,6 +71,8 @@ class ModuleContext:
 
     def _integer(self, kind: m.PrimitiveKind) -> TypeExpr:
         name = naming.integer_alias_name(kind.value)
+        if name in self.module.integer_aliases:
+            return TypeExpr(name)
         low, high = kind.integer_range or (0, 0)
         # msgspec cannot bound integers beyond int64: the hooks check uint64.
         checked_by_hooks = kind is m.PrimitiveKind.UINT64

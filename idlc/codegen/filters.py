@@ -3,7 +3,7 @@
 - `wrap`: a bracketed list (call arguments, parameters, class bases, imports) as black
   lays it out (`idlc.codegen.layout.bracket`); a template passes the text before the
   opening bracket and after the closing one, and the indentation it writes the line at.
-- `each`: the items of such a list, each written from one pattern (`"{0.attribute}=…"`).
+- `each`: the items of such a list, each written from a pattern (`"{0.attribute}=…"`).
 - `python_string`: a string literal in black's preferred quotes.
 - `docstring`: a doc comment as the docstring black would keep, at a given indentation.
 """
@@ -34,16 +34,23 @@ def wrap(
     list (a comma follows it). `optional_brackets`: on one line the brackets are dropped,
     as black does for `from … import (…)`.
     """
-    texts = [str(value) for value in items]
+    texts = list(map(str, items))
     text = layout.bracket(head, texts, tail, indent, item=item)
     if optional_brackets and "\n" not in text:
         return head[:-1] + text[len(head) : len(text) - len(tail)] + tail[1:]
     return text
 
 
-def each(items: Iterable[Any], pattern: str) -> list[str]:
-    """Every item written with `pattern` (`str.format`, the item as `{0}`)."""
-    return [pattern.format(value) for value in items]
+def each(
+    items: Iterable[Any], pattern: str, when: str | None = None, otherwise: str = ""
+) -> list[str]:
+    """Every item written with `pattern` (`str.format`, the item as `{0}`); with `when`,
+    an item whose attribute `when` is None is written with `otherwise` instead."""
+    if when is None:
+        return [pattern.format(value) for value in items]
+    return [
+        (otherwise if getattr(value, when) is None else pattern).format(value) for value in items
+    ]
 
 
 def python_string(value: object) -> str:

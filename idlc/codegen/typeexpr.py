@@ -7,22 +7,28 @@ optional?" or "is this `None` itself?" are asked of the value, never of its text
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True, slots=True)
 class TypeExpr:
-    """`name[args…]`, followed by ` | None` when `optional`."""
+    """`name[args…]`, followed by ` | None` when `optional`. Immutable."""
 
-    #: A class or alias name (`str`, `AgentRef`, `_hooks.JsonValue`), a generic (`list`,
-    #: `dict`, `frozenset`, `_hooks.UniqueSet`), or `None`.
-    name: str
-    args: tuple[TypeExpr, ...] = ()
-    optional: bool = False
+    __slots__ = ("name", "args", "optional", "_text")
+
+    def __init__(self, name: str, args: tuple[TypeExpr, ...] = (), optional: bool = False):
+        #: A class or alias name (`str`, `AgentRef`, `_hooks.JsonValue`), a generic (`list`,
+        #: `dict`, `frozenset`, `_hooks.UniqueSet`), or `None`.
+        self.name = name
+        self.args = args
+        self.optional = optional
+        # Templates print a type expression several times (field, parameter, table entry):
+        # spelled once.
+        text = f"{name}[{', '.join(map(str, args))}]" if args else name
+        self._text = f"{text} | None" if optional else text
 
     def __str__(self) -> str:
-        text = f"{self.name}[{', '.join(map(str, self.args))}]" if self.args else self.name
-        return f"{text} | None" if self.optional else text
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"TypeExpr({self._text!r})"
 
     @property
     def is_none(self) -> bool:

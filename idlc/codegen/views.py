@@ -177,15 +177,14 @@ class MethodView:
     invoke: str
     #: `SNAPSHOT`, `TRANSACTION` (a member of `_rt.Execution`), or None.
     execution: str | None
+    #: The member of `_rt.InputShape` (docs/wire.md §4), from `input_style`.
+    shape: str = field(init=False)
+    #: Whether the method returns something (not `None`).
+    returns_value: bool = field(init=False)
 
-    @property
-    def shape(self) -> str:
-        """The member of `_rt.InputShape` (docs/wire.md §4)."""
-        return _SHAPES[self.input_style]
-
-    @property
-    def returns_value(self) -> bool:
-        return not self.returns.is_none
+    def __post_init__(self) -> None:
+        self.shape = _SHAPES[self.input_style]
+        self.returns_value = not self.returns.is_none
 
 
 @dataclass(slots=True)
