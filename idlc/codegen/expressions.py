@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from idlc import naming
 from idlc.codegen import hints
 from idlc.codegen.layout import python_string
-from idlc.codegen.typeexpr import NONE, TypeExpr, generic
+from idlc.codegen.typeexpr import NONE, TypeExpr, generic, named
 from idlc.codegen.views import IntegerAliasView, ModuleView
 from idlc.semantics import model as m
 from idlc.semantics import queries
@@ -40,7 +40,7 @@ class ModuleContext:
         if module != self.module.name:
             self.module.imports[name] = module
         self.depends.add(name)
-        return TypeExpr(name)
+        return named(name)
 
     def ref(self, declaration: str) -> TypeExpr:
         """The reference type of an atom or interface."""
@@ -72,7 +72,7 @@ class ModuleContext:
     def _integer(self, kind: m.PrimitiveKind) -> TypeExpr:
         name = naming.integer_alias_name(kind.value)
         if name in self.module.integer_aliases:
-            return TypeExpr(name)
+            return named(name)
         low, high = kind.integer_range or (0, 0)
         # msgspec cannot bound integers beyond int64: the hooks check uint64.
         checked_by_hooks = kind is m.PrimitiveKind.UINT64
@@ -83,7 +83,7 @@ class ModuleContext:
         else:
             module.uses_msgspec = True
         module.integer_aliases[name] = IntegerAliasView(name, low, high, checked_by_hooks)
-        return TypeExpr(name)
+        return named(name)
 
     def literal(self, type_: m.Type, literal: m.Literal) -> tuple[str, str | None]:
         """The Python literal of a field default, and the factory (`list`, `dict`) that

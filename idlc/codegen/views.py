@@ -40,7 +40,8 @@ class FieldView:
     #: The wire name (the IDL name); `renamed` when the attribute is spelled otherwise.
     wire: str
     renamed: bool
-    #: The default as a Python literal (`None`, `0`, `"x"`, `Mode.FAST`), or None: required.
+    #: The default as a Python literal (`None`, `0`, `"x"`, `Mode.FAST`; never empty), or
+    #: None: required.
     default: str | None
     #: `list` or `dict` when the default is a new empty container each time (`[]`).
     factory: str | None
