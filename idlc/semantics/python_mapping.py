@@ -6,7 +6,7 @@ with one generated name (E0201), a name the generated code keeps for itself (E02
 union msgspec cannot decode (E0203), a type alias that refers to itself (E0204).
 
 The resolver runs it, so `idlc check` reports all of these; code generation
-(`idlc.codegen.views`) builds on the same plan, so `idlc generate` never finds a problem
+(`idlc.codegen.build`) builds on the same plan, so `idlc generate` never finds a problem
 that `check` did not. Names come from `idlc.naming` only. See docs/python-mapping.md.
 """
 
