@@ -59,7 +59,7 @@ class TypeBuilder:
             renamed=renamed,
             default=default,
             factory=factory,
-            doc=doc_of(field_.doc),
+            doc=None if field_.doc is None else Doc(field_.doc),
         )
 
     def record_class(

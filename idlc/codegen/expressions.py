@@ -16,14 +16,17 @@ from idlc.semantics import queries
 if TYPE_CHECKING:
     from idlc.semantics.python_mapping import Plan
 
+#: By the primitive kind's value (`"string"`): a str key is hashed without a Python call, an
+#: enum member is not, and every field's type is looked up here.
 _SIMPLE = {
-    m.PrimitiveKind.STRING: TypeExpr("str"),
-    m.PrimitiveKind.BOOL: TypeExpr("bool"),
-    m.PrimitiveKind.UNIT: NONE,
-    m.PrimitiveKind.FLOAT64: TypeExpr("float"),
-    m.PrimitiveKind.BYTES: TypeExpr("bytes"),
-    m.PrimitiveKind.JSON: TypeExpr("_hooks.JsonValue"),
+    m.PrimitiveKind.STRING.value: TypeExpr("str"),
+    m.PrimitiveKind.BOOL.value: TypeExpr("bool"),
+    m.PrimitiveKind.UNIT.value: NONE,
+    m.PrimitiveKind.FLOAT64.value: TypeExpr("float"),
+    m.PrimitiveKind.BYTES.value: TypeExpr("bytes"),
+    m.PrimitiveKind.JSON.value: TypeExpr("_hooks.JsonValue"),
 }
+_STRING = _SIMPLE[m.PrimitiveKind.STRING.value]
 
 
 class ModuleContext:
@@ -48,18 +51,20 @@ class ModuleContext:
 
     def expr(self, type_: m.Type) -> TypeExpr:
         if isinstance(type_, m.Primitive):
-            if type_.kind.integer_range is not None:
-                return self._integer(type_.kind)
-            if type_.kind is m.PrimitiveKind.JSON:
+            kind = type_.kind
+            simple = _SIMPLE.get(kind._value_)
+            if simple is None:
+                return self._integer(kind)
+            if kind is m.PrimitiveKind.JSON:
                 self.module.uses_hooks = True
-            return _SIMPLE[type_.kind]
+            return simple
         if isinstance(type_, m.Optional):
             inner = self.expr(type_.inner)
             return inner if hints.is_none(self.model, type_.inner) else inner.or_none()
         if isinstance(type_, m.List):
             return generic("list", self.expr(type_.inner))
         if isinstance(type_, m.Map):
-            return generic("dict", _SIMPLE[m.PrimitiveKind.STRING], self.expr(type_.value))
+            return generic("dict", _STRING, self.expr(type_.value))
         if isinstance(type_, m.AtomRef):
             return self.ref(type_.atom)
         if isinstance(type_, m.InterfaceRef):
@@ -70,7 +75,7 @@ class ModuleContext:
         return self.use(name, module)
 
     def _integer(self, kind: m.PrimitiveKind) -> TypeExpr:
-        name = naming.integer_alias_name(kind.value)
+        name = naming.integer_alias_name(kind._value_)
         if name in self.module.integer_aliases:
             return named(name)
         low, high = kind.integer_range or (0, 0)

@@ -48,6 +48,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,  # one run renders thousands of modules: no stat() per template use
+        extensions=["jinja2.ext.do"],  # `{% do list.append(…) %}`, to collect without copying
     )
     env.filters.update(FILTERS)
     # Plain attribute access: the view models are dataclasses, never mappings, so `x.name`
