@@ -71,10 +71,12 @@ def _has_long_code_line(text: str) -> bool:
     return False
 
 
+#: Line lengths, the limit's neighbours often.
+_LENGTHS = st.one_of(st.sampled_from([87, 88, 89, 90]), st.integers(0, 120))
 _LINES = st.one_of(
-    st.integers(0, 120).map(lambda n: "x" * n),
-    st.integers(0, 120).map(lambda n: "    # " + "c" * n),
-    st.integers(0, 120).map(lambda n: '    """' + "d" * n),
+    _LENGTHS.map(lambda n: "x" * n),
+    _LENGTHS.map(lambda n: "    # " + "c" * n),
+    _LENGTHS.map(lambda n: '    """' + "d" * n),
     st.just('"""'),
     st.just(""),
 )
