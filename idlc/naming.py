@@ -26,8 +26,9 @@ def _escape(name: str) -> str:
     return name
 
 
-# The case conversions are pure and asked again and again for the same few names (every
-# record has a `name` field): remembered for the life of the process.
+# The name functions are pure and asked again and again for the same few names (every
+# record has a `name` field, every field's type names a class): the ones asked per field
+# or per type are remembered for the life of the process.
 @functools.cache
 def snake_case(name: str) -> str:
     """`createAgent` → `create_agent`, `HTTPServer` → `http_server`, `class` → `class_`."""
@@ -45,6 +46,7 @@ def pascal_case(name: str) -> str:
     return _escape(result)
 
 
+@functools.cache
 def member_name(name: str) -> str:
     """The Python method for an interface member: snake_case, leading underscores dropped
     (as for fields), and a trailing `_` where the name would shadow, inside the skeleton and
@@ -53,6 +55,7 @@ def member_name(name: str) -> str:
     return result + "_" if result in METHOD_BODY_NAMES else result
 
 
+@functools.cache
 def field_name(name: str) -> str:
     """The Python attribute (and keyword argument) for a record field.
 
@@ -87,6 +90,12 @@ CLASS_BODY_NAMES = frozenset(
 #: `@abc.abstractmethod`: the names their methods must not take.
 METHOD_BODY_NAMES = CLASS_BODY_NAMES | {"abc"}
 
+#: The modules every package has: the typedefs (and the inline types inside them), and
+#: the reference types of atoms and interfaces. Each interface has a module of its own
+#: (`interface_module_name`).
+TYPES_MODULE = "_types"
+REFS_MODULE = "_refs"
+
 #: The package's map of atoms, IDL name → atom id (in `_refs`, exported by the package).
 ATOMS = "ATOMS"
 
@@ -97,6 +106,7 @@ ATOMS = "ATOMS"
 _TAKEN_CLASS_NAMES = frozenset({"Unsupported", "TYPE_CHECKING", "INTERFACE_ID", "REVISION", ATOMS})
 
 
+@functools.cache
 def declared_name(name: str) -> str:
     """The Python class (or alias) for a typedef or an interface: the IDL name, made a class
     name that no generated code can mistake for anything else (docs/python-mapping.md).
@@ -123,6 +133,7 @@ def _class_stem(name: str) -> str:
     return stripped[0].upper() + stripped[1:]
 
 
+@functools.cache
 def attribute_name(name: str) -> str:
     """The attribute of a generated record class for field `name` (also its keyword argument).
 
@@ -158,6 +169,7 @@ def params_class_name(interface: str, member: str) -> str:
     return nested_name(declared_name(interface), member) + "Params"
 
 
+@functools.cache
 def ref_name(declaration: str) -> str:
     """The reference class of an atom or interface: `AgentObject` → `AgentObjectRef`."""
     return _class_stem(declaration) + "Ref"
@@ -168,20 +180,47 @@ def proxy_name(interface: str) -> str:
     return _class_stem(interface) + "Proxy"
 
 
-def case_class_name(variant: str, tag: str | None) -> str:
-    """The class of a variant case: (`McpServer`, `http`) → `McpServerHttp`.
+def case_suffix(tag: str | None) -> str:
+    """What a variant case adds to the variant's name for its class: `http` → `Http`.
 
-    The `default:` case (tag None) is `<Variant>Default`.
+    The `default:` case (tag None) is `Default`; a tag with no letter or digit is `Case`.
+    The resolver reports two cases of one variant with the same suffix.
     """
     if tag is None:
-        return variant + "Default"
-    suffix = pascal_case(tag).rstrip("_")
-    return variant + (suffix if suffix else "Case")
+        return "Default"
+    return pascal_case(tag).rstrip("_") or "Case"
+
+
+def case_class_name(variant: str, tag: str | None) -> str:
+    """The class of a variant case: (`McpServer`, `http`) → `McpServerHttp`."""
+    return variant + case_suffix(tag)
+
+
+#: The suffix of the class keeping an unknown tag of an `open variant` (no case may take it).
+UNKNOWN_CASE_SUFFIX = "Unknown"
 
 
 def unknown_case_class_name(variant: str) -> str:
     """The class keeping an unknown tag of an `open variant`: `McpServerUnknown`."""
-    return variant + "Unknown"
+    return variant + UNKNOWN_CASE_SUFFIX
+
+
+def choice_base_name(choice: str) -> str:
+    """The marker base class every case of a hooked variant, or every alternative of a union
+    msgspec cannot decode natively, derives from: `Shape` → `_ShapeBase`."""
+    return f"_{choice}Base"
+
+
+def invoke_function_name(member: str) -> str:
+    """The dispatch table's adapter of a member's Python method: `create_agent` →
+    `_invoke_create_agent` (module level, beside the skeleton)."""
+    return f"_invoke_{member}"
+
+
+def integer_alias_name(kind: str) -> str:
+    """The module-level bounded-integer alias of an IDL integer type: `uint8` → `_UInt8`."""
+    unsigned = kind.startswith("u")
+    return ("_UInt" if unsigned else "_Int") + kind.removeprefix("u").removeprefix("int")
 
 
 def element_name(alias: str, container: str) -> str:
@@ -204,6 +243,7 @@ def interface_module_name(interface: str) -> str:
     return snake_case(interface.lstrip("_") or interface)
 
 
+@functools.cache
 def enum_attribute_name(value: str) -> str:
     """The member of a generated enum: `enum_member_name`, made a usable `enum.Enum` member.
 

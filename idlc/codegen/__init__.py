@@ -1,5 +1,13 @@
 """Code generation: resolved model → view models → Jinja2 templates → Python package text.
 
+- `build` (with `build_types`, `build_interfaces`, `expressions`, `hints`, `inline`,
+  `order`) decides everything as data: the view models of `views`, whose type expressions
+  are `typeexpr.TypeExpr` values and whose every Python name comes from `idlc.naming`;
+- `render` runs the templates of `templates/`, which hold the shape of every generated
+  construct (`module.py.j2` with `_types.py.j2` and `_interface.py.j2`), with the filters
+  of `filters` (`wrap` lays out a bracketed list as black would);
+- `output` writes, checks and diffs packages on disk.
+
 `generate(model, package)` returns every file of the package as text (nothing is written:
 see `idlc.codegen.output`), plus the diagnostics of the Python mapping's plan
 (`idlc.semantics.python_mapping`: two things getting one Python name, unions msgspec
@@ -7,7 +15,7 @@ cannot decode). The resolver runs the same plan, so a model from `compile_files`
 has any; a hand-made model might. When there is an error diagnostic the package has no
 files.
 
-Formatting: the templates and `idlc.codegen.layout` write black's layout directly (black
+Formatting: the templates, `filters` and `layout` write black's layout directly (black
 costs ~1.4 ms per output line, which would make large schemas slower to generate than
 protoc). A module that still has a code line over black's limit is passed through black
 in-process as a fallback; tests check every generated file against black.
@@ -48,9 +56,9 @@ def generate(
     `source_names` are the IDL files as the modules' headers name them; by default
     `idlc.codegen.provenance.source_names(model.sources)`, relative to the project.
     """
+    from idlc.codegen.build import build
     from idlc.codegen.provenance import source_names as names_of
     from idlc.codegen.render import render_package
-    from idlc.codegen.views import build
 
     if source_names is None:
         source_names = names_of(model.sources)

@@ -3,11 +3,12 @@
 black costs about a millisecond and a half per output line, which would make generation
 of a large schema slower than protoc. So the generator writes black's own layout directly:
 
-- a bracketed list (call arguments, parameters, class bases, imports, `__all__`) stays on
-  one line when the whole line fits in 88 columns and no item spans several lines;
-  otherwise it is exploded one item per line with a trailing comma. That trailing comma is
-  black's "magic trailing comma": black keeps such a list exploded, so the output is stable
-  even where black would have chosen a more compact split;
+- a bracketed list (call arguments, parameters, class bases, imports) stays on one line
+  when the whole line fits in 88 columns and no item spans several lines; otherwise it is
+  exploded one item per line with a trailing comma (the templates' `wrap` filter,
+  `idlc.codegen.filters`). Tables the templates write exploded always (`__all__`, the
+  dispatch table) carry the trailing comma too: black's "magic trailing comma" keeps such
+  a list exploded at any width, so the output is stable;
 - string literals use black's preferred quotes (`python_string`);
 - docstrings are written in the shape black's docstring normalisation produces, keeping
   the author's lines as written (`docstring`).
@@ -21,36 +22,8 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
 
 LINE_LENGTH = 88
-INDENT = "    "
-
-
-def bracket(
-    head: str,
-    items: Sequence[str],
-    tail: str,
-    indent: int,
-    column: int | None = None,
-    *,
-    item: bool = False,
-) -> str:
-    """`head` + items joined by commas + `tail`, laid out as black would keep it.
-
-    `head` ends with the opening bracket, `tail` starts with the closing one; `indent` is
-    the indentation of the line `head` is on, `column` where `head` starts (default: at
-    the indentation). Items that themselves span several lines must have been laid out for
-    indentation `indent + 4`. `item`: the result is itself an item of an exploded list, so
-    a comma follows it on its last line.
-    """
-    flat = head + ", ".join(items) + tail
-    start = indent if column is None else column
-    if not items or ("\n" not in flat and start + len(flat) + item <= LINE_LENGTH):
-        return flat
-    inner = " " * (indent + 4)
-    body = "".join(f"{inner}{item},\n" for item in items)
-    return f"{head}\n{body}{' ' * indent}{tail}"
 
 
 # -- string literals ------------------------------------------------------------------------
@@ -169,14 +142,19 @@ def docstring(text: str | None, indent: int, *, note: str | None = None) -> str 
     return f'"""{body}\n{pad}"""'
 
 
+#: A line after the first that is longer than the limit.
+_LONG_LINE = re.compile(rf"\n[^\n]{{{LINE_LENGTH + 1}}}")
+
+
 def needs_black(text: str) -> bool:
     """Whether a rendered module has a code line over the limit (black must decide it).
 
     Comments and docstrings do not count: black leaves their lines as they are.
     """
+    first_end = text.find("\n")
+    if (first_end if first_end != -1 else len(text)) <= LINE_LENGTH and not _LONG_LINE.search(text):
+        return False  # the usual case, decided by one scan in C (thrice faster than split)
     lines = text.split("\n")
-    if max(map(len, lines)) <= LINE_LENGTH:
-        return False  # the usual case, decided without looking at each line
     in_docstring = False
     for line in lines:
         stripped = line.lstrip()

@@ -14,10 +14,11 @@ from pathlib import Path
 import jinja2
 
 import idlc
-from idlc.codegen.layout import needs_black, python_string
+from idlc import naming
+from idlc.codegen.filters import FILTERS
+from idlc.codegen.layout import needs_black
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.resources import data_dir
-from idlc.semantics.python_mapping import REFS_MODULE
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -46,8 +47,14 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # one run renders thousands of modules: no stat() per template use
+        extensions=["jinja2.ext.do"],  # `{% do list.append(…) %}`, to collect without copying
     )
-    env.filters["python_string"] = python_string
+    env.filters.update(FILTERS)
+    # Plain attribute access: the view models are dataclasses, never mappings, so `x.name`
+    # needs no fallback to `x["name"]`. Templates read attributes about a million times for
+    # a large schema; the builtin itself answers them without a Python call of Jinja's.
+    env.getattr = getattr  # type: ignore[method-assign, assignment]
     return env
 
 
@@ -74,12 +81,11 @@ def _provenance(source_names: Sequence[str]) -> str:
 
 def render_module(provenance: str, module: ModuleView) -> str:
     env = environment()
-    template = "refs.py.j2" if module.name == REFS_MODULE else "module.py.j2"
+    template = "refs.py.j2" if module.name == naming.REFS_MODULE else "module.py.j2"
     body = env.get_template(template).render(module=module)
     header = env.get_template("header.py.j2").render(
         doc=module.doc,
         module=module,
-        imports=module.import_lines(frozenset()),
     )
     return _format(provenance, header + body)
 
@@ -94,7 +100,6 @@ def render_package(package: PackageView, source_names: Sequence[str]) -> dict[st
     header = env.get_template("header.py.j2").render(
         doc="The generated package: every public name of its modules.",
         module=ModuleView("__init__", ""),
-        imports=[],
     )
     files["__init__.py"] = _format(provenance, header + body)
     files["py.typed"] = ""

@@ -6,7 +6,7 @@ with one generated name (E0201), a name the generated code keeps for itself (E02
 union msgspec cannot decode (E0203), a type alias that refers to itself (E0204).
 
 The resolver runs it, so `idlc check` reports all of these; code generation
-(`idlc.codegen.views`) builds on the same plan, so `idlc generate` never finds a problem
+(`idlc.codegen.build`) builds on the same plan, so `idlc generate` never finds a problem
 that `check` did not. Names come from `idlc.naming` only. See docs/python-mapping.md.
 """
 
@@ -21,8 +21,8 @@ from idlc.semantics import model as m
 from idlc.semantics import queries
 from idlc.source import Span
 
-TYPES_MODULE = "_types"
-REFS_MODULE = "_refs"
+TYPES_MODULE = naming.TYPES_MODULE
+REFS_MODULE = naming.REFS_MODULE
 
 #: Names generated modules import or define for themselves; no generated class may use them.
 #: (`naming.declared_name` keeps declared names clear of them; derived names are checked.)
@@ -415,7 +415,9 @@ def _collect_union_bases(
             continue  # reported by _check_unions
         module = result.inline[id(union)][1]
         for alternative in union.alternatives:
-            _add_union_base(model, result, diagnostics, alternative, f"_{name}Base", name, module)
+            _add_union_base(
+                model, result, diagnostics, alternative, naming.choice_base_name(name), name, module
+            )
 
 
 def _add_union_base(

@@ -304,7 +304,7 @@ class TypeConverter:
                     )
                 else:
                     default = item
-                    self._case_class(item, "Default", python)
+                    self._case_class(item, naming.case_suffix(None), python)
             else:
                 first = seen.get(tag.value)
                 if first is not None:
@@ -319,8 +319,8 @@ class TypeConverter:
                     )
                 else:
                     seen[tag.value] = item
-                    suffix = naming.pascal_case(tag.value).rstrip("_") or "Case"
-                    if node.open and suffix == "Unknown":
+                    suffix = naming.case_suffix(tag.value)
+                    if node.open and suffix == naming.UNKNOWN_CASE_SUFFIX:
                         self.diagnostics.add(
                             codes.PYTHON_NAME_COLLISION,
                             f"variant case {tag.raw} becomes the Python class suffix `Unknown`, "

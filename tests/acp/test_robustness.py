@@ -1,12 +1,11 @@
 """The echo agent over raw stdio: bad input gets its error and the agent keeps serving;
-closing stdin ends the process within a second."""
+closing stdin ends the process."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 from typing import Any
 
 from .conftest import ECHO_AGENT, message_errors
@@ -128,18 +127,21 @@ def test_bad_input_gets_errors_and_the_agent_keeps_serving() -> None:
         agent.process.wait()
 
 
-def test_closing_stdin_ends_the_agent_within_a_second() -> None:
+#: Far longer than an agent takes to end once its input has: only a hang gets there.
+HANG = 30.0
+
+
+def test_closing_stdin_ends_the_agent() -> None:
     agent = Raw()
     agent.send(
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
     )
     assert agent.receive()["id"] == 1
     assert agent.process.stdin is not None
-    started = time.monotonic()
     agent.process.stdin.close()
     try:
-        code = agent.process.wait(timeout=1.0)
+        # An agent that kept waiting for input after EOF would still run: TimeoutExpired.
+        code = agent.process.wait(timeout=HANG)
     finally:
         agent.process.kill()
-    assert time.monotonic() - started < 1.0
     assert code == 0

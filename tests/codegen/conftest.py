@@ -16,6 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SEEDS = [ROOT / "idl/quixos/agent_directory.idl", ROOT / "idl/quixos/agent_request.idl"]
 CORPUS = Path(__file__).parent / "corpus"
 
+#: The golden files (`test_snapshots.py`) are generated modules named `test_…[…].py`: not
+#: tests to collect.
+collect_ignore_glob = ["__snapshots__/*"]
+
 #: package name → IDL files
 PACKAGES: dict[str, list[Path]] = {
     "gen_seeds": SEEDS,

@@ -1,23 +1,39 @@
-"""Golden output: every generated file of every corpus package (`--snapshot-update`)."""
+"""Golden output: every generated file of every corpus package (`--snapshot-update`).
+
+Each generated file is a snapshot file of its own, a `.py` file in
+`__snapshots__/test_snapshots/`, so a change of the generator shows as a diff of Python.
+"""
 
 from __future__ import annotations
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from idlc.codegen import GeneratedPackage
 
 from .conftest import PACKAGES, build
 
 
+class PythonSnapshot(SingleFileSnapshotExtension):
+    """One generated file per snapshot, as text, under its own name plus `.py`."""
+
+    file_extension = "py"
+    _write_mode = WriteMode.TEXT
+
+
+@pytest.fixture
+def python_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return snapshot.use_extension(PythonSnapshot)
+
+
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_generated_files(
-    name: str, generated_packages: dict[str, GeneratedPackage], snapshot: SnapshotAssertion
+    name: str, generated_packages: dict[str, GeneratedPackage], python_snapshot: SnapshotAssertion
 ) -> None:
     files = generated_packages[name].files
-    assert sorted(files) == sorted(set(files))
     for path in sorted(files):
-        assert files[path] == snapshot(name=path)
+        assert files[path] == python_snapshot(name=path.removesuffix(".py"))
 
 
 def test_generation_is_deterministic() -> None:

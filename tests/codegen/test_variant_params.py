@@ -54,6 +54,7 @@ def test_variant_input_is_sent_as_the_params_object(package: Any) -> None:
     from idlc_runtime import memory_pair
 
     seen: list[Any] = []
+    mode_seen = asyncio.Event()
 
     class Impl(package.Settings):  # type: ignore[misc, name-defined]
         async def set(self, input: Any) -> str:
@@ -62,6 +63,7 @@ def test_variant_input_is_sent_as_the_params_object(package: Any) -> None:
 
         async def mode(self, input: Any) -> None:
             seen.append(input)
+            mode_seen.set()
 
         async def text(self, input: str) -> str:
             return input.upper()
@@ -88,10 +90,8 @@ def test_variant_input_is_sent_as_the_params_object(package: Any) -> None:
                 await caller.request("test:settings:set:call", wrapped, str)
             assert getattr(failure.value, "code", None) == -32602
             await proxy.mode(package.ModeFast(level=3))
-            for _ in range(100):
-                if len(seen) == 4:
-                    break
-                await asyncio.sleep(0.01)
+            # A notification has no answer: wait for the handler (only a lost one times out).
+            await asyncio.wait_for(mode_seen.wait(), 10)
             assert isinstance(seen[-1], package.ModeFast) and seen[-1].level == 3
 
     asyncio.run(main())

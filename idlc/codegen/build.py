@@ -1,0 +1,108 @@
+"""From the resolved model to view models: every name, type expression and import decided.
+
+1. `idlc.semantics.python_mapping.plan` gives every type that needs a class a Python name
+   and a module (typedefs and the inline types inside them go to `_types`; inline types of
+   an interface's members go to that interface's module) and reports every name clash and
+   every shape Python cannot express. The resolver runs the same plan, so `idlc check`
+   has already reported them; `generate` writes nothing when there is one.
+2. `TypeBuilder` (`build_types`) turns declarations into class and alias views,
+   `build_interface` interfaces into skeleton, proxy and dispatch-table views; type
+   expressions record every name they use from another module as an import.
+3. Each module's definitions are put in the order Python needs (`idlc.codegen.order`).
+"""
+
+from __future__ import annotations
+
+from idlc import naming
+from idlc.codegen.build_interfaces import build_interface
+from idlc.codegen.build_types import TypeBuilder
+from idlc.codegen.order import dependencies_first
+from idlc.codegen.views import (
+    AliasView,
+    ClassView,
+    Doc,
+    ImportView,
+    ModuleView,
+    PackageView,
+    RefView,
+)
+from idlc.diagnostics import Diagnostic, Diagnostics
+from idlc.semantics import model as m
+from idlc.semantics import python_mapping
+from idlc.semantics.python_mapping import all_interfaces
+
+#: Marker bases first (cases derive from them), then enums (defaults name them), then the rest.
+_CLASS_GROUP = {"marker": 0, "enum": 1}
+
+
+def _in_order(module: ModuleView) -> None:
+    classes = sorted(module.classes, key=lambda view: _CLASS_GROUP.get(view.kind, 2))
+    module.classes = dependencies_first(classes, _class_name, _class_needs)
+    module.aliases = dependencies_first(module.aliases, _alias_name, _alias_needs)
+
+
+def _class_name(view: ClassView) -> str:
+    return view.name
+
+
+def _class_needs(view: ClassView) -> tuple[str, ...]:
+    return view.after
+
+
+def _alias_name(view: AliasView) -> str:
+    return view.name
+
+
+def _alias_needs(view: AliasView) -> list[str]:
+    return sorted(view.depends)
+
+
+def _refs_module(model: m.Model) -> ModuleView:
+    refs = ModuleView(
+        naming.REFS_MODULE, "Reference types: one distinct string type per atom and interface."
+    )
+    for atom in model.atoms.values():
+        note = f"A reference to an `{atom.name}` (atom `{atom.id}`)."
+        refs.refs.append(RefView(naming.ref_name(atom.name), Doc(atom.doc, note)))
+        refs.public.append(naming.ref_name(atom.name))
+        refs.atoms.append((atom.name, atom.id))
+    refs.public.append(naming.ATOMS)
+    for interface_name, _ in all_interfaces(model):
+        interface = model.interfaces.get(interface_name)
+        where = f"(`{interface.id}`)." if interface is not None else "(imported)."
+        note = f"A reference to an object implementing `{interface_name}` {where}"
+        refs.refs.append(RefView(naming.ref_name(interface_name), Doc(None, note)))
+        refs.public.append(naming.ref_name(interface_name))
+    refs.uses_typing = True
+    return refs
+
+
+def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
+    """The view of the whole generated package, and the problems found on the way."""
+    diagnostics = Diagnostics()
+    plan = python_mapping.plan(model, diagnostics)
+    if diagnostics.has_errors:
+        return PackageView([], [], []), diagnostics.items
+    builder = TypeBuilder(model, plan)
+    types = ModuleView(
+        naming.TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
+    )
+    for typedef in model.typedefs.values():
+        builder.define_tree(types, typedef.type, naming.declared_name(typedef.name), typedef.doc)
+    modules = [_refs_module(model), types]
+    for interface in model.interfaces.values():
+        module = ModuleView(
+            naming.interface_module_name(interface.name),
+            f"The `{interface.name}` interface: skeleton, proxy and dispatch table.",
+        )
+        build_interface(builder, module, interface)
+        modules.append(module)
+    exports = []
+    all_names: list[str] = []
+    for module in modules:
+        _in_order(module)
+        if module.public:
+            names = sorted(module.public)
+            all_names.extend(names)
+            exports.append(ImportView(module.name, names))
+    return PackageView(modules, exports, sorted(all_names)), diagnostics.items

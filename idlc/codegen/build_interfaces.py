@@ -1,0 +1,120 @@
+"""Interfaces as views: the skeleton's and the proxy's methods and the dispatch table.
+
+One module per interface holds the skeleton, the proxy, the adapter functions the table
+invokes, and the inline types of its members (with the params wrappers of inputs that are
+not objects, docs/wire.md §4).
+"""
+
+from __future__ import annotations
+
+from idlc import naming
+from idlc.codegen.build_types import TypeBuilder
+from idlc.codegen.expressions import ModuleContext
+from idlc.codegen.inline import inline_types, member_types
+from idlc.codegen.layout import python_string
+from idlc.codegen.typeexpr import NONE, TypeExpr, generic
+from idlc.codegen.views import (
+    ClassView,
+    Doc,
+    FieldView,
+    InputStyle,
+    InterfaceView,
+    MethodView,
+    ModuleView,
+    doc_of,
+)
+from idlc.semantics import model as m
+from idlc.semantics.python_mapping import is_object_shaped, is_unit
+
+_EXECUTION = {m.Execution.SNAPSHOT: "SNAPSHOT", m.Execution.TRANSACTION: "TRANSACTION"}
+
+
+def _params_wrapper(name: str, wire: str, annotation: TypeExpr) -> ClassView:
+    """The `{"input": …}` params of a member whose input is not an object."""
+    input_field = FieldView("input", annotation, "input", False, None, None, None)
+    note = f"The params of `{wire}`: its input under `input`."
+    return ClassView(name, "struct", ["msgspec.Struct"], Doc(None, note), [input_field])
+
+
+def _method(
+    builder: TypeBuilder, ctx: ModuleContext, interface: m.Interface, member: m.Member
+) -> MethodView:
+    model = builder.model
+    name = naming.member_name(member.name)
+    input_style: InputStyle = "none"
+    params: list[FieldView] = []
+    input_annotation: TypeExpr | None = None
+    params_type = NONE
+    if isinstance(member, m.Value):
+        returns = result_type = ctx.expr(member.type)
+    elif isinstance(member, m.Relation):
+        target = member.target
+        ref = ctx.ref(target.atom if isinstance(target, m.AtomTarget) else target.interface)
+        if member.cardinality is m.Cardinality.EXACTLY_ONE:
+            returns = result_type = ref
+        elif member.cardinality is m.Cardinality.OPTIONAL_ONE:
+            returns = result_type = ref.or_none()
+        else:
+            returns = generic("frozenset", ref)
+            result_type = generic("_hooks.UniqueSet", ref)
+            ctx.module.uses_hooks = True
+    else:
+        returns = result_type = ctx.expr(member.output)
+        input_type = member.input
+        if is_unit(model, input_type):
+            pass
+        elif isinstance(input_type, m.Record):
+            input_style = "fields"
+            params_type = ctx.expr(input_type)
+            params = [builder.field_view(ctx, field_) for field_ in input_type.fields]
+        elif is_object_shaped(model, input_type):
+            # A named record or a variant is the params object itself (docs/wire.md §4).
+            input_style = "object"
+            params_type = input_annotation = ctx.expr(input_type)
+        else:
+            input_style = "wrapped"
+            input_annotation = ctx.expr(input_type)
+            wrapper = naming.params_class_name(interface.name, member.name)
+            params_type = TypeExpr(wrapper)
+            ctx.module.uses_msgspec = True
+            ctx.module.classes.append(_params_wrapper(wrapper, member.binding.id, input_annotation))
+            ctx.module.public.append(wrapper)
+    execution = member.binding.execution
+    return MethodView(
+        name=name,
+        wire=python_string(member.binding.id),
+        doc=doc_of(member.doc),
+        required=member.required,
+        notify=member.binding.notify,
+        input_style=input_style,
+        params=params,
+        input=input_annotation,
+        params_type=params_type,
+        returns=returns,
+        result_type=result_type,
+        invoke=naming.invoke_function_name(name),
+        execution=_EXECUTION[execution] if execution else None,
+    )
+
+
+def build_interface(builder: TypeBuilder, module: ModuleView, interface: m.Interface) -> None:
+    ctx = builder.context(module)
+    module.uses_runtime = module.uses_abc = module.uses_typing = True
+    for member in interface.members:
+        for type_ in member_types(member):
+            for inner in inline_types(type_):
+                inner_name, _ = builder.plan.inline[id(inner)]
+                builder.define_tree(module, inner, inner_name, None)
+    methods = [_method(builder, ctx, interface, member) for member in interface.members]
+    name = naming.declared_name(interface.name)
+    proxy = naming.proxy_name(interface.name)
+    module.interface = InterfaceView(
+        name=name,
+        idl_name=interface.name,
+        proxy=proxy,
+        doc=doc_of(interface.doc),
+        id=interface.id,
+        revision=interface.revision,
+        methods=methods,
+    )
+    module.public.extend([name, proxy])

@@ -1,0 +1,228 @@
+"""Type definitions as views: records, enums, variants, unions and aliases.
+
+Each definition goes into the module the Python mapping's plan chose for it, with the
+inline types inside it (named by the plan) beside it.
+"""
+
+from __future__ import annotations
+
+from idlc import naming
+from idlc.codegen import leniency
+from idlc.codegen.expressions import ModuleContext
+from idlc.codegen.inline import inline_types, nested
+from idlc.codegen.layout import python_string
+from idlc.codegen.typeexpr import TypeExpr
+from idlc.codegen.views import (
+    AliasView,
+    CaseView,
+    ClassView,
+    Doc,
+    EnumMemberView,
+    FieldView,
+    ModuleView,
+    UnionInfoView,
+    VariantInfoView,
+    doc_of,
+)
+from idlc.semantics import model as m
+from idlc.semantics import python_mapping
+from idlc.semantics.python_mapping import hooked, is_record, native_union
+
+
+class TypeBuilder:
+    def __init__(self, model: m.Model, plan: python_mapping.Plan) -> None:
+        self.model = model
+        self.plan = plan
+        #: record class name → union base classes it must derive from
+        self.extra_bases = plan.union_bases
+
+    def context(self, module: ModuleView) -> ModuleContext:
+        return ModuleContext(self.model, self.plan, module)
+
+    # -- records --
+
+    def field_view(self, ctx: ModuleContext, field_: m.Field) -> FieldView:
+        attribute = naming.attribute_name(field_.name)
+        annotation = ctx.expr(field_.type)
+        default: str | None = None
+        factory: str | None = None
+        if field_.default is not None:
+            default, factory = ctx.literal(field_.type, field_.default)
+        elif annotation.optional or annotation.is_none:
+            default = "None"
+        renamed = attribute != field_.name
+        if factory is not None or renamed:
+            ctx.module.uses_msgspec = True  # msgspec.field(…)
+        return FieldView(
+            attribute=attribute,
+            annotation=annotation,
+            wire=field_.name,
+            renamed=renamed,
+            default=default,
+            factory=factory,
+            doc=None if field_.doc is None else Doc(field_.doc),
+        )
+
+    def record_class(
+        self,
+        ctx: ModuleContext,
+        name: str,
+        record: m.Record | None,
+        doc: str | None,
+        *,
+        base: str = "msgspec.Struct",
+        marker: str | None = None,
+        tag: tuple[str, str] | None = None,
+    ) -> ClassView:
+        """The struct of a record or of a variant case (deriving from the case's record class
+        `base`, and from the variant's `marker`, with its `tag`: field and value)."""
+        ctx.module.uses_msgspec = True
+        union_bases = self.extra_bases.get(name, [])
+        own = [base] if marker is None else [base, marker]
+        after = tuple(own[1:] if base == "msgspec.Struct" else own)
+        fields = [self.field_view(ctx, field_) for field_ in record.fields] if record else []
+        if record is not None and (registration := leniency.registration(name, record)):
+            ctx.module.uses_hooks = True
+            ctx.module.registrations.append(registration)
+        return ClassView(
+            name,
+            "struct",
+            own + union_bases,
+            doc_of(doc),
+            fields,
+            tag_field=None if tag is None else python_string(tag[0]),
+            tag=None if tag is None else python_string(tag[1]),
+            after=after + tuple(union_bases),
+        )
+
+    # -- definitions --
+
+    def define(self, module: ModuleView, type_: m.Type, name: str, doc: str | None) -> None:
+        """Emit the definition of named type `type_` (a typedef, or an inline type) into `module`."""
+        ctx = self.context(module)
+        if isinstance(type_, m.Record):
+            module.classes.append(self.record_class(ctx, name, type_, doc))
+            module.public.append(name)
+        elif isinstance(type_, m.Enum):
+            module.uses_enum = True
+            module.uses_hooks |= type_.open
+            members = [
+                # Unique: the front end reports values with one member name (E0113).
+                EnumMemberView(
+                    naming.enum_attribute_name(value.value),
+                    python_string(value.value),
+                    doc_of(value.doc),
+                )
+                for value in type_.values
+            ]
+            base = "_hooks.OpenEnum" if type_.open else "enum.Enum"
+            module.classes.append(ClassView(name, "enum", [base], doc_of(doc), members=members))
+            module.public.append(name)
+        elif isinstance(type_, m.Variant):
+            self.define_variant(ctx, type_, name, doc)
+        elif isinstance(type_, m.Union_):
+            self.define_union(ctx, type_, name, doc)
+        else:
+            expression = ctx.expr(type_)
+            module.uses_typing = True
+            module.aliases.append(
+                AliasView(name, [expression], None, doc_of(doc), frozenset(ctx.depends), type_.span)
+            )
+            module.public.append(name)
+
+    def define_variant(
+        self, ctx: ModuleContext, variant: m.Variant, name: str, doc: str | None
+    ) -> None:
+        module = ctx.module
+        is_hooked = hooked(self.model, variant)
+        marker = naming.choice_base_name(name) if is_hooked else None
+        cases: list[tuple[str | None, str]] = []
+        for case in variant.cases:
+            case_name = naming.case_class_name(name, case.tag)
+            cases.append((case.tag, case_name))
+            tag = None if case.tag is None else (variant.tag_field, case.tag)
+            record = case.type if isinstance(case.type, m.Record) else None
+            base = "msgspec.Struct"
+            if isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
+                base = str(ctx.expr(case.type))
+            module.classes.append(
+                self.record_class(
+                    ctx, case_name, record, case.doc, base=base, marker=marker, tag=tag
+                )
+            )
+            module.public.append(case_name)
+        alternatives = [TypeExpr(case_name) for _, case_name in cases]
+        module.uses_typing = True
+        if marker is None:
+            module.aliases.append(
+                AliasView(
+                    name,
+                    alternatives,
+                    None,
+                    doc_of(doc),
+                    frozenset(case_name for _, case_name in cases),
+                )
+            )
+            module.public.append(name)
+            return
+        module.uses_hooks = True
+        module.classes.append(ClassView(marker, "marker", ["_hooks.VariantBase"]))
+        unknown: str | None = None
+        if variant.open:
+            unknown = naming.unknown_case_class_name(name)
+            alternatives.append(TypeExpr(unknown))
+            module.classes.append(
+                ClassView(
+                    unknown,
+                    "unknown",
+                    ["_hooks.UnknownCase", marker],
+                    Doc(None, f"A case of `{name}` with a tag this version does not know."),
+                    after=(marker,),
+                )
+            )
+            module.public.append(unknown)
+        module.registrations.append(
+            VariantInfoView(
+                marker,
+                python_string(variant.tag_field),
+                [CaseView(python_string(tag), class_) for tag, class_ in cases if tag is not None],
+                default=next((class_ for tag, class_ in cases if tag is None), None),
+                unknown=unknown,
+            )
+        )
+        module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))
+        module.public.append(name)
+
+    def define_union(self, ctx: ModuleContext, union: m.Union_, name: str, doc: str | None) -> None:
+        module = ctx.module
+        for index, alternative in enumerate(union.alternatives):
+            if isinstance(alternative, (m.Record, m.Enum, m.Variant, m.Union_)):
+                self.define(module, alternative, naming.union_alternative_name(name, index), None)
+        expressions = [ctx.expr(alternative) for alternative in union.alternatives]
+        module.uses_typing = True
+        if native_union(self.model, union):
+            module.aliases.append(
+                AliasView(name, expressions, None, doc_of(doc), frozenset(ctx.depends))
+            )
+            module.public.append(name)
+            return
+        # The plan reported any other union (E0203): these are all records.
+        marker = naming.choice_base_name(name)
+        module.uses_hooks = True
+        module.classes.append(ClassView(marker, "marker", ["_hooks.UnionBase"]))
+        module.registrations.append(UnionInfoView(marker, expressions))
+        module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))
+        module.public.append(name)
+
+    def define_tree(self, module: ModuleView, type_: m.Type, name: str, doc: str | None) -> None:
+        """`define`, and every inline type inside `type_` beside it."""
+        self.define(module, type_, name, doc)
+        if not isinstance(type_, (m.Record, m.Enum, m.Variant, m.Union_)):
+            # An alias (list, map, optional): the inline types inside it are defined here.
+            for inner in inline_types(type_):
+                inner_name, _ = self.plan.inline[id(inner)]
+                self.define_tree(module, inner, inner_name, None)
+            return
+        for inner in nested(type_):
+            inner_name, _ = self.plan.inline[id(inner)]
+            self.define(module, inner, inner_name, None)

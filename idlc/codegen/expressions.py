@@ -1,0 +1,117 @@
+"""Type expressions and default literals of one module, recording what they import."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from idlc import naming
+from idlc.codegen import hints
+from idlc.codegen.layout import python_string
+from idlc.codegen.typeexpr import NONE, TypeExpr, generic, named
+from idlc.codegen.views import IntegerAliasView, ModuleView
+from idlc.semantics import model as m
+from idlc.semantics import queries
+
+if TYPE_CHECKING:
+    from idlc.semantics.python_mapping import Plan
+
+#: By the primitive kind's value (`"string"`): a str key is hashed without a Python call, an
+#: enum member is not, and every field's type is looked up here.
+_SIMPLE = {
+    m.PrimitiveKind.STRING.value: TypeExpr("str"),
+    m.PrimitiveKind.BOOL.value: TypeExpr("bool"),
+    m.PrimitiveKind.UNIT.value: NONE,
+    m.PrimitiveKind.FLOAT64.value: TypeExpr("float"),
+    m.PrimitiveKind.BYTES.value: TypeExpr("bytes"),
+    m.PrimitiveKind.JSON.value: TypeExpr("_hooks.JsonValue"),
+}
+_STRING = _SIMPLE[m.PrimitiveKind.STRING.value]
+
+
+class ModuleContext:
+    """Type expressions for one module: every name from another module becomes an import
+    of `module`, every name it uses is remembered in `depends` (aliases are ordered by it)."""
+
+    def __init__(self, model: m.Model, plan: Plan, module: ModuleView) -> None:
+        self.model = model
+        self.plan = plan
+        self.module = module
+        self.depends: set[str] = set()
+
+    def use(self, name: str, module: str) -> TypeExpr:
+        if module != self.module.name:
+            self.module.imports[name] = module
+        self.depends.add(name)
+        return named(name)
+
+    def ref(self, declaration: str) -> TypeExpr:
+        """The reference type of an atom or interface."""
+        return self.use(naming.ref_name(declaration), naming.REFS_MODULE)
+
+    def expr(self, type_: m.Type) -> TypeExpr:
+        if isinstance(type_, m.Primitive):
+            kind = type_.kind
+            simple = _SIMPLE.get(kind._value_)
+            if simple is None:
+                return self._integer(kind)
+            if kind is m.PrimitiveKind.JSON:
+                self.module.uses_hooks = True
+            return simple
+        if isinstance(type_, m.Optional):
+            inner = self.expr(type_.inner)
+            return inner if hints.is_none(self.model, type_.inner) else inner.or_none()
+        if isinstance(type_, m.List):
+            return generic("list", self.expr(type_.inner))
+        if isinstance(type_, m.Map):
+            return generic("dict", _STRING, self.expr(type_.value))
+        if isinstance(type_, m.AtomRef):
+            return self.ref(type_.atom)
+        if isinstance(type_, m.InterfaceRef):
+            return self.ref(type_.interface)
+        if isinstance(type_, m.TypeRef):
+            return self.use(naming.declared_name(type_.name), naming.TYPES_MODULE)
+        name, module = self.plan.inline[id(type_)]
+        return self.use(name, module)
+
+    def _integer(self, kind: m.PrimitiveKind) -> TypeExpr:
+        name = naming.integer_alias_name(kind._value_)
+        if name in self.module.integer_aliases:
+            return named(name)
+        low, high = kind.integer_range or (0, 0)
+        # msgspec cannot bound integers beyond int64: the hooks check uint64.
+        checked_by_hooks = kind is m.PrimitiveKind.UINT64
+        module = self.module
+        module.uses_typing = True
+        if checked_by_hooks:
+            module.uses_hooks = True
+        else:
+            module.uses_msgspec = True
+        module.integer_aliases[name] = IntegerAliasView(name, low, high, checked_by_hooks)
+        return named(name)
+
+    def literal(self, type_: m.Type, literal: m.Literal) -> tuple[str, str | None]:
+        """The Python literal of a field default, and the factory (`list`, `dict`) that
+        makes it when it is a new empty container each time (`[]`)."""
+        value = literal.value
+        if value == ():
+            return "[]", hints.empty_container(self.model, type_)
+        resolved = hints.without_optional(self.model, type_)
+        if isinstance(resolved, m.Enum) and isinstance(value, str):
+            enum_class = self.expr(queries.strip_optional(type_))
+            for enum_value in resolved.values:
+                if enum_value.value == value:
+                    return f"{enum_class}.{naming.enum_attribute_name(value)}", None
+            return f"{enum_class}({python_string(value)})", None
+        if isinstance(value, bool):
+            return ("True" if value else "False"), None
+        if isinstance(value, int):
+            if isinstance(resolved, m.Primitive) and resolved.kind is m.PrimitiveKind.FLOAT64:
+                return f"{value}.0", None
+            return str(value), None
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                return f"float({python_string(repr(value))})", None
+            return repr(value), None
+        assert isinstance(value, str)
+        return python_string(value), None

@@ -1,0 +1,63 @@
+"""Where inline types stand: which of them a definition must define beside itself.
+
+Their names come from the Python mapping's plan (`idlc.semantics.python_mapping`, which uses
+`idlc.naming`); this module only finds them, in the order they are written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from idlc.semantics import model as m
+from idlc.semantics.python_mapping import NAMED_KINDS
+
+InlineType = m.Record | m.Enum | m.Variant | m.Union_
+
+
+def inline_types(type_: m.Type) -> Iterator[InlineType]:
+    """The inline types directly inside `type_` that need their own definition."""
+    if isinstance(type_, NAMED_KINDS):
+        yield type_
+        return
+    if isinstance(type_, (m.Optional, m.List)):
+        yield from inline_types(type_.inner)
+    elif isinstance(type_, m.Map):
+        yield from inline_types(type_.value)
+
+
+def nested(type_: m.Type) -> Iterator[InlineType]:
+    """Every inline type inside a definition (its fields, cases), recursively."""
+    if isinstance(type_, m.Record):
+        fields = type_.fields
+    elif isinstance(type_, m.Variant):
+        fields = tuple(
+            field_
+            for case in type_.cases
+            if isinstance(case.type, m.Record)
+            for field_ in case.type.fields
+        )
+    elif isinstance(type_, m.Union_):
+        fields = ()
+        for alternative in type_.alternatives:
+            if not isinstance(alternative, NAMED_KINDS):
+                for inner in inline_types(alternative):
+                    yield inner
+                    yield from nested(inner)
+            else:
+                # Defined by the union's own definition; its own insides follow.
+                yield from nested(alternative)
+    else:
+        fields = ()
+    for field_ in fields:
+        for inner in inline_types(field_.type):
+            yield inner
+            yield from nested(inner)
+
+
+def member_types(member: m.Member) -> list[m.Type]:
+    """The types an interface member writes itself (a relation only names its target)."""
+    if isinstance(member, m.Operation):
+        return [member.input, member.output]
+    if isinstance(member, m.Value):
+        return [member.type]
+    return []
