@@ -157,7 +157,11 @@ def main(argv: list[str] | None = None) -> None:
     host, separator, port = args.listen.rpartition(":")
     if not separator or not port.isdigit():
         parser.error(f"--listen wants HOST:PORT, not {args.listen!r}")
-    asyncio.run(serve_remote(host.strip("[]") or "127.0.0.1", int(port)))
+    try:
+        asyncio.run(serve_remote(host.strip("[]") or "127.0.0.1", int(port)))
+    except OSError as error:
+        # A port in use, an address not of this machine: said plainly, exit status 1.
+        sys.exit(f"error: cannot listen on {args.listen}: {error.strerror or error}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from hypercorn.config import Config
 
 from idlc_acp.web.app import AcpServer, AgentFactory, create_asgi_app
 from idlc_runtime import PeerOptions
+from idlc_runtime.channel import frame_limit
 from idlc_runtime.web.admission import Authenticate
 
 
@@ -76,7 +77,8 @@ async def serve_acp(
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     # A POST body or a WebSocket frame may be as long as a message may be.
-    config.websocket_max_message_size = (options or PeerOptions()).max_message_size
+    # (a little longer: a frame just over the limit is answered, as docs/wire.md §8 says).
+    config.websocket_max_message_size = frame_limit(options)
     for name, value in (hypercorn_options or {}).items():
         setattr(config, name, value)
     stop = asyncio.Event()
