@@ -366,7 +366,9 @@ def main() -> None:
     parser.add_argument("--cwd", default=os.getcwd())
     parser.add_argument("--no-fs", dest="fs", action="store_false")
     parser.add_argument("--news", action="store_true")
-    parser.add_argument("--connect", metavar="URL", help="a remote agent (agent-client-protocol 1.0)")
+    parser.add_argument(
+        "--connect", metavar="URL", help="a remote agent (agent-client-protocol 1.0)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     if options.command[:1] == ["--"]:
