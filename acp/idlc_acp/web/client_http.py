@@ -23,7 +23,7 @@ import msgspec
 
 from idlc_acp.client import AgentConnection, client_options
 from idlc_acp.web.connection import id_key, session_of
-from idlc_runtime import Peer, PeerOptions, UndecodableNotificationHook
+from idlc_runtime import ConnectionClosed, Peer, PeerOptions, UndecodableNotificationHook
 from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame
 from idlc_runtime.web.admission import Refused
 
@@ -62,6 +62,8 @@ class HttpChannel:
         #: Agent request id (id_key) → the session stream it came on (its answer's session).
         self._answer_session: dict[str, str] = {}
         self._closed = False
+        #: Why the server turned `initialize` away (401, 403, 503), if it did.
+        self.refusal: Refused | None = None
 
     # ------------------------------------------------------------ channel
 
@@ -76,6 +78,12 @@ class HttpChannel:
             raise ConnectionResetError("the connection is closed")
         try:
             await self._send(text)
+        except Refused as refusal:
+            # `connect_http` raises it where the user's `initialize` fails; the input just
+            # ends, which fails that call.
+            self.refusal = refusal
+            await self._fail(None)
+            raise
         except Exception as error:
             # The peer's calls waiting for answers learn it from the input's end.
             await self._fail(error)
@@ -286,6 +294,11 @@ async def connect_http(
         peer = Peer(source, writer, client, options=full)
         try:
             async with peer:
-                yield AgentConnection(peer, controls)
+                try:
+                    yield AgentConnection(peer, controls)
+                except ConnectionClosed as closed:
+                    if channel.refusal is not None:
+                        raise channel.refusal from closed
+                    raise
         finally:
             await channel.close()

@@ -114,6 +114,10 @@ class HttpConnection:
     def closed(self) -> bool:
         return self._closing
 
+    async def wait_closed(self) -> None:
+        """Return once the connection has ended (DELETE, idle timeout, shutdown)."""
+        await asyncio.wait([self._ended])
+
     def touch(self) -> None:
         self._last_activity = time.monotonic()
 
