@@ -124,7 +124,9 @@ async def turns(agent: AgentConnection, session_id: str, tag: str, count: int) -
 def check_echoes(collector: EchoCollector, session_id: str, sent: list[str], seen: int) -> None:
     got = collector.echoes.get(session_id, [])[seen:]
     if got != sent:
-        raise AssertionError(f"session {session_id}: sent {len(sent)} prompts, got {len(got)} echoes")
+        raise AssertionError(
+            f"session {session_id}: sent {len(sent)} prompts, got {len(got)} echoes"
+        )
 
 
 @contextlib.asynccontextmanager
