@@ -29,7 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -245,10 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         run_agent(BenchAgent())
         return 0
     total = args.clients * args.turns
-    report: Callable[[str, list[float]], None] = lambda name, rates: print(
-        f"{name:<22} {statistics.median(rates):>9,.0f} turns/s  "
-        f"(median of {len(rates)} rounds of {total:,} turns)"
-    )
+
+    def report(name: str, rates: list[float]) -> None:
+        print(
+            f"{name:<22} {statistics.median(rates):>9,.0f} turns/s  "
+            f"(median of {len(rates)} rounds of {total:,} turns)"
+        )
+
     rates, memory = asyncio.run(websocket_rounds(args))
     report("WebSocket (uvicorn)", rates)
     first, last = memory[1], memory[-1]
