@@ -139,8 +139,9 @@ class HttpConnection:
         self._initialize = (key, answer)
         await self._put(text)
         ended = asyncio.ensure_future(asyncio.shield(self._ended))
+        either: list[asyncio.Future[Any]] = [answer, ended]
         try:
-            await asyncio.wait([answer, ended], return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
             ended.cancel()
         if not answer.done():
