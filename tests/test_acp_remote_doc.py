@@ -142,3 +142,51 @@ def test_the_shell_sessions_run(name: str, workdir: Path) -> None:
             )
             assert done.returncode == 0, done.stderr
             assert done.stdout.splitlines()[-1] == '[result] stopReason="end_turn"', done.stdout
+
+
+#: A client that opens a streamable-HTTP connection (so its SSE stream is open), says so,
+#: and waits until the server ends the connection.
+HOLDER = """
+import asyncio, sys
+from idlc_acp import InitializeRequest, Client
+from idlc_acp.web import connect_http
+
+class Quiet(Client):
+    async def update(self, input):
+        pass
+
+    async def request_permission(self, input):
+        raise NotImplementedError
+
+async def main():
+    async with connect_http(sys.argv[1], Quiet()) as agent:
+        await agent.initialize(InitializeRequest(protocol_version=1))
+        print("open", flush=True)
+        await agent.peer.wait_closed()
+        print("closed by the server", flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_uvicorn_stops_while_a_client_holds_its_streams_open(workdir: Path) -> None:
+    line = block("sh", "uvicorn-session").splitlines()[0].removesuffix(" &")
+    port = free_port()
+    holder = None
+    try:
+        with server(line, port, workdir):
+            holder = subprocess.Popen(
+                [sys.executable, "-c", HOLDER, f"http://127.0.0.1:{port}/acp"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            assert holder.stdout is not None
+            assert holder.stdout.readline() == "open\n"
+        # The server has exited (the context checked how); the client saw its connection end.
+        out, err = holder.communicate(timeout=TIMEOUT)
+        assert out == "closed by the server\n", err
+    finally:
+        if holder is not None and holder.returncode is None:
+            holder.kill()
+            holder.wait()

@@ -283,7 +283,7 @@ class AcpServer:
             return _error(409, INVALID_REQUEST, f"{scope} already has a stream")
         box.attached = True
         connection.busy += 1
-        return StreamingResponse(
+        return _EventStream(
             self._events(connection, session_id, box),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -361,6 +361,26 @@ class AcpServer:
                 self.websockets.discard(peer)
         finally:
             self._websockets_admitted -= 1
+
+
+class _EventStream(StreamingResponse):
+    """An SSE response that ends quietly when the server cancels it.
+
+    A stream lasts as long as its connection, so an ASGI server shutting down finds it still
+    open: uvicorn waits `--timeout-graceful-shutdown` seconds, then cancels the task sending
+    it (docs/acp-remote.md, "uvicorn"). That is the stream's end, not a failure to report.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            # End the response properly: the client sees the stream close, not a reset.
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def create_asgi_app(
