@@ -261,6 +261,10 @@ class AcpServer:
         finally:
             connection.busy -= 1
             connection.touch()
+        if "error" in _decode(answer):
+            # A refused initialize leaves nothing to continue: the connection ends now
+            # rather than at its idle timeout. The client still gets the agent's answer.
+            await connection.close()
         return Response(
             answer,
             200,

@@ -219,3 +219,21 @@ def test_any_body_gets_an_answer_never_a_server_error(bodies: list[bytes], conne
             assert await open_connection(http, server.url)
 
     check()
+
+
+@run_async
+async def test_a_refused_initialize_answers_its_error_and_ends_the_connection() -> None:
+    async with serve_acp(EchoAgent) as server, httpx.AsyncClient() as http:
+        bad = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "initialize",
+            "params": {"protocolVersion": "x"},
+        }
+        response = await post(http, server.url, bad)
+        assert response.status_code == 200
+        assert response.json()["error"]["code"] == -32602
+        connection_id = response.headers["acp-connection-id"]
+        again = await post(http, server.url, INITIALIZE, **{"Acp-Connection-Id": connection_id})
+        assert again.status_code == 404
+        assert not server.app.http_connections
