@@ -237,3 +237,17 @@ async def test_a_refused_initialize_answers_its_error_and_ends_the_connection() 
         again = await post(http, server.url, INITIALIZE, **{"Acp-Connection-Id": connection_id})
         assert again.status_code == 404
         assert not server.app.http_connections
+
+
+@run_async
+async def test_the_websocket_upgrade_answers_with_a_connection_id() -> None:
+    from websockets.asyncio.client import connect
+
+    async with serve_acp(EchoAgent) as server:
+        async with connect(server.ws_url) as websocket:
+            assert websocket.response is not None
+            connection_id = websocket.response.headers["Acp-Connection-Id"]
+            await websocket.send(json.dumps(INITIALIZE))
+            answer = json.loads(await websocket.recv())
+        assert len(connection_id) == 36
+        assert answer["id"] == 0 and answer["result"]["protocolVersion"] == 1
