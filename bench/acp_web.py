@@ -12,7 +12,8 @@ prompt turns (50) one after the other, all clients together, then checks:
   round is within `--growth` (10 %) of what it was after the first; its peak is reported.
 
 For comparison the same turns run over stdio: one agent process (`--stdio-agent`), the
-same number of sessions on its one connection, all together. It reports turns per second
+same number of sessions on its one connection, all together; with `--http`, also over
+streamable HTTP (HTTP/1.1, `connect_http`) against the same uvicorn. It reports turns per second
 (connecting and `session/new` are not timed) per transport, the median over `--runs`
 rounds. A failed check exits 1.
 
@@ -55,7 +56,7 @@ from idlc_acp import (
     spawn_agent,
 )
 from idlc_acp.client import AgentConnection
-from idlc_acp.web import connect_websocket, create_asgi_app
+from idlc_acp.web import connect_http, connect_websocket, create_asgi_app
 
 HERE = Path(__file__).resolve().parent
 
@@ -176,15 +177,17 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-async def websocket_rounds(args: argparse.Namespace) -> tuple[list[float], list[int]]:
+async def remote_rounds(args: argparse.Namespace, transport: str) -> tuple[list[float], list[int]]:
     rates: list[float] = []
     memory: list[int] = []
-    async with uvicorn_server() as (url, pid), contextlib.AsyncExitStack() as stack:
+    async with uvicorn_server() as (ws_url, pid), contextlib.AsyncExitStack() as stack:
         clients: list[tuple[AgentConnection, EchoCollector, str]] = []
+        url = ws_url if transport == "ws" else ws_url.replace("ws://", "http://", 1)
+        connect_to = connect_websocket if transport == "ws" else connect_http
 
         async def connect(number: int) -> None:
             collector = EchoCollector()
-            agent = await stack.enter_async_context(connect_websocket(url, collector))
+            agent = await stack.enter_async_context(connect_to(url, collector))
             clients.append((agent, collector, await open_session(agent)))
 
         await asyncio.gather(*(connect(n) for n in range(args.clients)))
@@ -239,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--growth", type=float, default=0.10)
+    parser.add_argument(
+        "--http", action="store_true", help="also run the turns over streamable HTTP"
+    )
     parser.add_argument("--stdio-agent", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.stdio_agent:
@@ -252,16 +258,22 @@ def main(argv: list[str] | None = None) -> int:
             f"(median of {len(rates)} rounds of {total:,} turns)"
         )
 
-    rates, memory = asyncio.run(websocket_rounds(args))
-    report("WebSocket (uvicorn)", rates)
-    first, last = memory[1], memory[-1]
-    print(
-        f"server RSS after rounds: {', '.join(f'{m / 1024:.1f}' for m in memory)} MiB "
-        f"(peak {max(memory) / 1024:.1f} MiB)"
-    )
+    failed = False
+    for transport, name in (("ws", "WebSocket (uvicorn)"), ("http", "HTTP/1.1 (uvicorn)")):
+        if transport == "http" and not args.http:
+            continue
+        rates, memory = asyncio.run(remote_rounds(args, transport))
+        report(name, rates)
+        first, last = memory[1], memory[-1]
+        print(
+            f"  server RSS after rounds: {', '.join(f'{m / 1024:.1f}' for m in memory)} MiB "
+            f"(peak {max(memory) / 1024:.1f} MiB)"
+        )
+        if last > first * (1 + args.growth):
+            print(f"FAILED: server memory grew from {first} KiB to {last} KiB", file=sys.stderr)
+            failed = True
     report("stdio (one process)", asyncio.run(stdio_rounds(args)))
-    if last > first * (1 + args.growth):
-        print(f"FAILED: server memory grew from {first} KiB to {last} KiB", file=sys.stderr)
+    if failed:
         return 1
     print("every turn ended end_turn; every echo arrived once, to its own client")
     return 0
