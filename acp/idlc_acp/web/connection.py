@@ -98,6 +98,7 @@ class HttpConnection:
         self._last_activity = time.monotonic()
         #: POSTs being handled and streams attached: while any, the connection is not idle.
         self.busy = 0
+        self._closer: asyncio.Task[None] | None = None
         writer = ChannelWriter(self._send, self._channel_closed)
         source = ChannelSource(self._receive, full.max_message_size, writer=writer, budget=budget)
         self.peer = Peer(source, writer, agent, options=full)
@@ -251,5 +252,6 @@ class HttpConnection:
                 self.touch()
                 continue
             log.info("ACP HTTP connection %s idle for %.0f s: closed", self.id, timeout)
-            asyncio.get_running_loop().create_task(self.close())
+            # A task of its own: closing cancels this watchdog. Kept, so it is not collected.
+            self._closer = asyncio.get_running_loop().create_task(self.close())
             return
