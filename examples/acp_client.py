@@ -2,8 +2,11 @@
 
     python examples/acp_client.py [options] AGENT_CMD [AGENT_ARG ...]
     python examples/acp_client.py --prompt "hello" -- python examples/acp_echo_agent.py
+    python examples/acp_client.py --connect ws://127.0.0.1:8000/acp [options]
 
-It spawns the agent, initializes (offering `fs.readTextFile` and `fs.writeTextFile` unless
+It spawns the agent (or, with `--connect URL`, reaches a remote one over WebSocket for
+`ws://` and `wss://`, streamable HTTP for `http://` and `https://`: docs/acp-remote.md),
+initializes (offering `fs.readTextFile` and `fs.writeTextFile` unless
 `--no-fs`), opens a session in `--cwd` (plus any `--add-dir`), sends the prompt (one text
 block per `--prompt`), prints every `session/update`, answers permission requests
 (`--permission`) and file reads and writes, and prints the stop reason. The agent may read
@@ -117,7 +120,7 @@ async def run(args: argparse.Namespace) -> int:
     client = PrintingClient(
         permission=args.permission, confirm_writes=args.confirm_writes, as_json=args.json
     )
-    async with spawn_agent(client, args.agent) as agent:
+    async with open_agent(client, args) as agent:
         client.agent = agent
         init = await agent.initialize(
             InitializeRequest(
@@ -160,6 +163,17 @@ async def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def open_agent(client: PrintingClient, args: argparse.Namespace) -> Any:
+    """The agent's connection: spawned, or remote with `--connect`."""
+    if args.connect is None:
+        return spawn_agent(client, args.agent)
+    from idlc_acp.web import connect_http, connect_websocket
+
+    if args.connect.startswith(("ws://", "wss://")):
+        return connect_websocket(args.connect, client)
+    return connect_http(args.connect, client)
+
+
 async def cancel_later(agent: AgentConnection, session_id: str, delay: float) -> None:
     await asyncio.sleep(delay)
     await agent.cancel(CancelNotification(session_id=session_id))
@@ -190,15 +204,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-fs", action="store_true", help="do not offer file access")
     parser.add_argument("--cancel-after", type=float, help="send session/cancel after S seconds")
     parser.add_argument("--json", action="store_true", help="JSON lines on stdout")
+    parser.add_argument(
+        "--connect",
+        metavar="URL",
+        help="a remote agent (ws://…/acp or http://…/acp) instead of a command line",
+    )
     parser.add_argument("agent", nargs=argparse.REMAINDER, help="the agent's command line")
     args = parser.parse_args(argv)
     if args.agent and args.agent[0] == "--":
         args.agent = args.agent[1:]
-    if not args.agent:
+    if args.connect is not None:
+        if args.agent:
+            parser.error("give either --connect or the agent's command line, not both")
+        if not args.connect.startswith(("ws://", "wss://", "http://", "https://")):
+            parser.error("--connect wants a ws://, wss://, http:// or https:// URL")
+    elif not args.agent:
         parser.error("give the agent's command line")
+    errors: tuple[type[Exception], ...] = (RpcError, ConnectionError, UnsupportedProtocolVersion)
+    if args.connect is not None:
+        from idlc_acp.web import Refused
+
+        errors += (Refused,)  # the server turned us away (401, 403, 503)
     try:
         return asyncio.run(run(args))
-    except (RpcError, ConnectionError, UnsupportedProtocolVersion) as error:
+    except errors as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
 

@@ -1,8 +1,10 @@
 """An ACP client written with idlc's own SDK (`idlc_acp` + the generated `idlc_acp`).
 
     python tests/interop/idlc_scenario_client.py --cwd DIR [--no-fs] -- AGENT_CMD [ARGS...]
+    python tests/interop/idlc_scenario_client.py --cwd DIR [--no-fs] --connect URL
 
-Spawns the agent with `idlc_acp.spawn_agent`, runs the interop scenarios and prints the same
+Spawns the agent with `idlc_acp.spawn_agent` (or, with --connect, reaches a remote one with
+`idlc_acp.web.connect_websocket` for ws:// URLs, `connect_http` for http:// ones), runs the interop scenarios and prints the same
 JSON records as js/client.mjs and py_official_client.py, so the tests judge all three alike.
 With --news it also advertises `session.notices` and `session.compaction` and runs the news
 scenario (a prompt of the one text block NEWS; see py_official_client.py).
@@ -154,9 +156,19 @@ class ScenarioClient(Client):
         return ReadTextFileResponse(content=content)
 
 
+def open_agent(client: ScenarioClient, options: argparse.Namespace) -> Any:
+    if options.connect is None:
+        return spawn_agent(client, options.command, env=dict(os.environ))
+    from idlc_acp.web import connect_http, connect_websocket
+
+    if options.connect.startswith("ws"):
+        return connect_websocket(options.connect, client)
+    return connect_http(options.connect, client)
+
+
 async def run(options: argparse.Namespace) -> int:
     client = ScenarioClient(offer_fs=options.fs)
-    async with spawn_agent(client, options.command, env=dict(os.environ)) as agent:
+    async with open_agent(client, options) as agent:
         session_id = ""
 
         async def prompt(sid: str, blocks: list[str], answer: str, **extra: Any) -> str:
@@ -339,11 +351,12 @@ def main() -> None:
     parser.add_argument("--cwd", default=os.getcwd())
     parser.add_argument("--no-fs", dest="fs", action="store_false")
     parser.add_argument("--news", action="store_true")
+    parser.add_argument("--connect", metavar="URL")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     if options.command[:1] == ["--"]:
         options.command = options.command[1:]
-    if not options.command:
+    if not options.command and options.connect is None:
         parser.error("an agent command is required after --")
     sys.exit(asyncio.run(run(options)))
 

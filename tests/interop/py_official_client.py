@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -171,16 +172,36 @@ class InteropClient:
         return ReadTextFileResponse(content=content)
 
 
+@contextlib.asynccontextmanager
+async def open_agent(client: Any, options: argparse.Namespace) -> AsyncIterator[tuple[Any, Any]]:
+    """The connection to the agent and its process (None for --connect)."""
+    if options.connect is None:
+        command, *args = options.command
+        async with acp.spawn_agent_process(
+            client,
+            command,
+            *args,
+            env=dict(os.environ),
+            transport_kwargs={"stderr": None, "limit": STREAM_LIMIT},
+        ) as (conn, process):
+            yield conn, process
+        return
+    # The experimental remote clients of agent-client-protocol 1.0 (its `http` extra).
+    if options.connect.startswith("ws"):
+        from acp.ws import create_websocket_stream
+
+        transport = await create_websocket_stream(options.connect)
+    else:
+        from acp.http import create_http_stream
+
+        transport = create_http_stream(options.connect)
+    async with acp.connect_to_agent(client, transport) as conn:
+        yield conn, None
+
+
 async def run(options: argparse.Namespace) -> int:
     client = InteropClient(offer_fs=options.fs)
-    command, *args = options.command
-    async with acp.spawn_agent_process(
-        client,
-        command,
-        *args,
-        env=dict(os.environ),
-        transport_kwargs={"stderr": None, "limit": STREAM_LIMIT},
-    ) as (conn, process):
+    async with open_agent(client, options) as (conn, process):
         session_id = ""
 
         async def prompt(sid: str, blocks: list[str], answer: str, **meta: Any) -> str:
@@ -335,7 +356,8 @@ async def run(options: argparse.Namespace) -> int:
                     break
             else:
                 emit({"scenario": name, **record})
-    emit({"scenario": "done", "agent_exit": {"code": process.returncode, "signal": None}})
+    code = process.returncode if process is not None else None
+    emit({"scenario": "done", "agent_exit": {"code": code, "signal": None}})
     return 0
 
 
@@ -344,11 +366,14 @@ def main() -> None:
     parser.add_argument("--cwd", default=os.getcwd())
     parser.add_argument("--no-fs", dest="fs", action="store_false")
     parser.add_argument("--news", action="store_true")
+    parser.add_argument(
+        "--connect", metavar="URL", help="a remote agent (agent-client-protocol 1.0)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     if options.command[:1] == ["--"]:
         options.command = options.command[1:]
-    if not options.command:
+    if not options.command and options.connect is None:
         parser.error("an agent command is required after --")
     sys.exit(asyncio.run(run(options)))
 

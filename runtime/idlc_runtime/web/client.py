@@ -8,7 +8,7 @@ HTTP status (docs/web.md, "Who gets in").
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import (
@@ -32,11 +32,13 @@ async def connect_websocket(
     root: object | None = None,
     options: PeerOptions | None = None,
     open_timeout: float | None = 10.0,
+    on_response: Callable[[list[tuple[str, str]]], None] | None = None,
 ) -> AsyncIterator[Peer]:
     """A peer connected to the WebSocket server at `url` (`ws://` or `wss://`).
 
     `headers` are sent with the upgrade request (`Authorization`, for one); `root` serves
-    the server's calls back. Leaving the block closes the connection.
+    the server's calls back; `on_response` sees the headers of the server's upgrade
+    response (its cookies, for one). Leaving the block closes the connection.
 
     Raises `Refused` when the server turns the upgrade away (401, 403), `ValueError` for
     a URL that is not `ws://` or `wss://`, and `OSError` when nothing (or nothing that
@@ -60,6 +62,9 @@ async def connect_websocket(
     except InvalidHandshake as error:
         # Something answered that does not speak WebSocket: as good as no server there.
         raise ConnectionError(f"no WebSocket server at {url}: {error}") from error
+
+    if on_response is not None and connection.response is not None:
+        on_response(list(connection.response.headers.raw_items()))
 
     async def receive() -> Frame | None:
         try:

@@ -106,7 +106,7 @@ class WebSocketServer:
                 raise Refused(503, "too many connections", {"Retry-After": "1"})
         except Refused as refusal:
             log.info("WebSocket refused (%d): %s", refusal.status, refusal.reason)
-            await _refuse(websocket, refusal)
+            await refuse_websocket(websocket, refusal)
             return
         self._admitted += 1
         try:
@@ -159,7 +159,7 @@ class WebSocketServer:
             self._peers.discard(peer)
 
 
-async def _refuse(websocket: WebSocket, refusal: Refused) -> None:
+async def refuse_websocket(websocket: WebSocket, refusal: Refused) -> None:
     """Answer the upgrade request with the refusal's status, before any WebSocket exists."""
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
         response = PlainTextResponse(

@@ -1,5 +1,5 @@
 // An ACP agent written with the official TypeScript SDK (@agentclientprotocol/sdk), serving
-// on stdio and behaving like examples/acp_echo_agent.py:
+// on stdio (remote_agent.mjs serves it over streamable HTTP and WebSocket) and behaving like examples/acp_echo_agent.py:
 // - initialize: protocol version 1, no session/load, text-only prompts;
 // - session/prompt: every text block comes back as an agent_message_chunk, ~100 ms apart; then
 //   a tool call reading README.md in the session's cwd, a permission request and, if allowed
@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 
 const CHUNK_INTERVAL_MS = 100;
@@ -176,7 +177,7 @@ async function runTurn(client, sessionId, session, prompt, signal) {
   return signal.aborted ? "cancelled" : "end_turn";
 }
 
-const app = acp
+export const app = acp
   .agent({ name: "idlc-interop-ts-agent" })
   .onRequest(acp.methods.agent.initialize, ({ params }) => {
     clientCapabilities = params.clientCapabilities ?? {};
@@ -212,5 +213,8 @@ const app = acp
     sessions.get(params.sessionId)?.turn?.abort();
   });
 
-const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-await connection.closed;
+// Run as a program it serves stdio; remote_agent.mjs imports `app` to serve it over the web.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  await connection.closed;
+}

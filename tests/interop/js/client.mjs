@@ -1,8 +1,11 @@
 // An ACP client written with the official TypeScript SDK (@agentclientprotocol/sdk).
 //
 //   node client.mjs --cwd DIR [--no-fs] [--news] -- AGENT_CMD [ARGS...]
+//   node client.mjs --cwd DIR [--no-fs] [--news] --connect URL
 //
-// Spawns the agent, runs the interop scenarios one after another and prints one JSON object
+// Spawns the agent (or, with --connect, reaches a remote one with the SDK's experimental
+// clients: ws-client for ws:// URLs, with the `ws` package as Node 20's WebSocket, and
+// http-client for http:// URLs), runs the interop scenarios one after another and prints one JSON object
 // per line on stdout: {"scenario": NAME, ...what was observed}. It reports, it does not judge:
 // the Python tests assert on these records (tests/interop/scenarios.py describes them and the
 // official Python client prints the same records). With --news it also advertises the
@@ -18,7 +21,7 @@ const SCENARIO_TIMEOUT_MS = 60_000;
 const CANCEL_BLOCKS = 30;
 
 function parseArgs(argv) {
-  const options = { cwd: process.cwd(), fs: true, news: false, command: [] };
+  const options = { cwd: process.cwd(), fs: true, news: false, command: [], connect: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {
@@ -26,6 +29,8 @@ function parseArgs(argv) {
       break;
     } else if (arg === "--cwd") {
       options.cwd = argv[++i];
+    } else if (arg === "--connect") {
+      options.connect = argv[++i];
     } else if (arg === "--no-fs") {
       options.fs = false;
     } else if (arg === "--news") {
@@ -34,7 +39,7 @@ function parseArgs(argv) {
       throw new Error(`unknown argument ${arg}`);
     }
   }
-  if (options.command.length === 0) throw new Error("usage: client.mjs --cwd DIR [--no-fs] -- AGENT_CMD...");
+  if (options.command.length === 0 && !options.connect) throw new Error("usage: client.mjs --cwd DIR [--no-fs] -- AGENT_CMD...");
   return options;
 }
 
@@ -271,11 +276,31 @@ async function run(ctx) {
   }
 }
 
-const [command, ...args] = options.command;
-const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const childExited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+async function openStream() {
+  if (options.connect) {
+    if (options.connect.startsWith("ws")) {
+      const { createWebSocketStream } = await import("@agentclientprotocol/sdk/experimental/ws-client");
+      const { WebSocket } = await import("ws");
+      return { stream: createWebSocketStream(options.connect, { WebSocket }), finish: async () => null };
+    }
+    const { createHttpStream } = await import("@agentclientprotocol/sdk/experimental/http-client");
+    return { stream: createHttpStream(options.connect), finish: async () => null };
+  }
+  const [command, ...args] = options.command;
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const childExited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  const finish = () => {
+    child.stdin.end();
+    return withTimeout(childExited, "agent exit").catch(() => {
+      child.kill("SIGKILL");
+      return { code: null, signal: "SIGKILL" };
+    });
+  };
+  return { stream, finish };
+}
 
+const { stream, finish } = await openStream();
 let exitCode = 0;
 try {
   await app.connectWith(stream, run);
@@ -283,10 +308,6 @@ try {
   emit({ scenario: "connection", failed: errorRecord(error) });
   exitCode = 1;
 }
-child.stdin.end();
-const exit = await withTimeout(childExited, "agent exit").catch(() => {
-  child.kill("SIGKILL");
-  return { code: null, signal: "SIGKILL" };
-});
+const exit = await finish();
 emit({ scenario: "done", agent_exit: exit });
 process.exit(exitCode);

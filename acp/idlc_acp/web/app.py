@@ -1,0 +1,422 @@
+"""Remote ACP: one `/acp` endpoint, streamable HTTP and WebSocket (docs/acp-remote.md).
+
+`create_asgi_app(agent_factory)` is an ASGI application (Starlette) serving a fresh agent,
+`agent_factory()`, to each connection:
+
+- `POST` sends one JSON-RPC message. `initialize` without `Acp-Connection-Id` opens a
+  connection and answers 200 with the agent's answer as the body and the connection's id
+  in `Acp-Connection-Id`; every other message answers 202 at once, and what the agent says
+  back travels on the GET streams.
+- `GET` with `Accept: text/event-stream` opens an SSE stream: connection-scoped with
+  `Acp-Connection-Id` alone, session-scoped with `Acp-Session-Id` too.
+- `DELETE` closes the connection; `GET` with `Upgrade: websocket` is a WebSocket, one
+  message per text frame, on the runtime's channel (`idlc_runtime.channel`).
+
+Every request passes the runtime's admission (`idlc_runtime.web.admission`: browser origins
+allow-listed, then the authentication hook) before anything else. Every refusal is an HTTP
+status with a JSON-RPC error object as its body, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable, Collection
+from typing import Any, Final
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketState
+
+from idlc_acp.agent import agent_options
+from idlc_acp.web.connection import HttpConnection, session_of
+from idlc_acp.web.mailbox import Mailbox
+from idlc_runtime import Peer, PeerOptions
+from idlc_runtime.budget import InputBudget
+from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame
+from idlc_runtime.transports import DEFAULT_MAX_BUFFERED_INPUT
+from idlc_runtime.web.admission import Authenticate, Refused, admit
+from idlc_runtime.web.server import refuse_websocket
+
+log = logging.getLogger("idlc_acp")
+
+CONNECTION_HEADER: Final = "acp-connection-id"
+SESSION_HEADER: Final = "acp-session-id"
+#: The close code of a WebSocket whose agent could not be made (RFC 6455: internal error).
+INTERNAL_ERROR: Final = 1011
+#: JSON-RPC error codes of the refusals (docs/wire.md §8).
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+
+AgentFactory = Callable[[], Any]
+
+_decode = msgspec.json.decode
+
+
+def _error(
+    status: int, code: int, message: str, request_id: Any = None, **headers: str
+) -> Response:
+    """An HTTP refusal whose body is a JSON-RPC error response (clients show its message)."""
+    body = msgspec.json.encode(
+        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    )
+    return Response(body, status, headers=headers or None, media_type="application/json")
+
+
+class AcpServer:
+    """The ASGI application of `create_asgi_app`; `connections` tells what is open."""
+
+    def __init__(
+        self,
+        agent_factory: AgentFactory,
+        *,
+        path: str = "/acp",
+        options: PeerOptions | None = None,
+        allowed_origins: Collection[str] = (),
+        authenticate: Authenticate | None = None,
+        max_connections: int | None = None,
+        idle_timeout: float | None = 300.0,
+        sse_ping_interval: float | None = 15.0,
+        max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+    ) -> None:
+        if max_connections is not None and max_connections <= 0:
+            raise ValueError(f"max_connections must be positive, not {max_connections}")
+        self._agent_factory = agent_factory
+        self._options = options
+        self._max_message_size = (options or PeerOptions()).max_message_size
+        self._allowed_origins = frozenset(allowed_origins)
+        self._authenticate = authenticate
+        self._max_connections = max_connections
+        self._idle_timeout = idle_timeout
+        self._ping = sse_ping_interval
+        self.input_budget = InputBudget(max_buffered_input)
+        #: Streamable-HTTP connections by `Acp-Connection-Id`.
+        self.http_connections: dict[str, HttpConnection] = {}
+        #: WebSocket connections open now.
+        self.websockets: set[Peer] = set()
+        #: WebSockets admitted and not yet ended (counted before they are accepted).
+        self._websockets_admitted = 0
+        #: Set once the ASGI server has started the application (its lifespan).
+        self.started = asyncio.Event()
+        self._app = Starlette(
+            routes=[
+                Route(path, self._http, methods=["GET", "POST", "DELETE"]),
+                WebSocketRoute(path, self._websocket),
+            ],
+            lifespan=self._lifespan,
+        )
+
+    @property
+    def connections(self) -> int:
+        """Connections open now, over both transports."""
+        return len(self.http_connections) + self._websockets_admitted
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._app(scope, receive, send)
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        self.started.set()
+        yield
+        await self.close_all()
+
+    async def close_all(self) -> None:
+        """Close every connection (the ASGI server's shutdown does it too)."""
+        await asyncio.gather(
+            *(connection.close() for connection in list(self.http_connections.values())),
+            *(peer.close() for peer in list(self.websockets)),
+        )
+
+    def _make_agent(self) -> Any:
+        return self._agent_factory()
+
+    def _full(self) -> None:
+        if self._max_connections is not None and self.connections >= self._max_connections:
+            raise Refused(503, "too many connections", {"Retry-After": "1"})
+
+    # ------------------------------------------------------------------ HTTP
+
+    async def _http(self, request: Request) -> Response:
+        try:
+            await admit(request.headers, self._allowed_origins, self._authenticate)
+        except Refused as refusal:
+            log.info("ACP HTTP request refused (%d): %s", refusal.status, refusal.reason)
+            return _error(refusal.status, INVALID_REQUEST, refusal.reason, **refusal.headers)
+        if request.method == "POST":
+            return await self._post(request)
+        connection_id = request.headers.get(CONNECTION_HEADER)
+        if connection_id is None:
+            return _error(400, INVALID_REQUEST, "the Acp-Connection-Id header is missing")
+        connection = self.http_connections.get(connection_id)
+        if connection is None or connection.closed:
+            return _error(404, INVALID_REQUEST, f"no connection {connection_id!r}")
+        if request.method == "DELETE":
+            await connection.close()
+            return Response(status_code=202)
+        return self._stream(request, connection)
+
+    async def _post(self, request: Request) -> Response:
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != "application/json":
+            return _error(415, INVALID_REQUEST, "the body must be application/json")
+        try:
+            body = await self._read_body(request)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if body is None:
+            return _error(413, INVALID_REQUEST, f"the body is over {self._max_message_size} bytes")
+        try:
+            message = _decode(body)
+        except msgspec.DecodeError as error:
+            return _error(400, PARSE_ERROR, f"Parse error: {error}")
+        if isinstance(message, list):
+            return _error(501, INVALID_REQUEST, "ACP has no batch requests")
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return _error(400, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
+        text = body.decode("utf-8", "surrogateescape")
+        connection_id = request.headers.get(CONNECTION_HEADER)
+        if connection_id is None:
+            return await self._open(text, message)
+        connection = self.http_connections.get(connection_id)
+        if connection is None or connection.closed:
+            return _error(
+                404, INVALID_REQUEST, f"no connection {connection_id!r}", message.get("id")
+            )
+        session_id = request.headers.get(SESSION_HEADER)
+        in_params = session_of(message.get("params"))
+        if session_id is not None and in_params is not None and session_id != in_params:
+            return _error(
+                400,
+                INVALID_REQUEST,
+                f"Acp-Session-Id {session_id!r} is not the message's sessionId {in_params!r}",
+                message.get("id"),
+            )
+        connection.busy += 1
+        try:
+            await connection.deliver(text, message, session_id)
+        except ConnectionResetError as error:
+            return _error(404, INVALID_REQUEST, str(error), message.get("id"))
+        finally:
+            connection.busy -= 1
+            connection.touch()
+        return Response(status_code=202)
+
+    async def _read_body(self, request: Request) -> bytes | None:
+        """The body, or None once it is over the message size limit (not read further)."""
+        limit = self._max_message_size
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _open(self, text: str, message: dict[str, Any]) -> Response:
+        """`initialize` without a connection: open one, answer 200 with the agent's answer."""
+        request_id = message.get("id")
+        if message.get("method") != "initialize" or "id" not in message:
+            return _error(
+                400,
+                INVALID_REQUEST,
+                "the Acp-Connection-Id header is missing: a connection starts with initialize",
+                request_id,
+            )
+        try:
+            self._full()
+        except Refused as refusal:
+            return _error(
+                refusal.status, INVALID_REQUEST, refusal.reason, request_id, **refusal.headers
+            )
+        connection_id = str(uuid.uuid4())
+        try:
+            agent = self._make_agent()
+        except Exception:
+            log.exception("the agent factory failed")
+            return _error(500, -32603, "Internal error: the agent could not be made", request_id)
+        connection = HttpConnection(
+            connection_id,
+            agent,
+            options=self._options,
+            budget=self.input_budget,
+            idle_timeout=self._idle_timeout,
+            on_closed=self._forget,
+        )
+        self.http_connections[connection_id] = connection
+        connection.busy += 1
+        try:
+            answer = await connection.initialize(text, request_id)
+        except ConnectionResetError as error:
+            return _error(500, -32603, f"Internal error: {error}", request_id)
+        finally:
+            connection.busy -= 1
+            connection.touch()
+        if "error" in _decode(answer):
+            # A refused initialize leaves nothing to continue: the connection ends now
+            # rather than at its idle timeout. The client still gets the agent's answer.
+            await connection.close()
+        return Response(
+            answer,
+            200,
+            headers={"Acp-Connection-Id": connection_id},
+            media_type="application/json",
+        )
+
+    def _forget(self, connection: HttpConnection) -> None:
+        if self.http_connections.get(connection.id) is connection:
+            del self.http_connections[connection.id]
+
+    def _stream(self, request: Request, connection: HttpConnection) -> Response:
+        """A GET: the connection's SSE stream, or a session's with `Acp-Session-Id`."""
+        if "text/event-stream" not in request.headers.get("accept", ""):
+            return _error(406, INVALID_REQUEST, "a GET stream must accept text/event-stream")
+        session_id = request.headers.get(SESSION_HEADER)
+        box = connection.main if session_id is None else connection.session_mailbox(session_id)
+        if box.attached:
+            scope = "the connection" if session_id is None else f"session {session_id!r}"
+            return _error(409, INVALID_REQUEST, f"{scope} already has a stream")
+        box.attached = True
+        connection.busy += 1
+        return _EventStream(
+            self._events(connection, session_id, box),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    async def _events(
+        self, connection: HttpConnection, session_id: str | None, box: Mailbox
+    ) -> AsyncIterator[str]:
+        """The SSE events of one stream: each message is one `data:` line (JSON has none)."""
+        try:
+            # A comment at once: the client knows the stream is open before any message.
+            yield ": open\n\n"
+            while True:
+                if self._ping is None:
+                    text = await box.get()
+                else:
+                    try:
+                        text = await asyncio.wait_for(box.get(), self._ping)
+                    except TimeoutError:
+                        # Keeps proxies from closing a quiet stream (docs/acp-remote.md).
+                        yield ": ping\n\n"
+                        continue
+                if text is None:
+                    return
+                yield f"data: {text}\n\n"
+        finally:
+            connection.detach(session_id, box)
+
+    # ------------------------------------------------------------------ WebSocket
+
+    async def _websocket(self, websocket: WebSocket) -> None:
+        try:
+            await admit(websocket.headers, self._allowed_origins, self._authenticate)
+            self._full()
+        except Refused as refusal:
+            log.info("ACP WebSocket refused (%d): %s", refusal.status, refusal.reason)
+            await refuse_websocket(websocket, refusal)
+            return
+        try:
+            agent = self._make_agent()
+        except Exception:
+            log.exception("the agent factory failed; WebSocket refused")
+            await refuse_websocket(websocket, Refused(500, "the agent could not be made"))
+            return
+        full = agent_options(agent, self._options)
+        # Counted before accepting, so that upgrades arriving together respect the bound.
+        self._websockets_admitted += 1
+        try:
+            await websocket.accept(headers=[(b"acp-connection-id", str(uuid.uuid4()).encode())])
+
+            async def receive() -> Frame | None:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    return None
+                text: str | None = message.get("text")
+                if text is not None:
+                    return text
+                data: bytes | None = message.get("bytes")
+                return data if data is not None else b""
+
+            async def close() -> None:
+                if websocket.application_state == WebSocketState.CONNECTED:
+                    await websocket.close()
+
+            writer = ChannelWriter(websocket.send_text, close)
+            source = ChannelSource(
+                receive, full.max_message_size, writer=writer, budget=self.input_budget
+            )
+            peer = Peer(source, writer, agent, options=full)
+            self.websockets.add(peer)
+            try:
+                async with peer:
+                    await peer.wait_closed()
+            finally:
+                self.websockets.discard(peer)
+        finally:
+            self._websockets_admitted -= 1
+
+
+class _EventStream(StreamingResponse):
+    """An SSE response that ends quietly when the server cancels it.
+
+    A stream lasts as long as its connection, so an ASGI server shutting down finds it still
+    open: uvicorn waits `--timeout-graceful-shutdown` seconds, then cancels the task sending
+    it (docs/acp-remote.md, "uvicorn"). That is the stream's end, not a failure to report.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            # End the response properly: the client sees the stream close, not a reset.
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def create_asgi_app(
+    agent_factory: AgentFactory,
+    *,
+    path: str = "/acp",
+    options: PeerOptions | None = None,
+    allowed_origins: Collection[str] = (),
+    authenticate: Authenticate | None = None,
+    max_connections: int | None = None,
+    idle_timeout: float | None = 300.0,
+    sse_ping_interval: float | None = 15.0,
+    max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+) -> AcpServer:
+    """An ASGI application serving `agent_factory()` (one agent per connection) at `path`,
+    over streamable HTTP and WebSocket (docs/acp-remote.md).
+
+    `allowed_origins` lists the browser origins admitted (requests without `Origin` come
+    from programs and pass); `authenticate` sees every request's headers first (e.g.
+    `idlc_runtime.web.bearer_token_from_env("ACP_TOKEN")`). `max_connections` bounds the
+    connections open at once, over both transports (past it: 503); `idle_timeout` closes
+    a streamable-HTTP connection that has had no request and no open stream for that many
+    seconds; `options.max_message_size` bounds a POST body (past it: 413) and a frame.
+    """
+    return AcpServer(
+        agent_factory,
+        path=path,
+        options=options,
+        allowed_origins=allowed_origins,
+        authenticate=authenticate,
+        max_connections=max_connections,
+        idle_timeout=idle_timeout,
+        sse_ping_interval=sse_ping_interval,
+        max_buffered_input=max_buffered_input,
+    )

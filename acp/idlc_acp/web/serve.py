@@ -1,0 +1,100 @@
+"""Running remote ACP in this process: `serve_acp` runs `create_asgi_app` under hypercorn.
+
+hypercorn speaks HTTP/1.1, HTTP/2 (h2c by prior knowledge on plain http, ALPN with TLS)
+and WebSocket on one port, which is what docs/acp-remote.md asks of a streamable-HTTP
+server. The socket is bound here, on 127.0.0.1 unless told otherwise, before the block
+starts, so a port in use raises `OSError` at once and port 0 tells which port it got.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+from collections.abc import AsyncIterator, Collection
+from typing import Any
+
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+
+from idlc_acp.web.app import AcpServer, AgentFactory, create_asgi_app
+from idlc_runtime import PeerOptions
+from idlc_runtime.channel import frame_limit
+from idlc_runtime.web.admission import Authenticate
+
+
+class AcpListener:
+    """A running `serve_acp`: where it listens, and the application it serves."""
+
+    def __init__(self, app: AcpServer, listening: socket.socket, path: str) -> None:
+        self.app = app
+        address = listening.getsockname()
+        self.host: str = address[0]
+        #: The TCP port actually bound (useful with port 0).
+        self.port: int = address[1]
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        #: The streamable-HTTP address; `ws_url` is the same endpoint for WebSocket.
+        self.url = f"http://{host}:{self.port}{path}"
+        self.ws_url = f"ws://{host}:{self.port}{path}"
+
+
+@contextlib.asynccontextmanager
+async def serve_acp(
+    agent_factory: AgentFactory,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    path: str = "/acp",
+    options: PeerOptions | None = None,
+    allowed_origins: Collection[str] = (),
+    authenticate: Authenticate | None = None,
+    max_connections: int | None = None,
+    idle_timeout: float | None = 300.0,
+    hypercorn_options: dict[str, Any] | None = None,
+) -> AsyncIterator[AcpListener]:
+    """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
+    while the block runs; leaving it closes every connection and the listener.
+
+    `hypercorn_options` set attributes of `hypercorn.config.Config` (TLS files, timeouts:
+    docs/acp-remote.md, "Limits and timeouts").
+    """
+    app = create_asgi_app(
+        agent_factory,
+        path=path,
+        options=options,
+        allowed_origins=allowed_origins,
+        authenticate=authenticate,
+        max_connections=max_connections,
+        idle_timeout=idle_timeout,
+    )
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.create_server((host, port), family=family)
+    config = Config()
+    # hypercorn owns (and closes) the socket it is given: it gets a copy of ours.
+    config.bind = [f"fd://{os.dup(listening.fileno())}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("hypercorn.error")
+    # A POST body or a WebSocket frame may be as long as a message may be.
+    # (a little longer: a frame just over the limit is answered, as docs/wire.md §8 says).
+    config.websocket_max_message_size = frame_limit(options)
+    for name, value in (hypercorn_options or {}).items():
+        setattr(config, name, value)
+    stop = asyncio.Event()
+    serving = asyncio.get_running_loop().create_task(
+        serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+    )
+    started = asyncio.ensure_future(app.started.wait())
+    try:
+        await asyncio.wait([serving, started], return_when=asyncio.FIRST_COMPLETED)
+        if not app.started.is_set():
+            serving.result()  # raises what stopped it
+            raise RuntimeError("hypercorn stopped before it accepted connections")
+        yield AcpListener(app, listening, path)
+    finally:
+        started.cancel()
+        await app.close_all()
+        stop.set()
+        await asyncio.wait([serving])
+        listening.close()
