@@ -191,7 +191,9 @@ def _union(obj: object, alternatives: tuple[Any, ...]) -> Any:
     if obj is None and _NONE in alternatives:
         return None
     choices = [alternative for alternative in alternatives if alternative is not _NONE]
-    tagged = _tagged_structs(choices)
+    # One struct alone is decoded as itself (its tag optional, as msgspec does), not as a
+    # tagged union of one.
+    tagged = _tagged_structs(choices) if len(choices) > 1 else None
     if tagged is not None:
         tag_field, by_tag = tagged
         record = _object(obj)
@@ -248,6 +250,13 @@ def _variant(obj: object, cls: type[VariantBase]) -> Any:
 
 def _record(obj: object, cls: type[msgspec.Struct]) -> Any:
     record = _object(obj)
+    config = cls.__struct_config__
+    if config.tag_field is not None and config.tag_field in record:
+        # A tagged class met alone (a one-case variant is an alias of its case): its tag,
+        # when present, must be its own, as the strict decode requires.
+        tag = record[config.tag_field]
+        if type(tag) is not type(config.tag) or tag != config.tag:
+            raise _Invalid(f"Invalid value {tag!r}").within(f".{config.tag_field}")
     leniency = leniency_of(cls)
     values: dict[str, Any] = {}
     for field in _fields(cls):

@@ -43,6 +43,10 @@ type Note = open variant tag "kind" {
   "text" : record { text : string; };
 };
 
+type Solo = variant tag "kind" {
+  "only" : record { n : optional<int32> lenient; };
+};
+
 type Doc = record {
   id : string;
   kind : optional<Kind> lenient;
@@ -57,6 +61,7 @@ type Doc = record {
   child : optional<Doc> lenient;
   tags : list<string> null-default;
   weight : float64 = 1.5 null-default;
+  solo : optional<Solo>;
 };
 """
 
@@ -165,6 +170,18 @@ def test_what_is_not_lenient_still_fails_with_its_path(
     with pytest.raises(msgspec.ValidationError) as failure:
         decode(api, message)
     assert str(failure.value).endswith(f"- at `{path}`"), str(failure.value)
+
+
+def test_a_one_case_variant_keeps_its_tag_checked_on_the_slow_path(api: ModuleType) -> None:
+    # A one-case variant is generated as an alias of its case class; the slow path (taken
+    # here because `count` fails) must refuse a wrong tag as the strict decode does.
+    base = {"id": "d", "points": [], "byName": {}, "tags": [], "count": "bad"}
+    assert decode(api, {**base, "solo": {"kind": "only", "n": "x"}}).solo.n is None
+    assert decode(api, {**base, "solo": {"n": 1}}).solo.n == 1
+    for tag in ("other", 5, None):
+        with pytest.raises(msgspec.ValidationError) as failure:
+            decode(api, {**base, "solo": {"kind": tag, "n": 1}})
+        assert str(failure.value).endswith("- at `$.solo.kind`"), str(failure.value)
 
 
 # -- the rules as an oracle ----------------------------------------------------------------
