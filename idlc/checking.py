@@ -77,11 +77,13 @@ def _exit_now(done: SystemExit) -> NoReturn:
     it wrote (the table cache) was written and closed before this.
     """
     code = done.code
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        code = 1 if code in (0, None) else code
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # its descriptor was closed at start: nothing was written to it
+            continue
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe, a full disk, a closed file
+            code = 1 if code in (0, None) else code
     if code is None or isinstance(code, int):
         os._exit(code or 0)
     raise done  # a message to print: the interpreter's own exit does that

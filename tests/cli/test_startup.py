@@ -112,3 +112,22 @@ def test_fmt_with_other_options_still_goes_through_click(tmp_path: Path) -> None
     names = [seed.name for seed in SEEDS]
     assert "click" not in _imported(*names, cwd=tmp_path, command="fmt")
     assert "click" in _imported("--diff", *names, cwd=tmp_path, command="fmt")
+
+
+@pytest.mark.parametrize("descriptor", [1, 2])
+@pytest.mark.parametrize("command", ["check", "fmt --check"])
+def test_a_closed_standard_stream_is_no_crash(descriptor: int, command: str) -> None:
+    # A valid check writes nothing to either stream: it succeeds, whichever is closed;
+    # nothing may be reported as a traceback (which would need stderr, if it is open).
+    seeds = " ".join(str(seed) for seed in SEEDS)
+    closed = ">&-" if descriptor == 1 else "2>&-"
+    script = f"{sys.executable} -m idlc {command} {seeds} {closed}; echo rc=$?"
+    if descriptor == 1:
+        script = f"( {sys.executable} -m idlc {command} {seeds} {closed} ); echo rc=$? >&2"
+    result = subprocess.run(
+        ["sh", "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    expected = 1 if command == "fmt --check" else 0  # the seeds are kept unformatted
+    assert f"rc={expected}" in output, output
