@@ -403,13 +403,14 @@ async def _serve(
         peer = Peer(protocol, TransportWriter(protocol), options=options)
         try:
             root = make_root(peer) if takes_peer else cast(Callable[[], object], make_root)()
+            # Inside the guard: a root that implements no interface fails here.
+            peer._serve_root(root)
         except Exception:
             # No root, no connection: close it rather than leave the client waiting (and
             # its lines piling up with no peer to take them).
             log.exception("the root factory failed; connection closed")
             protocol.close()
             return
-        peer._serve_root(root)
         peers.add(peer)
         task = loop.create_task(run(peer))
         serving.add(task)

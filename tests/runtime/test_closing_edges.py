@@ -6,6 +6,8 @@ import asyncio
 import json
 import socket
 
+import pytest
+
 from idlc_runtime import Peer, PeerOptions
 from idlc_runtime.framing import LineProtocol, TransportWriter
 
@@ -103,14 +105,20 @@ async def test_a_handler_cancelled_before_its_first_step_cancels_what_it_awaits(
     assert not child_finished.is_set()
 
 
+def _raising_root() -> object:
+    raise RuntimeError("no root for this connection")
+
+
+def _root_of_no_interface() -> object:
+    return object()  # implements no generated interface: serving it fails
+
+
+@pytest.mark.parametrize("no_root", [_raising_root, _root_of_no_interface])
 @run_async
-async def test_a_failing_root_factory_closes_that_connection() -> None:
+async def test_a_failing_root_factory_closes_that_connection(no_root: object) -> None:
     from idlc_runtime import serve_tcp
 
-    def no_root() -> object:
-        raise RuntimeError("no root for this connection")
-
-    async with serve_tcp(no_root, "127.0.0.1", 0) as server:
+    async with serve_tcp(no_root, "127.0.0.1", 0) as server:  # type: ignore[arg-type]
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         writer.write(_request(1, "sample:ping:get", {}))
         try:

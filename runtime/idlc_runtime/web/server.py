@@ -142,6 +142,8 @@ class WebSocketServer:
                 root = cast(Callable[[Peer], object], self._root_factory)(peer)
             else:
                 root = cast(Callable[[], object], self._root_factory)()
+            # Inside the guard: a root that implements no interface fails here.
+            peer._serve_root(root)
         except Exception:
             # No root, no connection: close it rather than leave the client waiting.
             log.exception("the root factory failed; connection closed")
@@ -150,7 +152,6 @@ class WebSocketServer:
             await peer.close()
             await writer.wait_closed()
             return
-        peer._serve_root(root)
         self._peers.add(peer)
         try:
             async with peer:

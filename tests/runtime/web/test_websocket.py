@@ -255,3 +255,12 @@ async def test_a_failing_root_factory_closes_that_connection_with_1011_and_serve
             assert raw.connection.close_code == 1011
         async with connect_websocket(server.url) as peer:
             assert await within(SampleProxy(peer).ping()) == "pong"
+
+
+@run_async
+async def test_a_root_of_no_interface_closes_that_connection_with_1011() -> None:
+    async with serve_websocket(object) as server:
+        async with raw_frames(server.url) as raw:
+            with contextlib.suppress(Exception):
+                await within(raw.connection.recv())
+            assert raw.connection.close_code == 1011
