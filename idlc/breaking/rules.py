@@ -101,6 +101,11 @@ CLOSED_SET_EXTENDED = _rule(
     "closed-set-extended",
     "a closed enum or variant that peers read gained a value: old peers reject it",
 )
+DECODING_MADE_STRICTER = _rule(
+    "B0106",
+    "decoding-made-stricter",
+    "a field lost `lenient`, `skip-invalid` or `null-default`: values it accepted are refused",
+)
 
 # -- ids (B02xx) --------------------------------------------------------------------------
 ATOM_ID_CHANGED = _rule(

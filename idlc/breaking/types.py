@@ -209,6 +209,18 @@ class TypeComparer:
                     f"to `{_field_text(item)}`: peers reading it expect a value",
                     item.span,
                 )
+            lost = [
+                written
+                for attribute, written in _MODIFIERS
+                if getattr(before, attribute) is not None and getattr(item, attribute) is None
+            ]
+            if lost:
+                self.report(
+                    rules.DECODING_MADE_STRICTER,
+                    f"field `{item.name}` of {place} is no longer {' / '.join(lost)}: "
+                    "values it accepted before are now refused",
+                    item.span,
+                )
             self.types(before_type, after_type, flow, field_place)
 
     def enum(self, old: m.Enum, new: m.Enum, flow: Flow, place: Place) -> None:
@@ -281,6 +293,15 @@ class TypeComparer:
                 f"{place} became an open {what}: peers reading it reject values not listed",
                 span,
             )
+
+
+#: The field modifiers that make decoding accept more (docs/language.md, "Forward-compatible
+#: fields"): model attribute, and the modifier as written.
+_MODIFIERS = (
+    ("lenient", "`lenient`"),
+    ("skip_invalid", "`skip-invalid`"),
+    ("null_default", "`null-default`"),
+)
 
 
 def _field_text(item: m.Field) -> str:
