@@ -288,7 +288,10 @@ async def main_websocket(url: str, token_env: str | None) -> None:
 
     headers = {}
     if token_env is not None:
-        headers["Authorization"] = f"Bearer {os.environ.get(token_env, '')}"
+        token = os.environ.get(token_env, "").strip()
+        if not token:
+            sys.exit(f"quixos_client: --token-env {token_env}: the variable is unset or empty")
+        headers["Authorization"] = f"Bearer {token}"
     print(f"Connecting to {url}")
     try:
         async with connect_websocket(url, headers=headers) as peer:
@@ -299,8 +302,11 @@ async def main_websocket(url: str, token_env: str | None) -> None:
 
 
 def _address(text: str) -> tuple[str, int]:
+    """`HOST:PORT`, the host maybe an IPv6 address in brackets (`[::1]:8765`, as URLs write it)."""
     host, _, port = text.rpartition(":")
-    if not host or not port.isdigit():
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host or not port.isdigit() or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
     return host, int(port)
 

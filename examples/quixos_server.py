@@ -701,8 +701,11 @@ async def serve_websocket_until_stopped(
 
 
 def _address(text: str) -> tuple[str, int]:
+    """`HOST:PORT`, the host maybe an IPv6 address in brackets (`[::1]:8765`, as URLs write it)."""
     host, _, port = text.rpartition(":")
-    if not host or not port.isdigit():
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host or not port.isdigit() or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
     return host, int(port)
 
@@ -746,8 +749,14 @@ def main(argv: list[str] | None = None) -> None:
             )
         except ValueError as error:  # --token-env names an empty variable
             sys.exit(f"quixos_server: {error}")
+        except OSError as error:  # the port is taken, the address is not this machine's …
+            sys.exit(f"quixos_server: cannot listen on {host}:{port}: {error.strerror or error}")
     elif args.tcp is not None:
-        asyncio.run(serve_tcp_until_stopped(*args.tcp))
+        host, port = args.tcp
+        try:
+            asyncio.run(serve_tcp_until_stopped(host, port))
+        except OSError as error:
+            sys.exit(f"quixos_server: cannot listen on {host}:{port}: {error.strerror or error}")
     else:
         try:
             asyncio.run(serve_stdio(Directory(), options=OPTIONS))

@@ -126,3 +126,36 @@ def test_a_server_killed_mid_connection_fails_the_client_s_calls_without_a_hang(
     finally:
         server.kill()
         server.wait(30)
+
+
+@pytest.mark.parametrize("flag", ["--listen", "--tcp"])
+def test_a_port_in_use_stops_the_server_in_one_line(flag: str) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        server = subprocess.run(
+            [sys.executable, "examples/quixos_server.py", flag, f"127.0.0.1:{port}"],
+            cwd=Path(CLIENT).parents[1],
+            env=EXAMPLE_ENV,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert server.returncode == 1
+    assert "Traceback" not in server.stderr, server.stderr
+    assert server.stderr.startswith(f"quixos_server: cannot listen on 127.0.0.1:{port}: ")
+    assert server.stderr.count("\n") == 1, server.stderr
+
+
+def test_a_client_token_variable_that_is_unset_is_refused_before_connecting(
+    tmp_path: Path,
+) -> None:
+    env = {key: value for key, value in EXAMPLE_ENV.items() if key != "NO_SUCH_TOKEN"}
+    client = run_client(
+        "--connect", "ws://127.0.0.1:9/", "--token-env", "NO_SUCH_TOKEN", cwd=tmp_path, env=env
+    )
+    assert client.returncode == 1
+    assert client.stderr == (
+        "quixos_client: --token-env NO_SUCH_TOKEN: the variable is unset or empty\n"
+    ), client.stderr
