@@ -43,8 +43,11 @@ def bearer_token(token: str) -> Authenticate:
     """A check that admits requests carrying `Authorization: Bearer <token>`.
 
     A missing header is refused 401 (with `WWW-Authenticate: Bearer`, RFC 6750), a wrong
-    token 403. Tokens are compared in constant time.
+    token 403. Tokens are compared in constant time. Whitespace around `token` is not part
+    of it (a token read with `$(cat file)` or from a file ends with a newline), as it is not
+    part of the one a client sends.
     """
+    token = token.strip()
     if not token:
         raise ValueError("an empty bearer token would admit everyone")
     expected = token.encode()
@@ -68,7 +71,7 @@ def bearer_token_from_env(variable: str) -> Authenticate:
     An unset or empty variable is an error here, when the server is set up, rather than a
     server that admits everyone.
     """
-    token = os.environ.get(variable, "")
+    token = os.environ.get(variable, "").strip()
     if not token:
         raise ValueError(f"the environment variable {variable} holds no token")
     return bearer_token(token)

@@ -117,6 +117,12 @@ def test_a_token_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         bearer_token_from_env("IDLC_TEST_TOKEN")
     with pytest.raises(ValueError):
         bearer_token("")
+    # A token read from a file ends with a newline: it is not part of the token.
+    monkeypatch.setenv("IDLC_TEST_TOKEN", TOKEN + "\n")
+    bearer_token_from_env("IDLC_TEST_TOKEN")({"authorization": f"Bearer {TOKEN}"})
+    monkeypatch.setenv("IDLC_TEST_TOKEN", " \n")
+    with pytest.raises(ValueError, match="IDLC_TEST_TOKEN"):
+        bearer_token_from_env("IDLC_TEST_TOKEN")
 
 
 @run_async
