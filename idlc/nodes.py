@@ -50,7 +50,15 @@ def is_node(value: Any) -> bool:
 def node(cls: _Class) -> _Class:
     """Make `cls` a frozen value class with slots (see the module's docstring)."""
     own = cls.__dict__
-    names = tuple(own.get("__annotations__", {}))
+    if any(hasattr(base, _FIELDS) for base in cls.__mro__[1:]):
+        # A dataclass would inherit the base's fields; nothing here needs that, so it is
+        # refused rather than done differently.
+        raise TypeError(f"{cls.__name__}: a node class cannot derive from another node class")
+    annotations = own.get("__annotations__", {})
+    for name, annotation in annotations.items():
+        if "ClassVar" in str(annotation):
+            raise TypeError(f"{cls.__name__}.{name}: class variables are not supported in nodes")
+    names = tuple(annotations)
     defaults = {name: own[name] for name in names if name in own}
     seen_default = False
     for name in names:
@@ -63,7 +71,12 @@ def node(cls: _Class) -> _Class:
         for key, value in own.items()
         if key not in defaults and key not in ("__dict__", "__weakref__")
     }
-    key = attrgetter(*names) if names else (lambda _: ())
+    # The fields as a tuple, as a dataclass compares and hashes them (a 1-tuple for one field:
+    # `(nan,) == (nan,)` holds for the same object, a bare `nan == nan` does not).
+    if len(names) == 1:
+        key = _single(names[0])
+    else:
+        key = attrgetter(*names) if names else (lambda _: ())
     namespace.update(
         __slots__=names,
         __match_args__=names,
@@ -73,7 +86,7 @@ def node(cls: _Class) -> _Class:
         __repr__=_representation(names),
         __setattr__=_refuse_assignment,
         __delattr__=_refuse_deletion,
-        __getstate__=_state(key, len(names)),
+        __getstate__=_state(key),
         __setstate__=_restore(names),
     )
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
@@ -100,6 +113,15 @@ def _initializer(cls: type, names: tuple[str, ...], defaults: dict[str, Any]) ->
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+def _single(name: str) -> Callable[[Any], tuple[Any]]:
+    get = attrgetter(name)
+
+    def key(self: Any) -> tuple[Any]:
+        return (get(self),)
+
+    return key
 
 
 def _equality(key: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
@@ -134,10 +156,9 @@ def _refuse_deletion(self: Any, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
-def _state(key: Callable[[Any], Any], count: int) -> Callable[[Any], list[Any]]:
+def _state(key: Callable[[Any], Any]) -> Callable[[Any], list[Any]]:
     def __getstate__(self: Any) -> list[Any]:
-        value = key(self)
-        return [value] if count == 1 else list(value)
+        return list(key(self))
 
     return __getstate__
 

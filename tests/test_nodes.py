@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import typing
 
 import pytest
 from hypothesis import given, settings
@@ -39,6 +40,39 @@ class PairDataclass:
 class Other:
     left: object
     right: object = None
+
+
+@node
+class One:
+    value: object
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OneDataclass:
+    value: object
+
+
+def test_one_field_compares_as_a_dataclass_does() -> None:
+    nan = float("nan")
+    for value in (nan, 1, None, (nan,)):
+        assert (One(value) == One(value)) == (OneDataclass(value) == OneDataclass(value))
+    assert One(nan) == One(nan) and One(1) != One(2)
+    assert pickle.loads(pickle.dumps(One(3))) == One(3) and copy.copy(One(3)) == One(3)
+
+
+def test_what_a_dataclass_would_do_differently_is_refused() -> None:
+    with pytest.raises(TypeError, match="derive"):
+
+        @node
+        class Derived(Other):  # a dataclass would inherit `left` and `right`
+            extra: object = None
+
+    with pytest.raises(TypeError, match="class variables"):
+
+        @node
+        class WithClassVar:
+            kind: typing.ClassVar[str] = "x"
+            value: object = None
 
 
 values = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.tuples(st.integers()))
