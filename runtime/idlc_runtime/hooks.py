@@ -24,6 +24,7 @@ runtime use it, the compiler never is imported by it.
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import typing
 from collections.abc import Mapping
@@ -232,14 +233,42 @@ def _decode_variant(cls: type[VariantBase], obj: object) -> object:
     raise ValueError(f"Invalid value {tag!r} for tag field `{info.tag_field}`")
 
 
+#: The unions decoded so far in the decode under way: (id of the JSON value, union class) →
+#: (True, the value) or (False, why it failed). "The first alternative that validates" tries
+#: a recursive union's alternatives at every level again for each alternative above it,
+#: which is exponential in the depth; remembered, each value is decoded once per union.
+#: Ids are only compared while the decode that made the values runs (they are alive).
+_unions_decoded: contextvars.ContextVar[dict[tuple[int, type], tuple[bool, object]] | None] = (
+    contextvars.ContextVar("idlc_unions_decoded", default=None)
+)
+
+
 def _decode_union(cls: type[UnionBase], obj: object) -> object:
+    decoded = _unions_decoded.get()
+    if decoded is None:
+        token = _unions_decoded.set({})
+        try:
+            return _decode_union(cls, obj)
+        finally:
+            _unions_decoded.reset(token)
+    key = (id(obj), cls)
+    known = decoded.get(key)
+    if known is None:
+        known = decoded[key] = _first_alternative(cls, obj)
+    matched, value = known
+    if not matched:
+        raise ValueError(value)
+    return value
+
+
+def _first_alternative(cls: type[UnionBase], obj: object) -> tuple[bool, object]:
     reasons = []
     for alternative in cls.__idlc_union__.alternatives:
         try:
-            return msgspec.convert(obj, alternative, dec_hook=dec_hook)
+            return True, msgspec.convert(obj, alternative, dec_hook=dec_hook)
         except msgspec.ValidationError as error:
             reasons.append(f"{alternative.__name__}: {_relative(error)}")
-    raise ValueError("No alternative matches (" + "; ".join(reasons) + ")")
+    return False, "No alternative matches (" + "; ".join(reasons) + ")"
 
 
 def _decode_unique(type_: Any, obj: object) -> UniqueSet[Any]:

@@ -18,6 +18,7 @@ at most once per alternative of an untagged union it sits in.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import types
 import typing
@@ -124,12 +125,24 @@ def convert(obj: object, type_: Any) -> Any:
     """`obj` (plain JSON) as a `type_`, with the leniency of every record inside applied.
 
     Raises `msgspec.ValidationError` when it still does not decode."""
+    token = _unions_converted.set({})
     try:
         return _convert(obj, type_)
     except _Invalid as invalid:
         raise msgspec.ValidationError(invalid.message()) from None
     except RecursionError:
         raise msgspec.ValidationError("JSON nested too deeply") from None
+    finally:
+        _unions_converted.reset(token)
+
+
+#: The unions converted so far in the conversion under way, as in `hooks` (its
+#: `_unions_decoded`): (id of the JSON value, the alternatives) → the value, or the failure.
+#: Without it a recursive union is converted again at every level for each alternative
+#: above it. Ids are compared only while the conversion that holds the values runs.
+_unions_converted: contextvars.ContextVar[dict[tuple[int, tuple[Any, ...]], Any]] = (
+    contextvars.ContextVar("idlc_unions_converted")
+)
 
 
 def _convert(obj: object, type_: Any) -> Any:
@@ -206,12 +219,25 @@ def _union(obj: object, alternatives: tuple[Any, ...]) -> Any:
         return _convert(obj, case)
     if len(choices) == 1:
         return _convert(obj, choices[0])
+    converted = _unions_converted.get(None)
+    key = (id(obj), alternatives)
+    if converted is not None and key in converted:
+        known = converted[key]
+        if isinstance(known, _Invalid):
+            raise _Invalid(known.reason, known.path)
+        return known
+    result: Any = _Invalid(f"Expected one of the union's alternatives, got `{_json_kind(obj)}`")
     for alternative in choices:
         try:
-            return _convert(obj, alternative)
+            result = _convert(obj, alternative)
+            break
         except _Invalid:
             continue
-    raise _Invalid(f"Expected one of the union's alternatives, got `{_json_kind(obj)}`")
+    if converted is not None:
+        converted[key] = result
+    if isinstance(result, _Invalid):
+        raise _Invalid(result.reason, result.path)
+    return result
 
 
 def _tagged_structs(choices: list[Any]) -> tuple[str, dict[object, Any]] | None:
