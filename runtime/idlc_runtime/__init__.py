@@ -88,12 +88,19 @@ _LAZY = {
 }
 
 
+#: Submodules that `import idlc_runtime` made attributes before they were loaded lazily
+#: (`idlc_runtime.transports.serve_tcp` after a bare `import idlc_runtime` still works).
+_LAZY_MODULES = frozenset(_LAZY.values())
+
+
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"idlc_runtime.{name}")  # sets the attribute itself
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'idlc_runtime' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(f"idlc_runtime.{module}"), name)
     globals()[name] = value  # the next lookup finds it without this function
     return value

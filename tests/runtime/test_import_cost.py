@@ -47,6 +47,17 @@ def test_every_public_name_of_the_runtime_resolves_to_its_definition() -> None:
     assert set(idlc_runtime.__all__) <= set(dir(idlc_runtime))
 
 
+def test_the_lazily_loaded_submodules_are_still_attributes_of_the_package() -> None:
+    # In a fresh process: after a bare `import idlc_runtime`, as before the lazy loading.
+    code = (
+        "import idlc_runtime\n"
+        "assert callable(idlc_runtime.transports.serve_tcp)\n"
+        "assert idlc_runtime.peer.Peer is idlc_runtime.Peer\n"
+        "assert idlc_runtime.interceptors.Interceptor is idlc_runtime.Interceptor\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
 def test_an_unknown_name_is_an_attribute_error() -> None:
     try:
         idlc_runtime.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
