@@ -73,6 +73,7 @@ def node(cls: _Class) -> _Class:
     }
     # The fields as a tuple, as a dataclass compares and hashes them (a 1-tuple for one field:
     # `(nan,) == (nan,)` holds for the same object, a bare `nan == nan` does not).
+    key: Callable[[Any], tuple[Any, ...]]
     if len(names) == 1:
         key = _single(names[0])
     else:
