@@ -17,7 +17,8 @@ from idlc_runtime.calls import PendingCalls
 from idlc_runtime.errors import ErrorCode, ProtocolError
 from idlc_runtime.framing import Line, Oversized
 from idlc_runtime.handling import TOO_DEEP, Handling
-from idlc_runtime.replies import Replies
+from idlc_runtime.intake import Item, Rest
+from idlc_runtime.replies import Batch, Replies
 from idlc_runtime.unreadable import identify, identify_line
 from idlc_runtime.wire import (
     JSONRPC,
@@ -34,6 +35,16 @@ log = logging.getLogger("idlc_runtime")
 _OPENS_ARRAY: Final = re.compile(rb"[ \t\r\n]*\[")
 
 
+class _BatchRest(Rest):
+    """The members of a batch not started yet because handlers were at their bound."""
+
+    __slots__ = ("batch", "members")
+
+    def __init__(self, batch: Batch, members: list[bytes]) -> None:
+        self.batch = batch
+        self.members = members
+
+
 class Inbound:
     """Classifies each line taken in and passes it to whoever deals with its kind."""
 
@@ -45,25 +56,29 @@ class Inbound:
         *,
         max_message_size: int,
         accept_batches: bool,
+        max_concurrent_handlers: int,
     ) -> None:
         self._handling = handling
         self._calls = calls
         self._replies = replies
         self._max_message_size = max_message_size
         self._accept_batches = accept_batches
+        self._max_concurrent_handlers = max_concurrent_handlers
         self._send_error = handling.send_error
 
-    def take(self, line: Line) -> None:
-        """Handle one line. Nothing in a line ends the connection (docs/wire.md §8): every
-        way it can be wrong is answered where it is found, and anything else that goes
-        wrong here (a bug) is logged and answered -32603 rather than let through."""
+    def take(self, line: Item) -> Rest | None:
+        """Handle one line (or what a batch left). Nothing in a line ends the connection
+        (docs/wire.md §8): every way it can be wrong is answered where it is found, and
+        anything else that goes wrong here (a bug) is logged and answered -32603 rather than
+        let through. Returns what is left of a batch at the handler bound."""
         try:
             if type(line) is bytes:
                 # Nearly every line starts with its object's brace: no pattern to run then.
                 if line[:1] != b"{" and _OPENS_ARRAY.match(line) is not None:
-                    self._on_batch(line)
-                else:
-                    self._on_message(line)
+                    return self._on_batch(line)
+                self._on_message(line)
+            elif isinstance(line, _BatchRest):
+                return self._batch_members(line.batch, line.members)
             else:
                 assert isinstance(line, Oversized)
                 self._on_oversized(line)
@@ -71,7 +86,11 @@ class Inbound:
             raise  # writing failed: the transport is gone, which does end the connection
         except Exception as error:
             self._replies.batch = None
-            self._on_failed_line(line, error)
+            if isinstance(line, Rest):
+                log.error("handling the rest of a batch failed", exc_info=error)
+            else:
+                self._on_failed_line(line, error)
+        return None
 
     def _on_failed_line(self, line: Line, error: Exception) -> None:
         log.error("handling a line failed", exc_info=error)
@@ -87,7 +106,7 @@ class Inbound:
         except Exception:
             log.exception("answering a line that failed failed too")
 
-    def _on_batch(self, line: bytes) -> None:
+    def _on_batch(self, line: bytes) -> Rest | None:
         """An array: each member handled as if sent alone, the answers sent as one array
         (docs/wire.md §7)."""
         try:
@@ -95,19 +114,28 @@ class Inbound:
         except (msgspec.MsgspecError, RecursionError) as error:
             reason = TOO_DEEP if isinstance(error, RecursionError) else str(error)
             self._send_error(None, ErrorCode.PARSE_ERROR, f"Parse error: {reason}")
-            return
+            return None
         if not self._accept_batches:
             # The words of the official ACP TypeScript SDK, which refuses batches too.
             text = "Invalid request: JSON-RPC batches are not supported"
             self._send_error(None, ErrorCode.INVALID_REQUEST, text)
-            return
+            return None
         if not members:
             self._send_error(None, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch")
-            return
-        batch = self._replies.new_batch()
+            return None
+        batch = Batch(self._replies.write_out)
+        return self._batch_members(batch, [bytes(member) for member in members])
+
+    def _batch_members(self, batch: Batch, members: list[bytes]) -> Rest | None:
+        """Handle members of `batch` in order while handlers are under their bound (as lines
+        are, docs/wire.md §11); what is left comes back, the batch sealed once none is."""
+        handlers = self._handling.handlers
+        bound = self._max_concurrent_handlers
+        self._replies.batch = batch
         try:
-            for member in members:
-                message = bytes(member)
+            for index, message in enumerate(members):
+                if len(handlers) >= bound:
+                    return _BatchRest(batch, members[index:])
                 try:
                     self._on_message(message)
                 except OSError:
@@ -118,6 +146,7 @@ class Inbound:
         finally:
             self._replies.batch = None
         batch.seal()
+        return None
 
     def _on_message(self, line: bytes) -> None:
         try:

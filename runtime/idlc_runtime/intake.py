@@ -22,11 +22,24 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections import deque
-from collections.abc import Callable, Sized
+from collections.abc import Callable, Sequence, Sized
 from typing import Protocol
 
 from idlc_runtime.framing import Line, LineReader, LineSink
 from idlc_runtime.outbox import Outbox
+
+
+class Rest:
+    """What a line leaves to be taken once handlers are free: the members of a batch not
+    started at the bound (docs/wire.md §7, §11). `take` returns one instead of starting more
+    handlers than the bound allows; the intake keeps it first in its backlog and hands it to
+    `take` again, as it would a line."""
+
+    __slots__ = ()
+
+
+#: What the intake hands to `take`: a line as received, or what one left.
+Item = Line | Rest
 
 
 class LineSource(Protocol):
@@ -101,7 +114,7 @@ class Intake:
     def __init__(
         self,
         source: LineSource,
-        take: Callable[[Line], None],
+        take: Callable[[Item], Rest | None],
         handlers: Sized,
         bound: int,
         outbox: Outbox,
@@ -116,7 +129,7 @@ class Intake:
         self._context: contextvars.Context | None = None
         #: Lines received but not yet handled: before `start()`, at the handler bound, or
         #: while waiting for the writer to drain. Reading is paused while there are any.
-        self._backlog: deque[Line] = deque()
+        self._backlog: deque[Item] = deque()
         #: The end of input the source reported, held until the backlog is handled.
         self._end_reported: tuple[BaseException | None] | None = None
         self._draining: asyncio.Task[None] | None = None
@@ -177,7 +190,7 @@ class Intake:
             self.error = error
             self.done.set_result(None)
 
-    def _handle(self, lines: list[Line]) -> None:
+    def _handle(self, lines: Sequence[Item]) -> None:
         outbox = self._outbox
         # What the lines of this read cause to be written goes out in one write, at the end.
         outbox.hold()
@@ -192,7 +205,7 @@ class Intake:
             # Reported through `done`; the peer then closes the connection.
             self._finish(error)
 
-    def _take_all(self, lines: list[Line]) -> bool:
+    def _take_all(self, lines: Sequence[Item]) -> bool:
         """Take lines up to the handler bound; False if some were held back or handling
         stopped."""
         bound = self._bound
@@ -205,8 +218,14 @@ class Intake:
                 self._backlog.extend(lines[index:])
                 self._source.pause_reading()
                 return False
-            take(line)
+            rest = take(line)
             if self._stopped:
+                return False
+            if rest is not None:
+                # A batch reached the bound: its other members go first once handlers end.
+                self._backlog.append(rest)
+                self._backlog.extend(lines[index + 1 :])
+                self._source.pause_reading()
                 return False
         return True
 

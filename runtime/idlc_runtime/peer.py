@@ -158,6 +158,7 @@ class Peer:
             replies,
             max_message_size=options.max_message_size,
             accept_batches=options.accept_batches,
+            max_concurrent_handlers=options.max_concurrent_handlers,
         )
         source: LineSource = (
             StreamSource(reader, options.max_message_size)

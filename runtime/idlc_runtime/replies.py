@@ -68,8 +68,3 @@ class Replies:
     def write_out(self, message: bytes) -> None:
         if not self._outbox.closed:
             self._outbox.write(message)
-
-    def new_batch(self) -> Batch:
-        batch = Batch(self.write_out)
-        self.batch = batch
-        return batch

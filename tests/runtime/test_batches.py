@@ -172,3 +172,26 @@ async def test_a_batch_of_responses_answers_our_calls() -> None:
         )
         assert await within(asyncio.gather(*calls)) == ["one", 2]
         await client.assert_still_serving()
+
+
+@run_async
+async def test_the_members_of_a_batch_respect_the_handler_bound() -> None:
+    # Five held members through a bound of two: never more than two run; as each ends the
+    # next member starts; the answers still come back as one array once all are in.
+    service = SampleService()
+    keys = ["m1", "m2", "m3", "m4", "m5"]
+    options = PeerOptions(max_concurrent_handlers=2)
+    async with raw_connection(service, options) as (client, _):
+        await client.send_json(
+            [_call(key, "sample:hold-read:call", {"gateKey": key}) for key in keys]
+        )
+        for released, key in enumerate(keys):
+            await within(service.started[key].wait())
+            running = [k for k in keys if k in service.started and service.started[k].is_set()]
+            assert len(running) - released <= 2, running
+            service.gates[key].set()
+        answers = await client.receive()
+        assert _by_id(answers) == {
+            key: {"jsonrpc": "2.0", "id": key, "result": key} for key in keys
+        }
+        await client.assert_still_serving()
