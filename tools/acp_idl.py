@@ -284,12 +284,34 @@ class Converter:
                     default = " = []"
                 elif isinstance(value, str):
                     default = f" = {json.dumps(value)}"
-                elif not type_.startswith("optional<"):
-                    type_ = f"optional<{type_}>"  # G4: no `{}` default yet
+                elif isinstance(value, dict) and self.at_defaults(prop, value):
+                    default = " = {}"
+                else:
+                    raise ValueError(f"{name}: cannot say the default {json.dumps(value)}")
             elif name not in required and not type_.startswith("optional<"):
                 type_ = f"optional<{type_}>"
             lines.append(f"{indent}{name}: {type_}{default}{leniency(prop, type_)};")
         return lines
+
+    def at_defaults(self, prop: Json, value: Json) -> bool:
+        """Whether the object `value` (a property's schema default) is what `{}` builds: the
+        empty map, or the record with every field at its own default (docs/language.md,
+        "Records and field defaults")."""
+        ref = ref_name(prop)
+        node = self.defs[ref] if ref is not None else prop
+        properties = node.get("properties")
+        if properties is None:
+            return value == {}
+        for key, item in value.items():
+            field = properties.get(key)
+            if field is None:
+                return False
+            if isinstance(item, dict):
+                if not self.at_defaults(field, item):
+                    return False
+            elif "default" not in field or item != field["default"]:
+                return False
+        return True
 
     def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:
         body = self.fields(node, indent + "    ") + (extra or [])

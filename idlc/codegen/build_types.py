@@ -84,6 +84,10 @@ class TypeBuilder:
         if record is not None and (registration := leniency.registration(name, record)):
             ctx.module.uses_hooks = True
             ctx.module.registrations.append(registration)
+        # A `{}` default calls the record's class when the class statement runs.
+        factories = tuple(
+            f.factory for f in fields if f.factory is not None and f.factory not in ("list", "dict")
+        )
         return ClassView(
             name,
             "struct",
@@ -92,7 +96,7 @@ class TypeBuilder:
             fields,
             tag_field=None if tag is None else python_string(tag[0]),
             tag=None if tag is None else python_string(tag[1]),
-            after=after + tuple(union_bases),
+            after=after + tuple(union_bases) + factories,
         )
 
     # -- definitions --

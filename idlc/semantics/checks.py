@@ -25,19 +25,27 @@ def _literal_kind(literal: model.Literal) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
+    if value is model.EMPTY_OBJECT:
+        return "`{}`"
     return "`[]`"
 
 
 def default_problem(
-    literal: model.Literal, type: model.Type, typedefs: Mapping[str, model.Typedef]
+    literal: model.Literal,
+    type: model.Type,
+    typedefs: Mapping[str, model.Typedef],
+    _seen: frozenset[int] = frozenset(),
 ) -> tuple[str, str | None] | None:
     """Why `literal` cannot be the default of a field of `type` (message, help), or None."""
     resolved = queries.follow_typedefs(type, typedefs)
     if resolved is None:
         return None  # an alias cycle or an unknown name, reported elsewhere
+    if id(resolved) in _seen:
+        # `type A = optional<A>` or a union holding itself: no value of its own to offer.
+        return f"{_literal_kind(literal)} fits no value of this type", None
     value = literal.value
     if isinstance(resolved, model.Optional):
-        return default_problem(literal, resolved.inner, typedefs)
+        return default_problem(literal, resolved.inner, typedefs, _seen | {id(resolved)})
     if isinstance(resolved, model.Primitive):
         kind = resolved.kind
         bounds = kind.integer_range
@@ -86,20 +94,64 @@ def default_problem(
         listed = ", ".join(f'"{item.value}"' for item in resolved.values[:6])
         more = ", …" if len(resolved.values) > 6 else ""
         return f"{literal.raw} is not a value of the enum", f"its values are {listed}{more}"
-    if isinstance(resolved, (model.List, model.Map)):
+    if isinstance(resolved, model.List):
         if value == ():
             return None
-        what = "list" if isinstance(resolved, model.List) else "map"
-        return f"{_literal_kind(literal)} is not a {what}", f"the only {what} default is `[]`"
+        return f"{_literal_kind(literal)} is not a list", "the only list default is `[]`"
+    if isinstance(resolved, model.Map):
+        if value == () or value is model.EMPTY_OBJECT:
+            return None
+        return f"{_literal_kind(literal)} is not a map", "the only map default is `{}`"
+    if isinstance(resolved, model.Record):
+        if value is model.EMPTY_OBJECT:
+            return _empty_record_problem(resolved, typedefs)
+        return f"{_literal_kind(literal)} is not a record", "the only record default is `{}`"
     if isinstance(resolved, model.Union_):
         for alternative in resolved.alternatives:
-            if default_problem(literal, alternative, typedefs) is None:
+            if default_problem(literal, alternative, typedefs, _seen | {id(resolved)}) is None:
                 return None
         return f"{_literal_kind(literal)} fits no alternative of the union", None
     return (
         f"a field holding {queries.describe_kind(resolved)} cannot have a default",
-        "defaults are for booleans, numbers, strings, enums, lists and maps; remove it",
+        "defaults are for booleans, numbers, strings, enums, lists, maps and records; remove it",
     )
+
+
+def _empty_record_problem(
+    record: model.Record, typedefs: Mapping[str, model.Typedef]
+) -> tuple[str, str | None] | None:
+    """Why `{}` cannot stand for `record` with every field at its default, or None.
+
+    Every field needs a default or `optional<…>`; and following `{}` defaults from record
+    to record must not come back to `record`, or building the default would never end."""
+    for field in record.fields:
+        if field.default is None and not queries.optional_inner(field.type, typedefs)[1]:
+            return (
+                f"`{{}}` leaves the record's required field `{field.name}` without a value",
+                f"give `{field.name}` a default, or make it `optional<…>`",
+            )
+    seen: set[int] = set()
+    pending = [record]
+    while pending:
+        current = pending.pop()
+        for field in current.fields:
+            if field.default is None or field.default.value is not model.EMPTY_OBJECT:
+                continue
+            inner = queries.follow_typedefs(field.type, typedefs)
+            layers: set[int] = set()
+            while isinstance(inner, model.Optional) and id(inner) not in layers:
+                layers.add(id(inner))  # `type A = optional<A>` ends here
+                inner = queries.follow_typedefs(inner.inner, typedefs)
+            if inner is record:
+                return (
+                    f"`{{}}` builds the record again inside itself (field `{field.name}`), "
+                    "without end",
+                    f"remove the default `{{}}` of `{field.name}`",
+                )
+            if isinstance(inner, model.Record) and id(inner) not in seen:
+                seen.add(id(inner))
+                pending.append(inner)
+    return None
 
 
 def check_defaults(

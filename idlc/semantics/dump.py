@@ -173,7 +173,8 @@ class _Dumper:
         data: JSON = {"name": field.name, "doc": field.doc, "type": self.type_(field.type)}
         if field.default is not None:
             value = field.default.value
-            data["default"] = {"value": [] if value == () else value, "raw": field.default.raw}
+            shown: Any = [] if value == () else {} if value is model.EMPTY_OBJECT else value
+            data["default"] = {"value": shown, "raw": field.default.raw}
         if field.lenient is not None:
             data["lenient"] = True
         if field.skip_invalid is not None:

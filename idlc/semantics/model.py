@@ -98,11 +98,22 @@ class TypeRef:
     span: Span
 
 
+class EmptyObject(enum.Enum):
+    """The default `{}`: the empty map, or a record with every field at its default
+    (docs/language.md, "Records and field defaults")."""
+
+    VALUE = "{}"
+
+
+EMPTY_OBJECT = EmptyObject.VALUE
+
+
 @node
 class Literal:
-    """A field default as written: bool, int, float, str, or an empty list (`[]` → `()`)."""
+    """A field default as written: bool, int, float, str, an empty list (`[]` → `()`) or
+    `{}` (`EMPTY_OBJECT`)."""
 
-    value: bool | int | float | str | tuple[()]
+    value: bool | int | float | str | tuple[()] | EmptyObject
     raw: str
     span: Span
 

@@ -227,9 +227,13 @@ class TypeConverter:
             default = None
             if item.default is not None:
                 literal = item.default
-                value: bool | int | float | str | tuple[()] = (
-                    () if literal.kind is ast.LiteralKind.EMPTY_LIST else literal.value  # type: ignore[assignment]
-                )
+                value: bool | int | float | str | tuple[()] | model.EmptyObject
+                if literal.kind is ast.LiteralKind.EMPTY_LIST:
+                    value = ()
+                elif literal.kind is ast.LiteralKind.EMPTY_OBJECT:
+                    value = model.EMPTY_OBJECT
+                else:
+                    value = literal.value  # type: ignore[assignment]
                 default = model.Literal(value, literal.raw, literal.span)
             converted = model.Field(
                 name.value,

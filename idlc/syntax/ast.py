@@ -141,14 +141,15 @@ class LiteralKind(enum.Enum):
     NUMBER = "number"
     STRING = "string"
     EMPTY_LIST = "empty_list"
+    EMPTY_OBJECT = "empty_object"
 
 
 @node
 class Literal:
-    """A field default: `true`, `false`, a number, a string or `[]`."""
+    """A field default: `true`, `false`, a number, a string, `[]` or `{}`."""
 
     kind: LiteralKind
-    value: bool | int | float | str | None  # None for `[]`
+    value: bool | int | float | str | None  # None for `[]` and `{}`
     raw: str
     span: Span
 

@@ -551,6 +551,9 @@ class _Layout:
         if literal.kind is ast.LiteralKind.EMPTY_LIST:
             self.w.token("[")
             self.w.token("]", space=False)
+        elif literal.kind is ast.LiteralKind.EMPTY_OBJECT:
+            self.w.token("{")
+            self.w.token("}", space=False)
         else:
             self.w.token(literal.raw)
 

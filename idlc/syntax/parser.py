@@ -162,6 +162,8 @@ class _Builder:
             return ast.Literal(ast.LiteralKind.BOOL, kind == "TRUE", str(token), span)
         if kind == "LSQB":
             return ast.Literal(ast.LiteralKind.EMPTY_LIST, None, "[]", span)
+        if kind == "LBRACE":
+            return ast.Literal(ast.LiteralKind.EMPTY_OBJECT, None, "{}", span)
         if isinstance(token, ast.StringLiteral):
             return ast.Literal(ast.LiteralKind.STRING, token.value, token.raw, span)
         text = str(token)

@@ -382,25 +382,38 @@ class StringFormat(enum.Enum):
     """Date-time format (ISO 8601)."""
 
 
-class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Request parameters for the initialize method.
+class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """File system capabilities that a client may support.
 
-    Sent by the client to establish connection and negotiate capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
     """
 
-    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
-    """The latest protocol version supported by the client."""
-    client_capabilities: ClientCapabilities | None = msgspec.field(
-        default=None,
-        name="clientCapabilities",
-    )
-    """Capabilities supported by the client."""
-    client_info: Implementation | None = msgspec.field(default=None, name="clientInfo")
-    """Information about the Client name and version sent to the Agent.
+    read_text_file: bool = msgspec.field(default=False, name="readTextFile")
+    """Whether the Client supports `fs/read_text_file` requests."""
+    write_text_file: bool = msgspec.field(default=False, name="writeTextFile")
+    """Whether the Client supports `fs/write_text_file` requests."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
 
-    Note: in future versions of the protocol, this will be required.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: bool = False
+    """Whether the client supports `terminal` authentication methods.
+
+    The client should set this to `true` only when it can reproduce the
+    configured agent invocation in an interactive terminal. When `true`, the
+    agent may include `terminal` entries in its authentication methods.
     """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -419,7 +432,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#client-capabilities)
     """
 
-    fs: FileSystemCapabilities | None = None
+    fs: FileSystemCapabilities = msgspec.field(default_factory=FileSystemCapabilities)
     """File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
@@ -453,7 +466,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client can receive both update types.
     """
-    auth: AuthCapabilities | None = None
+    auth: AuthCapabilities = msgspec.field(default_factory=AuthCapabilities)
     """Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
     in its `InitializeResponse`.
@@ -473,16 +486,26 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """File system capabilities that a client may support.
+class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Request parameters for the initialize method.
 
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
+    Sent by the client to establish connection and negotiate capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
     """
 
-    read_text_file: bool = msgspec.field(default=False, name="readTextFile")
-    """Whether the Client supports `fs/read_text_file` requests."""
-    write_text_file: bool = msgspec.field(default=False, name="writeTextFile")
-    """Whether the Client supports `fs/write_text_file` requests."""
+    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
+    """The latest protocol version supported by the client."""
+    client_capabilities: ClientCapabilities = msgspec.field(
+        default_factory=ClientCapabilities,
+        name="clientCapabilities",
+    )
+    """Capabilities supported by the client."""
+    client_info: Implementation | None = msgspec.field(default=None, name="clientInfo")
+    """Information about the Client name and version sent to the Agent.
+
+    Note: in future versions of the protocol, this will be required.
+    """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
@@ -603,29 +626,6 @@ class PlanCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: bool = False
-    """Whether the client supports `terminal` authentication methods.
-
-    The client should set this to `true` only when it can reproduce the
-    configured agent invocation in an interactive terminal. When `true`, the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Elicitation capabilities supported by the client."""
 
@@ -696,89 +696,6 @@ class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     version: str
     """Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Response to the `initialize` method.
-
-    Contains the negotiated protocol version and agent capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
-    """
-
-    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
-    """The protocol version the client specified if supported by the agent,
-    or the latest protocol version supported by the agent.
-
-    The client should disconnect, if it doesn't support this version.
-    """
-    agent_capabilities: AgentCapabilities | None = msgspec.field(
-        default=None,
-        name="agentCapabilities",
-    )
-    """Capabilities supported by the agent."""
-    auth_methods: list[AuthMethod] = msgspec.field(
-        default_factory=list,
-        name="authMethods",
-    )
-    """Authentication methods supported by the agent."""
-    agent_info: Implementation | None = msgspec.field(default=None, name="agentInfo")
-    """Information about the Agent name and version sent to the Client.
-
-    Note: in future versions of the protocol, this will be required.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Capabilities supported by the agent.
-
-    Advertised during initialization to inform the client about
-    available features and content types.
-
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#agent-capabilities)
-    """
-
-    load_session: bool = msgspec.field(default=False, name="loadSession")
-    """Whether the agent supports `session/load`."""
-    prompt_capabilities: PromptCapabilities | None = msgspec.field(
-        default=None,
-        name="promptCapabilities",
-    )
-    """Prompt capabilities supported by the agent."""
-    mcp_capabilities: McpCapabilities | None = msgspec.field(
-        default=None,
-        name="mcpCapabilities",
-    )
-    """MCP capabilities supported by the agent."""
-    session_capabilities: SessionCapabilities | None = msgspec.field(
-        default=None,
-        name="sessionCapabilities",
-    )
-    """Session lifecycle and prompt capabilities advertised by the agent."""
-    auth: AgentAuthCapabilities | None = None
-    """Authentication-related capabilities supported by the agent."""
-    providers: ProvidersCapabilities | None = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports provider configuration methods.
     """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -951,6 +868,116 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Authentication-related capabilities supported by the agent."""
+
+    status: AuthStatusCapabilities | None = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports the `auth/status` method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the `auth/status` method.
+    """
+    logout: LogoutCapabilities | None = None
+    """Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Capabilities supported by the agent.
+
+    Advertised during initialization to inform the client about
+    available features and content types.
+
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#agent-capabilities)
+    """
+
+    load_session: bool = msgspec.field(default=False, name="loadSession")
+    """Whether the agent supports `session/load`."""
+    prompt_capabilities: PromptCapabilities = msgspec.field(
+        default_factory=PromptCapabilities,
+        name="promptCapabilities",
+    )
+    """Prompt capabilities supported by the agent."""
+    mcp_capabilities: McpCapabilities = msgspec.field(
+        default_factory=McpCapabilities,
+        name="mcpCapabilities",
+    )
+    """MCP capabilities supported by the agent."""
+    session_capabilities: SessionCapabilities = msgspec.field(
+        default_factory=SessionCapabilities,
+        name="sessionCapabilities",
+    )
+    """Session lifecycle and prompt capabilities advertised by the agent."""
+    auth: AgentAuthCapabilities = msgspec.field(default_factory=AgentAuthCapabilities)
+    """Authentication-related capabilities supported by the agent."""
+    providers: ProvidersCapabilities | None = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Provider configuration capabilities supported by the agent.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports provider configuration methods.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Response to the `initialize` method.
+
+    Contains the negotiated protocol version and agent capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
+    """
+
+    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
+    """The protocol version the client specified if supported by the agent,
+    or the latest protocol version supported by the agent.
+
+    The client should disconnect, if it doesn't support this version.
+    """
+    agent_capabilities: AgentCapabilities = msgspec.field(
+        default_factory=AgentCapabilities,
+        name="agentCapabilities",
+    )
+    """Capabilities supported by the agent."""
+    auth_methods: list[AuthMethod] = msgspec.field(
+        default_factory=list,
+        name="authMethods",
+    )
+    """Authentication methods supported by the agent."""
+    agent_info: Implementation | None = msgspec.field(default=None, name="agentInfo")
+    """Information about the Agent name and version sent to the Client.
+
+    Note: in future versions of the protocol, this will be required.
     """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -1180,33 +1207,6 @@ class SessionCloseCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True)
     Supplying `{}` means the agent supports closing sessions.
     """
 
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Authentication-related capabilities supported by the agent."""
-
-    status: AuthStatusCapabilities | None = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports the `auth/status` method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the `auth/status` method.
-    """
-    logout: LogoutCapabilities | None = None
-    """Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
@@ -4655,7 +4655,9 @@ class ElicitationSchema(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    properties: dict[str, ElicitationPropertySchema] | None = None
+    properties: dict[str, ElicitationPropertySchema] = msgspec.field(
+        default_factory=dict,
+    )
     """Property definitions (must be primitive types)."""
     required: list[str] | None = None
     """List of required property names.
