@@ -16,6 +16,7 @@ schema shapes the language cannot say directly (`docs/acp-gaps.md`, G1–G9).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,6 +178,21 @@ def leniency(prop: Json, type_: str = "") -> str:
     return marks
 
 
+def patch_fields(node: Json) -> set[str]:
+    """The properties of record `node` with patch semantics — absent leaves the stored
+    value unchanged, `null` clears it — as the schema's descriptions say: the record's
+    "`a`, `b`, and `c` have patch semantics", or a property's "Set to null to clear"."""
+    found = {
+        name
+        for name, prop in node.get("properties", {}).items()
+        if "null to clear" in prop.get("description", "")
+    }
+    match = re.search(r"((?:`\w+`,? (?:and )?)+)have patch semantics", node.get("description", ""))
+    if match:
+        found |= set(re.findall(r"`(\w+)`", match.group(1)))
+    return found
+
+
 class Converter:
     def __init__(self, schema: Json, meta: Json, unstable: bool = False) -> None:
         self.defs: dict[str, Json] = schema["$defs"]
@@ -265,16 +281,25 @@ class Converter:
 
     def fields(self, node: Json, indent: str, skip: tuple[str, ...] = ()) -> list[str]:
         required = set(node.get("required", []))
+        patched = patch_fields(node)
         lines: list[str] = []
         for name, prop in node.get("properties", {}).items():
             if name in skip:
                 continue
-            if name == "_meta":
+            if name == "_meta" and name not in patched:
                 lines += doc_lines(META_DOC, indent)
                 lines.append(f"{indent}_meta: {META_TYPE}{leniency(prop)};")
                 continue
             lines += doc_lines(prop.get("description"), indent)
             type_ = self.type_of(prop)
+            if name in patched:
+                # Absent leaves the stored value, `null` clears it: a tri-state field
+                # (docs/language.md, "Nullable and tri-state fields").
+                if not type_.startswith("optional<") or name in required:
+                    raise ValueError(f"{name}: a patch field must be nullable and not required")
+                type_ = f"optional<nullable<{type_.removeprefix('optional<')}>"
+                lines.append(f"{indent}{name}: {type_}{leniency(prop, type_)};")
+                continue
             default = ""
             if "default" in prop:
                 value = prop["default"]
@@ -398,8 +423,6 @@ class Converter:
             # `IdleStateUpdate`, on `stopReason`): the record, its tag a plain field, and the
             # cases' fields flattened into optional ones (G3).
             return self.record(node, "", self.flattened_cases(alternatives, "    "))
-        if name == "RequestId":  # null is the `optional<RequestId>` of its uses (G9)
-            return "union { int64; string; }"
         if name in SCOPED or name in self.shared_owner:
             extra = self.shared(self.shared_owner.get(name, ""), "    ")
             if extra:
@@ -415,8 +438,10 @@ class Converter:
             tag = self.tag_of(alternatives)
             if tag is not None:
                 return self.variant(name, node, alternatives, tag)
-            parts = [self.type_of(a) for a in alternatives]
-            return "union { " + " ".join(f"{p};" for p in parts) + " }"
+            parts = [self.type_of(a) for a in alternatives if a.get("type") != "null"]
+            union = "union { " + " ".join(f"{p};" for p in parts) + " }"
+            # `RequestId`: JSON-RPC's null id is one of its values.
+            return f"nullable<{union}>" if len(parts) < len(alternatives) else union
         if node.get("type") == "object":
             return self.record(node, "", self.scoped(name, "    "))
         return self.type_of(node)

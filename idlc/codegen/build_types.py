@@ -25,7 +25,7 @@ from idlc.codegen.views import (
     doc_of,
 )
 from idlc.semantics import model as m
-from idlc.semantics import python_mapping
+from idlc.semantics import python_mapping, queries
 from idlc.semantics.python_mapping import hooked, is_record, native_union
 
 
@@ -46,8 +46,17 @@ class TypeBuilder:
         annotation = ctx.expr(field_.type)
         default: str | None = None
         factory: str | None = None
-        if field_.default is not None:
-            default, factory = ctx.literal(field_.type, field_.default)
+        type_ = field_.type
+        if queries.is_tristate(type_, self.model.typedefs):
+            # Absent, `null` and a value apart (docs/language.md, "Nullable and tri-state
+            # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.
+            annotation = annotation.or_none().or_unset()
+            default = "msgspec.UNSET"
+            ctx.module.uses_msgspec = True
+        elif field_.default is not None:
+            default, factory = ctx.literal(type_, field_.default)
+        elif isinstance(type_, m.Optional) and type_.nullable:
+            pass  # `nullable<T>`: required; `None` is encoded as `null`
         elif annotation.optional or annotation.is_none:
             default = "None"
         renamed = attribute != field_.name

@@ -161,6 +161,12 @@ def check_defaults(
         literal = field.default
         assert literal is not None
         problem = default_problem(literal, field.type, typedefs)
+        if queries.is_tristate(field.type, typedefs):
+            problem = (
+                "a field that tells absent from `null` cannot have a default: absent is a state "
+                "of its own",
+                "remove the default, or write `nullable<…>` with it",
+            )
         if problem is not None:
             message, help = problem
             diagnostics.add(
@@ -170,6 +176,34 @@ def check_defaults(
                 label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                 help=help,
             )
+
+
+# -- nullable (docs/language.md, "Nullable and tri-state fields") ---------------------------
+
+
+def check_nullable(
+    nullable: model.Optional, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
+) -> None:
+    """`nullable<T>` adds `null` to T: T must not hold it already (an `optional<…>`, a
+    `nullable<…>`, `unit` or `json`), or `null` would have two meanings."""
+    inner = queries.follow_typedefs(nullable.inner, typedefs)
+    if isinstance(inner, model.Optional):
+        what = queries.describe_kind(inner)
+    elif isinstance(inner, model.Primitive) and inner.kind in (
+        model.PrimitiveKind.UNIT,
+        model.PrimitiveKind.JSON,
+    ):
+        what = f"`{inner.kind.value}`"
+    else:
+        return
+    diagnostics.add(
+        codes.NULLABLE_OF_NULL,
+        f"`nullable<…>` of {what}, which holds `null` already",
+        nullable.span,
+        label=f"{queries.describe_kind(nullable.inner)} holds `null`",
+        help="write the inner type alone; for a field that tells absent from `null`, write "
+        "`optional<nullable<T>>`",
+    )
 
 
 # -- forward-compatible fields (docs/language.md, "Forward-compatible fields") -------------
@@ -182,9 +216,13 @@ def check_forward_compatible(
         resolved = queries.follow_typedefs(field.type, typedefs)
         if resolved is None:
             continue  # an alias cycle or an unknown name, reported elsewhere
-        optional = isinstance(resolved, model.Optional)
-        if optional:
-            resolved = queries.follow_typedefs(resolved.inner, typedefs)  # type: ignore[union-attr]
+        # A `nullable<…>` field must be present: only `optional<…>` falls back on nothing.
+        optional = isinstance(resolved, model.Optional) and not resolved.nullable
+        reads_null = isinstance(resolved, model.Optional)
+        layers: set[int] = set()
+        while isinstance(resolved, model.Optional) and id(resolved) not in layers:
+            layers.add(id(resolved))  # through `optional<nullable<…>>`; `type A = optional<A>` ends
+            resolved = queries.follow_typedefs(resolved.inner, typedefs)
         fallback = (
             optional or field.default is not None or isinstance(resolved, (model.List, model.Map))
         )
@@ -197,10 +235,14 @@ def check_forward_compatible(
                     label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                     help="give the field a default (`= …`), or make it `optional<…>`",
                 )
-        if field.null_default is not None and optional:
+        if field.null_default is not None and reads_null:
             diagnostics.add(
                 codes.NULL_DEFAULT_ON_OPTIONAL,
-                f"`{field.name}` is optional: `null` already decodes as nothing",
+                (
+                    f"`{field.name}` is optional: `null` already decodes as nothing"
+                    if optional
+                    else f"`{field.name}` is nullable: `null` already decodes as `None`"
+                ),
                 field.null_default,
                 label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                 help="remove `null-default`",
@@ -270,7 +312,7 @@ def type_key(type: model.Type) -> Hashable:
     if isinstance(type, model.TypeRef):
         return ("ref", type.name)
     if isinstance(type, model.Optional):
-        return ("optional", type_key(type.inner))
+        return ("nullable" if type.nullable else "optional", type_key(type.inner))
     if isinstance(type, model.List):
         return ("list", type_key(type.inner))
     if isinstance(type, model.Map):

@@ -134,7 +134,8 @@ class _Dumper:
         if isinstance(type, model.TypeRef):
             return {"kind": "typeRef", "name": type.name}
         if isinstance(type, model.Optional):
-            return {"kind": "optional", "inner": self.type_(type.inner)}
+            kind = "nullable" if type.nullable else "optional"
+            return {"kind": kind, "inner": self.type_(type.inner)}
         if isinstance(type, model.List):
             return {"kind": "list", "inner": self.type_(type.inner)}
         if isinstance(type, model.Map):

@@ -60,8 +60,14 @@ class Primitive:
 
 @node
 class Optional:
+    """`optional<T>`: a T, or nothing (absent or `null`). With `nullable`, `nullable<T>`: a
+    T or `null`, and a field of it is required like a T (docs/language.md, "Nullable and
+    tri-state fields"). Both are `T | None` in Python; code that asks "may it be absent?"
+    looks at `nullable` (`queries.optional_inner`)."""
+
     inner: Type
     span: Span
+    nullable: bool = False
 
 
 @node

@@ -48,11 +48,23 @@ def strip_optional(type_: m.Type) -> m.Type:
 
 def optional_inner(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Type, bool]:
     """`T` for `optional<T>`, also when a typedef stands for the optional, and whether it
-    was one; otherwise `type_` itself and False. One layer only."""
+    was one; otherwise `type_` itself and False. One layer only. A `nullable<T>` is not
+    optional: a field of it must be present."""
     resolved = follow_typedefs(type_, typedefs)
-    if isinstance(resolved, m.Optional):
+    if isinstance(resolved, m.Optional) and not resolved.nullable:
         return resolved.inner, True
     return type_, False
+
+
+def is_tristate(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> bool:
+    """Whether a field of `type_` tells absent, `null` and a value apart: `optional<T>`
+    around a `nullable<T>` (through typedef names; docs/language.md, "Nullable and
+    tri-state fields")."""
+    resolved = follow_typedefs(type_, typedefs)
+    if not isinstance(resolved, m.Optional) or resolved.nullable:
+        return False
+    inner = follow_typedefs(resolved.inner, typedefs)
+    return isinstance(inner, m.Optional) and inner.nullable
 
 
 def children(type_: m.Type) -> tuple[m.Type, ...]:
@@ -104,7 +116,7 @@ def describe_kind(type_: m.Type) -> str:
     if isinstance(type_, m.TypeRef):
         return f"`{type_.name}`"
     if isinstance(type_, m.Optional):
-        return "`optional<…>`"
+        return "`nullable<…>`" if type_.nullable else "`optional<…>`"
     if isinstance(type_, m.List):
         return "a list"
     if isinstance(type_, m.Map):

@@ -71,6 +71,7 @@ class TypeConverter:
         self.forward_compatible_fields: list[model.Field] = []
         self.variants: list[model.Variant] = []
         self.unions: list[model.Union_] = []
+        self.nullables: list[model.Optional] = []
 
     # -- references ----------------------------------------------------------------------
 
@@ -180,7 +181,10 @@ class TypeConverter:
         if isinstance(node, ast.NamedType):
             return self.named(node.name)
         if isinstance(node, ast.OptionalType):
-            return model.Optional(self.convert(node.inner), node.span)
+            optional = model.Optional(self.convert(node.inner), node.span, node.nullable)
+            if optional.nullable:
+                self.nullables.append(optional)
+            return optional
         if isinstance(node, ast.ListType):
             return model.List(self.convert(node.inner), node.span)
         if isinstance(node, ast.RecordType):

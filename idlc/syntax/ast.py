@@ -98,8 +98,12 @@ class PrimitiveType:
 
 @node
 class OptionalType:
+    """`optional<T>`, or `nullable<T>` when `nullable` (docs/language.md, "Nullable and
+    tri-state fields")."""
+
     inner: TypeExpr
     span: Span
+    nullable: bool = False
 
 
 @node

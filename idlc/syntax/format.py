@@ -445,7 +445,8 @@ class _Layout:
         if isinstance(node, ast.PrimitiveType):
             w.token(node.kind.value, space)
         elif isinstance(node, ast.OptionalType):
-            self.generic("optional", space, lambda: self.type(node.inner, space=False))
+            keyword = "nullable" if node.nullable else "optional"
+            self.generic(keyword, space, lambda: self.type(node.inner, space=False))
         elif isinstance(node, ast.ListType):
             self.generic("list", space, lambda: self.type(node.inner, space=False))
         elif isinstance(node, ast.MapType):

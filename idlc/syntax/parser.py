@@ -189,6 +189,10 @@ class _Builder:
     def optional_type(self, children: list[Any]) -> Any:
         return self._depth(ast.OptionalType(children[2], self._span_of(children)), children[2])
 
+    def nullable_type(self, children: list[Any]) -> Any:
+        node = ast.OptionalType(children[2], self._span_of(children), nullable=True)
+        return self._depth(node, children[2])
+
     def list_type(self, children: list[Any]) -> Any:
         return self._depth(ast.ListType(children[2], self._span_of(children)), children[2])
 

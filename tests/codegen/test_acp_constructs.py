@@ -62,3 +62,51 @@ def test_a_present_value_is_decoded_as_written(gen: ModuleType) -> None:
     assert value.capabilities.nested.embedded_context is True
     assert value.maybe is None
     assert value.properties == {"k": "v"}
+
+
+# -- G9: `nullable<T>` and tri-state fields -------------------------------------------------
+
+
+def test_a_nullable_field_is_required_and_null_is_sent(gen: ModuleType) -> None:
+    scope = msgspec.json.decode(b'{"requestId": null, "note": null}', type=gen.Scope)
+    assert scope.request_id is None and scope.note is None
+    assert msgspec.json.encode(scope) == b'{"requestId":null,"note":null}'
+    assert msgspec.json.decode(b'{"requestId": 7, "note": "n"}', type=gen.Scope).request_id == 7
+    with pytest.raises(msgspec.ValidationError, match="requestId"):
+        msgspec.json.decode(b'{"note": null}', type=gen.Scope)
+
+
+@pytest.mark.parametrize(
+    ("wire", "summary", "error"),
+    [
+        (b'{"id": "c"}', msgspec.UNSET, msgspec.UNSET),  # absent: leave the stored value
+        (b'{"id": "c", "summary": null, "error": null}', None, None),  # null: clear it
+        (b'{"id": "c", "summary": ["s"], "error": "e"}', ["s"], "e"),  # a value: replace it
+    ],
+)
+def test_a_tristate_field_keeps_absent_null_and_value_apart(
+    gen: ModuleType, wire: bytes, summary: object, error: object
+) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    patch = decoder_for(gen.CompactionPatch).decode(wire)
+    assert (patch.summary, patch.error) == (summary, error)
+    assert msgspec.json.decode(msgspec.json.encode(patch)) == msgspec.json.decode(wire)
+
+
+def test_a_lenient_tristate_field_falls_back_to_absent(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    patch = decoder_for(gen.CompactionPatch).decode(
+        b'{"id": "c", "summary": ["a", 3, "b"], "error": 5}'
+    )
+    assert patch.summary == ["a", "b"] and patch.error is msgspec.UNSET
+
+
+def test_an_optional_nullable_typedef_is_tristate_too(gen: ModuleType) -> None:
+    absent = msgspec.json.decode(b'{"id": "c"}', type=gen.CompactionPatch)
+    cleared = msgspec.json.decode(
+        b'{"id": "c", "request": null, "plain": null}', type=gen.CompactionPatch
+    )
+    assert absent.request is msgspec.UNSET and cleared.request is None
+    assert msgspec.json.encode(cleared) == b'{"id":"c","request":null}'

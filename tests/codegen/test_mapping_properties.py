@@ -81,6 +81,8 @@ def _types(depth: int, declared: list[str]) -> st.SearchStrategy[str]:
     return st.one_of(
         leaf,
         inner.map(lambda t: f"optional<{t}>"),
+        inner.map(lambda t: f"nullable<{t}>"),
+        inner.map(lambda t: f"optional<nullable<{t}>>"),
         inner.map(lambda t: f"list<{t}>"),
         inner.map(lambda t: f"map<string, {t}>"),
         fields.map(lambda fs: "record { " + " ".join(f"{n}: {t};" for n, t in fs) + " }"),

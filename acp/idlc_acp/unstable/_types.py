@@ -3365,9 +3365,12 @@ class SessionInfoUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     Clients can use it to keep session titles and state current.
     """
 
-    title: str | None = None
+    title: str | None | msgspec.UnsetType = msgspec.UNSET
     """Human-readable title for the session. Set to null to clear."""
-    updated_at: str | None = msgspec.field(default=None, name="updatedAt")
+    updated_at: str | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="updatedAt",
+    )
     """ISO 8601 timestamp of last activity. Set to null to clear."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -3472,16 +3475,15 @@ class CompactionUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The Agent-owned ID of this compaction, unique within the session."""
     status: CompactionStatus
     """Current lifecycle status."""
-    summary: list[ContentBlock] | None = None
+    summary: list[ContentBlock] | None | msgspec.UnsetType = msgspec.UNSET
     """Complete replacement user-displayable summary content for the compaction."""
-    error: str | None = None
+    error: str | None | msgspec.UnsetType = msgspec.UNSET
     """Human-readable error details for the compaction."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    meta: dict[str, _hooks.JsonValue] | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="_meta",
+    )
+    """Extensible metadata patch for this compaction."""
 
 
 class SessionUpdateCompactionUpdate(
@@ -4580,7 +4582,10 @@ class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
-    request_id: RequestId | None = msgspec.field(default=None, name="requestId")
+    request_id: RequestId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="requestId",
+    )
     """The request this elicitation is tied to."""
 
 
@@ -4618,7 +4623,10 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
-    request_id: RequestId | None = msgspec.field(default=None, name="requestId")
+    request_id: RequestId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="requestId",
+    )
     """The request this elicitation is tied to."""
 
 
@@ -5476,7 +5484,10 @@ else:
 """Items for a multi-select (array) property schema."""
 
 
-RequestId: typing.TypeAlias = _Int64 | str
+RequestIdValue: typing.TypeAlias = _Int64 | str
+
+
+RequestId: typing.TypeAlias = RequestIdValue | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]

@@ -7,17 +7,25 @@ from __future__ import annotations
 from ._refs import ATOMS
 from ._types import (
     Capabilities,
+    CompactionPatch,
     Initialize,
     InitializeInline,
     PromptCapabilities,
+    RequestId,
+    RequestIdValue,
     SameCapabilities,
+    Scope,
 )
 
 __all__ = [
     "ATOMS",
     "Capabilities",
+    "CompactionPatch",
     "Initialize",
     "InitializeInline",
     "PromptCapabilities",
+    "RequestId",
+    "RequestIdValue",
     "SameCapabilities",
+    "Scope",
 ]

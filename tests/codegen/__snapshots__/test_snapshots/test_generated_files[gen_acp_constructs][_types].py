@@ -9,6 +9,12 @@ import typing
 
 import msgspec
 
+from idlc_runtime import hooks as _hooks
+
+_Int64 = typing.Annotated[
+    int,
+    msgspec.Meta(ge=-9223372036854775808, le=9223372036854775807),
+]
 _UInt16 = typing.Annotated[int, msgspec.Meta(ge=0, le=65535)]
 
 
@@ -35,4 +41,30 @@ class Initialize(msgspec.Struct, kw_only=True, omit_defaults=True):
     inline: InitializeInline = msgspec.field(default_factory=InitializeInline)
 
 
+class Scope(msgspec.Struct, kw_only=True, omit_defaults=True):
+    request_id: RequestId = msgspec.field(name="requestId")
+    note: str | None
+
+
+class CompactionPatch(msgspec.Struct, kw_only=True, omit_defaults=True):
+    id: str
+    summary: list[str] | None | msgspec.UnsetType = msgspec.UNSET
+    error: str | None | msgspec.UnsetType = msgspec.UNSET
+    request: RequestId | None | msgspec.UnsetType = msgspec.UNSET
+    plain: str | None = None
+
+
 SameCapabilities: typing.TypeAlias = Capabilities
+
+
+RequestIdValue: typing.TypeAlias = _Int64 | str
+
+
+RequestId: typing.TypeAlias = RequestIdValue | None
+
+
+_hooks.forward_compatible(
+    CompactionPatch,
+    lenient=("summary", "error"),
+    skip_invalid=("summary",),
+)
