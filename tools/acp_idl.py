@@ -116,14 +116,6 @@ INTEGER_FORMATS = {"int32", "int64", "uint16", "uint32", "uint64", "int8", "int1
 #: Case records written inline because their schema name is the case class name (G7).
 INLINE_CASES = {"McpServerHttp", "McpServerSse", "AuthMethodTerminal", "McpServerAcp"}
 
-#: Variants whose every case also carries the outer object's own fields (G2).
-SHARED_FIELDS = {
-    "SessionConfigOption",
-    "SetSessionConfigOptionRequest",
-    "CreateElicitationRequest",
-    "CreateElicitationResponse",
-}
-
 #: Records that also hold an untagged union of scopes, flattened into optional fields (G3).
 SCOPED = {"ElicitationFormMode", "ElicitationUrlMode"}
 
@@ -201,14 +193,6 @@ class Converter:
         self.members = {**MEMBERS, **UNSTABLE_MEMBERS} if unstable else MEMBERS
         self.order: list[str] = []
         self.seen: set[str] = set()
-        #: Case records of the SHARED_FIELDS variants → their variant (G2).
-        self.shared_owner: dict[str, str] = {}
-        for owner in SHARED_FIELDS:
-            node = self.defs[owner]
-            for alternative in node.get("oneOf") or node.get("anyOf"):
-                ref = ref_name(alternative)
-                if ref is not None:
-                    self.shared_owner[ref] = owner
 
     # -- reachability, in the order a reader meets the types --
 
@@ -344,11 +328,6 @@ class Converter:
             return "record {}"
         return "record {\n" + "\n".join(body) + f"\n{indent}}}"
 
-    def shared(self, name: str, indent: str) -> list[str]:
-        if name not in SHARED_FIELDS:
-            return []
-        return self.fields(self.defs[name], indent)
-
     def scoped(self, name: str, indent: str) -> list[str]:
         if name not in SCOPED:
             return []
@@ -377,7 +356,6 @@ class Converter:
     def variant(self, name: str, node: Json, alternatives: list[Json], tag: str) -> str:
         open_ = False
         lines: list[str] = []
-        inner = "        "
         for alternative in alternatives:
             props = alternative.get("properties", {})
             const = props.get(tag, {}).get("const")
@@ -388,15 +366,12 @@ class Converter:
             label = "default" if const is None else json.dumps(const)
             ref = ref_name(alternative)
             own = {k: v for k, v in props.items() if k != tag}
-            extra = self.shared(name, inner)
-            if extra:
-                extra.insert(0, f"{inner}// G2: the fields every case of `{name}` carries.")
             if ref is not None and ref in INLINE_CASES:
-                case = self.record(self.defs[ref], "    ", extra)
+                case = self.record(self.defs[ref], "    ")
             elif ref is not None:
                 case = ref
-            elif own or extra:
-                case = self.record({**alternative, "properties": own}, "    ", extra)
+            elif own:
+                case = self.record({**alternative, "properties": own}, "    ")
             else:
                 case = "unit"
             lines.append(f"    {label}: {case};")
@@ -408,6 +383,10 @@ class Converter:
                 0, '    // G10: open in the schema; a case tagged "unknown" keeps it closed here.'
             )
         head = ("open " if open_ else "") + f'variant tag "{tag}"'
+        if node.get("properties"):
+            # The object's own properties sit beside every case's (docs/language.md,
+            # "Variants": `fields`).
+            head += " fields {\n" + "\n".join(self.fields(node, "    ")) + "\n}"
         return head + " {\n" + "\n".join(lines) + "\n}"
 
     def definition(self, name: str) -> str:
@@ -423,13 +402,8 @@ class Converter:
             # `IdleStateUpdate`, on `stopReason`): the record, its tag a plain field, and the
             # cases' fields flattened into optional ones (G3).
             return self.record(node, "", self.flattened_cases(alternatives, "    "))
-        if name in SCOPED or name in self.shared_owner:
-            extra = self.shared(self.shared_owner.get(name, ""), "    ")
-            if extra:
-                extra.insert(
-                    0, f"    // G2: the fields every case of `{self.shared_owner[name]}` carries."
-                )
-            return self.record(node, "", extra + self.scoped(name, "    "))
+        if name in SCOPED:
+            return self.record(node, "", self.scoped(name, "    "))
         if name == "AvailableCommandInput":  # a union with one alternative
             return ref_name(alternatives[0]) or "json"
         if alternatives and all("const" in a or a.get("type") == "string" for a in alternatives):

@@ -7,7 +7,7 @@ inline types inside it (named by the plan) beside it.
 from __future__ import annotations
 
 from idlc import naming
-from idlc.codegen import leniency
+from idlc.codegen import hints, leniency
 from idlc.codegen.expressions import ModuleContext
 from idlc.codegen.inline import inline_types, nested
 from idlc.codegen.layout import python_string
@@ -82,15 +82,22 @@ class TypeBuilder:
         base: str = "msgspec.Struct",
         marker: str | None = None,
         tag: tuple[str, str] | None = None,
+        shared: tuple[m.Field, ...] = (),
+        inherited: tuple[m.Field, ...] = (),
     ) -> ClassView:
         """The struct of a record or of a variant case (deriving from the case's record class
-        `base`, and from the variant's `marker`, with its `tag`: field and value)."""
+        `base`, whose fields are `inherited`, and from the variant's `marker`, with its
+        `tag`: field and value, and the variant's `shared` fields first)."""
         ctx.module.uses_msgspec = True
         union_bases = self.extra_bases.get(name, [])
         own = [base] if marker is None else [base, marker]
         after = tuple(own[1:] if base == "msgspec.Struct" else own)
-        fields = [self.field_view(ctx, field_) for field_ in record.fields] if record else []
-        if record is not None and (registration := leniency.registration(name, record)):
+        written = shared + (record.fields if record is not None else ())
+        fields = [self.field_view(ctx, field_) for field_ in written]
+        # The runtime takes the first registration along the class's MRO: a case class
+        # with shared fields registers its inherited ones too.
+        registered = written + (inherited if shared else ())
+        if written and (registration := leniency.registration(name, registered)):
             ctx.module.uses_hooks = True
             ctx.module.registrations.append(registration)
         # A `{}` default calls the record's class when the class statement runs.
@@ -156,11 +163,23 @@ class TypeBuilder:
             tag = None if case.tag is None else (variant.tag_field, case.tag)
             record = case.type if isinstance(case.type, m.Record) else None
             base = "msgspec.Struct"
+            inherited: tuple[m.Field, ...] = ()
             if isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
                 base = str(ctx.expr(case.type))
+                resolved = hints.without_optional(self.model, case.type)
+                assert isinstance(resolved, m.Record)
+                inherited = resolved.fields
             module.classes.append(
                 self.record_class(
-                    ctx, case_name, record, case.doc, base=base, marker=marker, tag=tag
+                    ctx,
+                    case_name,
+                    record,
+                    case.doc,
+                    base=base,
+                    marker=marker,
+                    tag=tag,
+                    shared=variant.shared.fields if variant.shared is not None else (),
+                    inherited=inherited,
                 )
             )
             module.public.append(case_name)

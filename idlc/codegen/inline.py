@@ -30,7 +30,7 @@ def nested(type_: m.Type) -> Iterator[InlineType]:
     if isinstance(type_, m.Record):
         fields = type_.fields
     elif isinstance(type_, m.Variant):
-        fields = tuple(
+        fields = (type_.shared.fields if type_.shared is not None else ()) + tuple(
             field_
             for case in type_.cases
             if isinstance(case.type, m.Record)

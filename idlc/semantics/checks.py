@@ -10,6 +10,7 @@ import base64
 import binascii
 from collections.abc import Hashable, Mapping
 
+from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model, queries
 from idlc.semantics.types import name_span
@@ -263,6 +264,15 @@ def check_forward_compatible(
 def check_variant(
     variant: model.Variant, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
 ) -> None:
+    shared = variant.shared.fields if variant.shared is not None else ()
+    for field in shared:
+        if field.name == variant.tag_field:
+            diagnostics.add(
+                codes.TAG_FIELD_CONFLICT,
+                f"shared field `{field.name}` has the name of the variant's tag field",
+                name_span(field.span, field.name),
+                help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
+            )
     for case in variant.cases:
         resolved = queries.follow_typedefs(case.type, typedefs)
         if resolved is None:
@@ -281,6 +291,8 @@ def check_variant(
                 "value in a record: `record { value: … ; }`",
             )
             continue
+        if shared:
+            _check_shared_against_case(shared, case, resolved, diagnostics)
         for field in resolved.fields:
             if field.name != variant.tag_field:
                 continue
@@ -297,6 +309,43 @@ def check_variant(
                     else [Related("the field is declared here", name_span(field.span, field.name))]
                 ),
             )
+
+
+def _check_shared_against_case(
+    shared: tuple[model.Field, ...],
+    case: model.Case,
+    record: model.Record,
+    diagnostics: Diagnostics,
+) -> None:
+    """A case's own fields sit beside the shared ones in one object (and one class): no
+    name twice, on the wire (E0107) or in Python (E0113)."""
+    wire = {field.name: field for field in shared}
+    python = {naming.attribute_name(field.name): field for field in shared}
+    shown = f'"{case.tag}"' if case.tag is not None else "`default`"
+    for field in record.fields:
+        first = wire.get(field.name)
+        code = codes.DUPLICATE_FIELD
+        if first is None:
+            first = python.get(naming.attribute_name(field.name))
+            code = codes.PYTHON_NAME_COLLISION
+        if first is None:
+            continue
+        inline = case.type is record
+        diagnostics.add(
+            code,
+            f"field `{field.name}` of case {shown} "
+            + (
+                "is also a shared field of the variant"
+                if code is codes.DUPLICATE_FIELD
+                else f"and shared field `{first.name}` become the same Python name"
+            ),
+            name_span(field.span, field.name) if inline else case.type.span,
+            label=None if inline else f"this record has a field `{field.name}`",
+            help="every case carries the shared fields already; rename or remove one of them",
+            related=[
+                Related("the shared field is declared here", name_span(first.span, first.name))
+            ],
+        )
 
 
 def _described_through(written: model.Type, resolved: model.Type) -> str:
@@ -330,6 +379,7 @@ def type_key(type: model.Type) -> Hashable:
             "variant",
             type.open,
             type.tag_field,
+            tuple((f.name, type_key(f.type)) for f in type.shared.fields) if type.shared else (),
             tuple((case.tag, type_key(case.type)) for case in type.cases),
         )
     return ("union", tuple(type_key(alt) for alt in type.alternatives))

@@ -160,6 +160,11 @@ class _Dumper:
                 "kind": "variant",
                 "open": type.open,
                 "tagField": type.tag_field,
+                **(
+                    {"fields": [self.field(item) for item in type.shared.fields]}
+                    if type.shared is not None
+                    else {}
+                ),
                 "cases": [
                     self._with_span(
                         {"tag": case.tag, "doc": case.doc, "type": self.type_(case.type)},

@@ -179,6 +179,9 @@ class Variant:
     tag_field: str
     cases: tuple[Case, ...]
     span: Span
+    #: `fields { … }`: the fields every case carries beside its own (docs/language.md,
+    #: "Variants"), or None.
+    shared: Record | None = None
 
 
 @node

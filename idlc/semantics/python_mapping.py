@@ -134,6 +134,15 @@ class _Namer:
         elif isinstance(type_, m.Map):
             self.name_inline(type_.value, name, module, what, span)
         elif isinstance(type_, m.Variant):
+            for field_ in type_.shared.fields if type_.shared is not None else ():
+                if isinstance(field_.type, _MAY_HOLD_INLINE):
+                    self.name_inline(
+                        field_.type,
+                        naming.nested_name(name, field_.name),
+                        module,
+                        f"the inline type of shared field `{field_.name}`",
+                        _field_name_span(field_),
+                    )
             for case in type_.cases:
                 case_name = naming.case_class_name(name, case.tag)
                 label = "the default case" if case.tag is None else f"case {case.tag!r}"

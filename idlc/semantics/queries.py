@@ -77,7 +77,8 @@ def children(type_: m.Type) -> tuple[m.Type, ...]:
     if isinstance(type_, m.Record):
         return tuple(item.type for item in type_.fields)
     if isinstance(type_, m.Variant):
-        return tuple(case.type for case in type_.cases)
+        shared = type_.shared.fields if type_.shared is not None else ()
+        return tuple(item.type for item in shared) + tuple(case.type for case in type_.cases)
     if isinstance(type_, m.Union_):
         return type_.alternatives
     return ()

@@ -348,7 +348,8 @@ class TypeConverter:
                     _case_span(item),
                 )
             )
-        variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span)
+        shared = self.record(node.shared) if node.shared is not None else None
+        variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span, shared)
         self.variants.append(variant)
         return variant
 

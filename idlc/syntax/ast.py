@@ -214,6 +214,9 @@ class VariantType:
     tag_field: StringLiteral
     cases: tuple[VariantCase, ...]
     span: Span
+    #: `fields { … }`: the fields every case carries (a record body, spanning from
+    #: `fields`), or None when not written.
+    shared: RecordType | None = None
 
 
 @node

@@ -316,7 +316,8 @@ def _children(node: ast.TypeExpr) -> tuple[ast.TypeExpr, ...]:
     if isinstance(node, ast.RecordType):
         return tuple(field.type for field in node.fields)
     if isinstance(node, ast.VariantType):
-        return tuple(case.type for case in node.cases)
+        cases = tuple(case.type for case in node.cases)
+        return cases if node.shared is None else (node.shared, *cases)
     if isinstance(node, ast.UnionType):
         return node.alternatives
     return ()
@@ -477,6 +478,9 @@ class _Layout:
             w.token("variant", space or node.open)
             w.token("tag")
             self.string(node.tag_field)
+            if node.shared is not None:
+                w.token("fields")
+                self.body(node.shared.fields, self.field, self._exploded(node.shared))
             self.body(node.cases, self.case, self._exploded(node))
         else:
             w.token("union", space)

@@ -239,10 +239,20 @@ class _Builder:
         return ast.EnumValue(value, self._doc(value.span.start), self._span_of(children))
 
     def variant_type(self, children: list[Any]) -> Any:
-        cases: tuple[ast.VariantCase, ...] = tuple(children[5:-1])
+        shared: ast.RecordType | None = children[4]
+        cases: tuple[ast.VariantCase, ...] = tuple(children[6:-1])
+        variant = ast.VariantType(
+            children[0] is not None, children[3], cases, self._span_of(children), shared
+        )
+        inner = [case.type for case in cases]
+        if shared is not None:
+            inner.append(shared)
+        return self._depth(variant, *inner)
+
+    def shared_fields(self, children: list[Any]) -> Any:
+        fields = tuple(children[2:-1])
         return self._depth(
-            ast.VariantType(children[0] is not None, children[3], cases, self._span_of(children)),
-            *(case.type for case in cases),
+            ast.RecordType(fields, self._span_of(children)), *(f.type for f in fields)
         )
 
     def tagged_case(self, children: list[Any]) -> ast.VariantCase:

@@ -110,3 +110,64 @@ def test_an_optional_nullable_typedef_is_tristate_too(gen: ModuleType) -> None:
     )
     assert absent.request is msgspec.UNSET and cleared.request is None
     assert msgspec.json.encode(cleared) == b'{"id":"c","request":null}'
+
+
+# -- G2: fields shared by every case of a variant -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wire", "case"),
+    [
+        (
+            b'{"type": "select", "id": "m", "name": "Mode", "currentValue": "a"}',
+            "ConfigOptionSelect",
+        ),
+        (
+            b'{"type": "boolean", "id": "m", "name": "Mode", "currentValue": true}',
+            "ConfigOptionBoolean",
+        ),
+        (b'{"type": "hidden", "id": "m", "name": "Mode"}', "ConfigOptionHidden"),
+        (b'{"id": "m", "name": "Mode", "currentValue": "x"}', "ConfigOptionDefault"),
+    ],
+)
+def test_every_case_carries_the_shared_fields(gen: ModuleType, wire: bytes, case: str) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    option = decoder_for(gen.ConfigOption).decode(wire)
+    assert type(option).__name__ == case
+    assert (option.id, option.name, option.category) == ("m", "Mode", None)
+    assert msgspec.json.decode(msgspec.json.encode(option)) == msgspec.json.decode(wire)
+
+
+def test_a_shared_field_is_required_in_every_case(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    with pytest.raises(msgspec.ValidationError, match="name"):
+        decoder_for(gen.ConfigOption).decode(b'{"type": "hidden", "id": "m"}')
+
+
+def test_shared_fields_keep_their_modifiers(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    wire = b'{"type": "select", "id": "m", "name": "M", "currentValue": "a", "category": 3}'
+    option = decoder_for(gen.ConfigOption).decode(wire)
+    assert option.category is None and option.current_value == "a"
+
+
+def test_the_named_case_record_holds_only_its_own_fields(gen: ModuleType) -> None:
+    assert set(gen.SelectOption.__struct_fields__) == {"current_value", "options"}
+    assert {"id", "name", "category", "current_value"} <= set(
+        gen.ConfigOptionSelect.__struct_fields__
+    )
+
+
+def test_an_unknown_case_of_an_open_variant_keeps_the_shared_fields(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.hooks import UnknownCase
+
+    wire = b'{"action": "later", "_meta": {"k": 1}}'
+    answer = decoder_for(gen.ElicitationAnswer).decode(wire)
+    assert isinstance(answer, UnknownCase)
+    assert answer.data == {"action": "later", "_meta": {"k": 1}}
+    declined = decoder_for(gen.ElicitationAnswer).decode(b'{"action": "decline", "_meta": {}}')
+    assert declined.meta == {}

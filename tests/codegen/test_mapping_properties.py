@@ -92,9 +92,12 @@ def _types(depth: int, declared: list[str]) -> st.SearchStrategy[str]:
         st.tuples(
             st.booleans(),
             st.lists(st.tuples(names, fields), min_size=1, max_size=3, unique_by=lambda c: c[0]),
+            fields,
         ).map(
             lambda v: ("open " if v[0] else "")
-            + 'variant tag "kind" { '
+            + 'variant tag "kind" '
+            + ("fields { " + " ".join(f"{n}: {t};" for n, t in v[2]) + " } " if v[2] else "")
+            + "{ "
             + " ".join(
                 f'"{tag}": record {{ ' + " ".join(f"{n}: {t};" for n, t in fs) + " };"
                 for tag, fs in v[1]

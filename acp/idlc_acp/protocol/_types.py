@@ -1147,20 +1147,6 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The currently selected value."""
     options: SessionConfigSelectOptions
     """The set of selectable options."""
-    id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: str | None = None
-    """Optional description for the Client to display to the user."""
-    category: SessionConfigOptionCategory | None = None
-    """Optional semantic category for this option (UX only)."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionConfigOptionSelect(
@@ -1172,12 +1158,6 @@ class SessionConfigOptionSelect(
 ):
     """Single-value selector (dropdown)."""
 
-
-class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A boolean on/off toggle session configuration option payload."""
-
-    current_value: bool = msgspec.field(name="currentValue")
-    """The current value of the boolean option."""
     id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
@@ -1194,6 +1174,13 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
+class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A boolean on/off toggle session configuration option payload."""
+
+    current_value: bool = msgspec.field(name="currentValue")
+    """The current value of the boolean option."""
+
+
 class SessionConfigOptionBoolean(
     SessionConfigBoolean,
     kw_only=True,
@@ -1202,6 +1189,21 @@ class SessionConfigOptionBoolean(
     tag="boolean",
 ):
     """Boolean on/off toggle."""
+
+    id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: str | None = None
+    """Optional description for the Client to display to the user."""
+    category: SessionConfigOptionCategory | None = None
+    """Optional semantic category for this option (UX only)."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class SessionConfigSelectOption(
@@ -1515,8 +1517,6 @@ class SetSessionConfigOptionRequestBoolean(
 ):
     """A boolean value (`type: "boolean"`)."""
 
-    value: bool
-    """The boolean value."""
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1527,6 +1527,8 @@ class SetSessionConfigOptionRequestBoolean(
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    value: bool
+    """The boolean value."""
 
 
 class SetSessionConfigOptionRequestDefault(
@@ -1542,8 +1544,6 @@ class SetSessionConfigOptionRequestDefault(
     variant.
     """
 
-    value: SessionConfigValueId
-    """The value ID."""
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1554,6 +1554,8 @@ class SetSessionConfigOptionRequestDefault(
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    value: SessionConfigValueId
+    """The value ID."""
 
 
 class SetSessionConfigOptionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -2833,14 +2835,6 @@ class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
-    message: str
-    """A human-readable message describing what input is needed."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
     session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
@@ -2866,14 +2860,6 @@ class CreateElicitationRequestForm(
 ):
     """Form-based elicitation where the client renders a form from the provided schema."""
 
-
-class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """URL-based elicitation mode where the client directs the user to a URL."""
-
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
-    """The unique identifier for this elicitation."""
-    url: str
-    """The URL to direct the user to."""
     message: str
     """A human-readable message describing what input is needed."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
@@ -2882,6 +2868,15 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+
+
+class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """URL-based elicitation mode where the client directs the user to a URL."""
+
+    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
     session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
@@ -2906,6 +2901,15 @@ class CreateElicitationRequestUrl(
     tag="url",
 ):
     """URL-based elicitation where the client directs the user to a URL."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class CreateElicitationRequestUnknown(
@@ -3318,12 +3322,6 @@ class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     content: dict[str, ElicitationContentValue] | None = None
     """The user-provided content, if any, as an object matching the requested schema."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class CreateElicitationResponseAccept(
@@ -3335,6 +3333,13 @@ class CreateElicitationResponseAccept(
     tag="accept",
 ):
     """The user accepted and provided content."""
+
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class CreateElicitationResponseDecline(
@@ -3858,7 +3863,13 @@ _hooks.forward_compatible(SessionMode, lenient=("description", "meta"))
 
 
 _hooks.forward_compatible(
-    SessionConfigSelect,
+    SessionConfigOptionSelect,
+    lenient=("description", "category", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    SessionConfigOptionBoolean,
     lenient=("description", "category", "meta"),
 )
 
@@ -3875,12 +3886,6 @@ _hooks.forward_compatible(
     SessionConfigSelectGroup,
     lenient=("options", "meta"),
     skip_invalid=("options",),
-)
-
-
-_hooks.forward_compatible(
-    SessionConfigBoolean,
-    lenient=("description", "category", "meta"),
 )
 
 
@@ -4171,15 +4176,18 @@ _hooks.forward_compatible(ReleaseTerminalRequest, lenient=("meta",))
 _hooks.forward_compatible(ReleaseTerminalResponse, lenient=("meta",))
 
 
+_hooks.forward_compatible(CreateElicitationRequestForm, lenient=("meta",))
+
+
+_hooks.forward_compatible(CreateElicitationRequestUrl, lenient=("meta",))
+
+
 _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="mode",
     cases={"form": CreateElicitationRequestForm, "url": CreateElicitationRequestUrl},
     default=None,
     unknown=CreateElicitationRequestUnknown,
 )
-
-
-_hooks.forward_compatible(ElicitationFormMode, lenient=("meta",))
 
 
 _hooks.forward_compatible(
@@ -4253,7 +4261,7 @@ _hooks.forward_compatible(TitledMultiSelectItems, lenient=("meta",))
 _hooks.forward_compatible(ElicitationSessionScope, lenient=("tool_call_id",))
 
 
-_hooks.forward_compatible(ElicitationUrlMode, lenient=("meta",))
+_hooks.forward_compatible(CreateElicitationResponseAccept, lenient=("meta",))
 
 
 _hooks.forward_compatible(CreateElicitationResponseDecline, lenient=("meta",))
@@ -4272,9 +4280,6 @@ _CreateElicitationResponseBase.__idlc_variant__ = _hooks.VariantInfo(
     default=None,
     unknown=CreateElicitationResponseUnknown,
 )
-
-
-_hooks.forward_compatible(ElicitationAcceptAction, lenient=("meta",))
 
 
 _hooks.forward_compatible(CompleteElicitationNotification, lenient=("meta",))

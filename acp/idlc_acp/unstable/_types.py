@@ -1904,20 +1904,6 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The currently selected value."""
     options: SessionConfigSelectOptions
     """The set of selectable options."""
-    id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: str | None = None
-    """Optional description for the Client to display to the user."""
-    category: SessionConfigOptionCategory | None = None
-    """Optional semantic category for this option (UX only)."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionConfigOptionSelect(
@@ -1929,12 +1915,6 @@ class SessionConfigOptionSelect(
 ):
     """Single-value selector (dropdown)."""
 
-
-class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A boolean on/off toggle session configuration option payload."""
-
-    current_value: bool = msgspec.field(name="currentValue")
-    """The current value of the boolean option."""
     id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
@@ -1951,6 +1931,13 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
+class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A boolean on/off toggle session configuration option payload."""
+
+    current_value: bool = msgspec.field(name="currentValue")
+    """The current value of the boolean option."""
+
+
 class SessionConfigOptionBoolean(
     SessionConfigBoolean,
     kw_only=True,
@@ -1959,6 +1946,21 @@ class SessionConfigOptionBoolean(
     tag="boolean",
 ):
     """Boolean on/off toggle."""
+
+    id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: str | None = None
+    """Optional description for the Client to display to the user."""
+    category: SessionConfigOptionCategory | None = None
+    """Optional semantic category for this option (UX only)."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class SessionConfigSelectOption(
@@ -2325,8 +2327,6 @@ class SetSessionConfigOptionRequestBoolean(
 ):
     """A boolean value (`type: "boolean"`)."""
 
-    value: bool
-    """The boolean value."""
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -2337,6 +2337,8 @@ class SetSessionConfigOptionRequestBoolean(
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    value: bool
+    """The boolean value."""
 
 
 class SetSessionConfigOptionRequestDefault(
@@ -2352,8 +2354,6 @@ class SetSessionConfigOptionRequestDefault(
     variant.
     """
 
-    value: SessionConfigValueId
-    """The value ID."""
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -2364,6 +2364,8 @@ class SetSessionConfigOptionRequestDefault(
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    value: SessionConfigValueId
+    """The value ID."""
 
 
 class SetSessionConfigOptionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -4566,14 +4568,6 @@ class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
-    message: str
-    """A human-readable message describing what input is needed."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
     session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
@@ -4599,14 +4593,6 @@ class CreateElicitationRequestForm(
 ):
     """Form-based elicitation where the client renders a form from the provided schema."""
 
-
-class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """URL-based elicitation mode where the client directs the user to a URL."""
-
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
-    """The unique identifier for this elicitation."""
-    url: str
-    """The URL to direct the user to."""
     message: str
     """A human-readable message describing what input is needed."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
@@ -4615,6 +4601,15 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+
+
+class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """URL-based elicitation mode where the client directs the user to a URL."""
+
+    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
     session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
@@ -4639,6 +4634,15 @@ class CreateElicitationRequestUrl(
     tag="url",
 ):
     """URL-based elicitation where the client directs the user to a URL."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class CreateElicitationRequestUnknown(
@@ -5051,12 +5055,6 @@ class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     content: dict[str, ElicitationContentValue] | None = None
     """The user-provided content, if any, as an object matching the requested schema."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class CreateElicitationResponseAccept(
@@ -5068,6 +5066,13 @@ class CreateElicitationResponseAccept(
     tag="accept",
 ):
     """The user accepted and provided content."""
+
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class CreateElicitationResponseDecline(
@@ -5799,7 +5804,13 @@ _hooks.forward_compatible(SessionMode, lenient=("description", "meta"))
 
 
 _hooks.forward_compatible(
-    SessionConfigSelect,
+    SessionConfigOptionSelect,
+    lenient=("description", "category", "meta"),
+)
+
+
+_hooks.forward_compatible(
+    SessionConfigOptionBoolean,
     lenient=("description", "category", "meta"),
 )
 
@@ -5816,12 +5827,6 @@ _hooks.forward_compatible(
     SessionConfigSelectGroup,
     lenient=("options", "meta"),
     skip_invalid=("options",),
-)
-
-
-_hooks.forward_compatible(
-    SessionConfigBoolean,
-    lenient=("description", "category", "meta"),
 )
 
 
@@ -6229,15 +6234,18 @@ _hooks.forward_compatible(ReleaseTerminalRequest, lenient=("meta",))
 _hooks.forward_compatible(ReleaseTerminalResponse, lenient=("meta",))
 
 
+_hooks.forward_compatible(CreateElicitationRequestForm, lenient=("meta",))
+
+
+_hooks.forward_compatible(CreateElicitationRequestUrl, lenient=("meta",))
+
+
 _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="mode",
     cases={"form": CreateElicitationRequestForm, "url": CreateElicitationRequestUrl},
     default=None,
     unknown=CreateElicitationRequestUnknown,
 )
-
-
-_hooks.forward_compatible(ElicitationFormMode, lenient=("meta",))
 
 
 _hooks.forward_compatible(
@@ -6311,7 +6319,7 @@ _hooks.forward_compatible(TitledMultiSelectItems, lenient=("meta",))
 _hooks.forward_compatible(ElicitationSessionScope, lenient=("tool_call_id",))
 
 
-_hooks.forward_compatible(ElicitationUrlMode, lenient=("meta",))
+_hooks.forward_compatible(CreateElicitationResponseAccept, lenient=("meta",))
 
 
 _hooks.forward_compatible(CreateElicitationResponseDecline, lenient=("meta",))
@@ -6330,9 +6338,6 @@ _CreateElicitationResponseBase.__idlc_variant__ = _hooks.VariantInfo(
     default=None,
     unknown=CreateElicitationResponseUnknown,
 )
-
-
-_hooks.forward_compatible(ElicitationAcceptAction, lenient=("meta",))
 
 
 _hooks.forward_compatible(CompleteElicitationNotification, lenient=("meta",))

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import enum
 import typing
 
 import msgspec
@@ -16,6 +17,19 @@ _Int64 = typing.Annotated[
     msgspec.Meta(ge=-9223372036854775808, le=9223372036854775807),
 ]
 _UInt16 = typing.Annotated[int, msgspec.Meta(ge=0, le=65535)]
+
+
+class _ConfigOptionBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _ElicitationAnswerBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class ConfigOptionCategory(enum.Enum):
+    MODE = "mode"
+    MODEL = "model"
 
 
 class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -54,6 +68,96 @@ class CompactionPatch(msgspec.Struct, kw_only=True, omit_defaults=True):
     plain: str | None = None
 
 
+class SelectOption(msgspec.Struct, kw_only=True, omit_defaults=True):
+    current_value: str = msgspec.field(name="currentValue")
+    options: list[str] = msgspec.field(default_factory=list)
+
+
+class ConfigOptionSelect(
+    SelectOption,
+    _ConfigOptionBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="select",
+):
+    id: str
+    """The option's id."""
+    name: str
+    category: ConfigOptionCategory | None = None
+
+
+class ConfigOptionBoolean(
+    msgspec.Struct,
+    _ConfigOptionBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="boolean",
+):
+    id: str
+    """The option's id."""
+    name: str
+    category: ConfigOptionCategory | None = None
+    current_value: bool = msgspec.field(name="currentValue")
+
+
+class ConfigOptionHidden(
+    msgspec.Struct,
+    _ConfigOptionBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="hidden",
+):
+    id: str
+    """The option's id."""
+    name: str
+    category: ConfigOptionCategory | None = None
+
+
+class ConfigOptionDefault(
+    msgspec.Struct,
+    _ConfigOptionBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    id: str
+    """The option's id."""
+    name: str
+    category: ConfigOptionCategory | None = None
+    current_value: str = msgspec.field(name="currentValue")
+
+
+class ElicitationAnswerAccept(
+    msgspec.Struct,
+    _ElicitationAnswerBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="action",
+    tag="accept",
+):
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    content: dict[str, _hooks.JsonValue] | None = None
+
+
+class ElicitationAnswerDecline(
+    msgspec.Struct,
+    _ElicitationAnswerBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="action",
+    tag="decline",
+):
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+
+
+class ElicitationAnswerUnknown(_hooks.UnknownCase, _ElicitationAnswerBase):
+    """A case of `ElicitationAnswer` with a tag this version does not know."""
+
+    __slots__ = ()
+
+
 SameCapabilities: typing.TypeAlias = Capabilities
 
 
@@ -63,8 +167,59 @@ RequestIdValue: typing.TypeAlias = _Int64 | str
 RequestId: typing.TypeAlias = RequestIdValue | None
 
 
+if typing.TYPE_CHECKING:
+    ConfigOption: typing.TypeAlias = (
+        ConfigOptionSelect
+        | ConfigOptionBoolean
+        | ConfigOptionHidden
+        | ConfigOptionDefault
+    )
+else:
+    ConfigOption = _ConfigOptionBase
+
+
+if typing.TYPE_CHECKING:
+    ElicitationAnswer: typing.TypeAlias = (
+        ElicitationAnswerAccept | ElicitationAnswerDecline | ElicitationAnswerUnknown
+    )
+else:
+    ElicitationAnswer = _ElicitationAnswerBase
+
+
 _hooks.forward_compatible(
     CompactionPatch,
     lenient=("summary", "error"),
     skip_invalid=("summary",),
+)
+
+
+_hooks.forward_compatible(ConfigOptionSelect, lenient=("category",))
+
+
+_hooks.forward_compatible(ConfigOptionBoolean, lenient=("category",))
+
+
+_hooks.forward_compatible(ConfigOptionHidden, lenient=("category",))
+
+
+_hooks.forward_compatible(ConfigOptionDefault, lenient=("category",))
+
+
+_ConfigOptionBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="type",
+    cases={
+        "select": ConfigOptionSelect,
+        "boolean": ConfigOptionBoolean,
+        "hidden": ConfigOptionHidden,
+    },
+    default=ConfigOptionDefault,
+    unknown=None,
+)
+
+
+_ElicitationAnswerBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="action",
+    cases={"accept": ElicitationAnswerAccept, "decline": ElicitationAnswerDecline},
+    default=None,
+    unknown=ElicitationAnswerUnknown,
 )
