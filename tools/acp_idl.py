@@ -113,9 +113,6 @@ META_TYPE = "optional<map<string, json>>"
 
 INTEGER_FORMATS = {"int32", "int64", "uint16", "uint32", "uint64", "int8", "int16", "uint8"}
 
-#: Case records written inline because their schema name is the case class name (G7).
-INLINE_CASES = {"McpServerHttp", "McpServerSse", "AuthMethodTerminal", "McpServerAcp"}
-
 #: Records that also hold an untagged union of scopes, flattened into optional fields (G3).
 SCOPED = {"ElicitationFormMode", "ElicitationUrlMode"}
 
@@ -366,9 +363,7 @@ class Converter:
             label = "default" if const is None else json.dumps(const)
             ref = ref_name(alternative)
             own = {k: v for k, v in props.items() if k != tag}
-            if ref is not None and ref in INLINE_CASES:
-                case = self.record(self.defs[ref], "    ")
-            elif ref is not None:
+            if ref is not None:
                 case = ref
             elif own:
                 case = self.record({**alternative, "properties": own}, "    ")
@@ -499,8 +494,6 @@ class Converter:
             out.append("}")
             out.append("")
         for name in self.order:
-            if name in INLINE_CASES:
-                continue
             out += doc_lines(self.defs[name].get("description"), "")
             out.append(f"type {name} = {self.definition(name)};")
             out.append("")

@@ -121,6 +121,8 @@ class TypeBuilder:
         """Emit the definition of named type `type_` (a typedef, or an inline type) into `module`."""
         ctx = self.context(module)
         if isinstance(type_, m.Record):
+            if name in self.plan.case_records:
+                return  # its variant defines the class, as a case class (`define_variant`)
             module.classes.append(self.record_class(ctx, name, type_, doc))
             module.public.append(name)
         elif isinstance(type_, m.Enum):
@@ -164,7 +166,14 @@ class TypeBuilder:
             record = case.type if isinstance(case.type, m.Record) else None
             base = "msgspec.Struct"
             inherited: tuple[m.Field, ...] = ()
-            if isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
+            case_doc = case.doc
+            if case_name in self.plan.case_records:
+                # The record's own class is the case class (G7, docs/language.md "Variants").
+                assert isinstance(case.type, m.TypeRef)
+                typedef = self.model.typedefs[case.type.name]
+                assert isinstance(typedef.type, m.Record)
+                record, case_doc = typedef.type, case.doc or typedef.doc
+            elif isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
                 base = str(ctx.expr(case.type))
                 resolved = hints.without_optional(self.model, case.type)
                 assert isinstance(resolved, m.Record)
@@ -174,7 +183,7 @@ class TypeBuilder:
                     ctx,
                     case_name,
                     record,
-                    case.doc,
+                    case_doc,
                     base=base,
                     marker=marker,
                     tag=tag,

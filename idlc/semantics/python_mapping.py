@@ -52,6 +52,9 @@ class Plan:
     inline: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: record class name → the union base classes it must derive from
     union_bases: dict[str, list[str]] = field(default_factory=dict)
+    #: Record typedefs (Python names) whose class is a variant's case class: named like
+    #: that case class and used nowhere else (docs/language.md, "Variants").
+    case_records: set[str] = field(default_factory=set)
 
 
 def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
@@ -59,7 +62,7 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     added to `diagnostics`."""
     namer = _Namer(model, diagnostics)
     namer.run()
-    result = Plan(namer.inline)
+    result = Plan(namer.inline, case_records=namer.case_records)
     _collect_union_bases(model, namer, result, diagnostics)
     _check_unions(model, namer, diagnostics)
     _check_alias_cycles(model, namer, diagnostics)
@@ -67,6 +70,25 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
 
 
 # -- naming ---------------------------------------------------------------------------------
+
+
+def _typedef_uses(model: m.Model) -> dict[str, int]:
+    """How many times each typedef is named, in typedefs and interface members."""
+    counts: dict[str, int] = {}
+    pending: list[m.Type] = [typedef.type for typedef in model.typedefs.values()]
+    for interface in model.interfaces.values():
+        for member in interface.members:
+            if isinstance(member, m.Operation):
+                pending += [member.input, member.output]
+            elif isinstance(member, m.Value):
+                pending.append(member.type)
+    while pending:
+        type_ = pending.pop()
+        if isinstance(type_, m.TypeRef):
+            counts[type_.name] = counts.get(type_.name, 0) + 1
+        else:
+            pending.extend(queries.children(type_))
+    return counts
 
 
 class _Namer:
@@ -83,6 +105,10 @@ class _Namer:
         self.package_names: dict[str, Place] = {}
         #: interface module names
         self.modules: dict[str, Place] = {}
+        #: typedef name → how many times a type names it
+        self.uses = _typedef_uses(model)
+        #: see `Plan.case_records`
+        self.case_records: set[str] = set()
 
     def claim(self, name: str, module: str, span: Span, what: str) -> None:
         if name in RESERVED_NAMES or name.startswith("_"):
@@ -146,6 +172,11 @@ class _Namer:
             for case in type_.cases:
                 case_name = naming.case_class_name(name, case.tag)
                 label = "the default case" if case.tag is None else f"case {case.tag!r}"
+                if self.is_case_record(case.type, case_name):
+                    # `"http": McpServerHttp` in `McpServer`: the record's class is the case
+                    # class, and its typedef has claimed the name.
+                    self.case_records.add(case_name)
+                    continue
                 if isinstance(case.type, m.Record):
                     # The case class is the inline record itself.
                     self.inline[id(case.type)] = (case_name, module)
@@ -180,6 +211,18 @@ class _Namer:
                     module,
                     f"alternative {index + 1} of `{name}`",
                 )
+
+    def is_case_record(self, type_: m.Type, case_name: str) -> bool:
+        """Whether case type `type_` names a record typedef called `case_name` that no
+        other type names: its class can then be the case class."""
+        if not isinstance(type_, m.TypeRef) or naming.declared_name(type_.name) != case_name:
+            return False
+        typedef = self.model.typedefs.get(type_.name)
+        return (
+            typedef is not None
+            and isinstance(typedef.type, m.Record)
+            and self.uses.get(type_.name, 0) == 1
+        )
 
     def name_in_alias(self, type_: m.Type, alias: str, what: str, span: Span) -> None:
         """Name the inline types inside a typedef that is an alias (a list, map or optional):

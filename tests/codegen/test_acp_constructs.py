@@ -171,3 +171,25 @@ def test_an_unknown_case_of_an_open_variant_keeps_the_shared_fields(gen: ModuleT
     assert answer.data == {"action": "later", "_meta": {"k": 1}}
     declined = decoder_for(gen.ElicitationAnswer).decode(b'{"action": "decline", "_meta": {}}')
     assert declined.meta == {}
+
+
+# -- G7: a case class named like the record it holds -----------------------------------------
+
+
+def test_the_record_class_is_the_case_class(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    transport = decoder_for(gen.Transport).decode(b'{"type": "http", "url": "u"}')
+    assert type(transport) is gen.TransportHttp
+    assert msgspec.json.encode(gen.TransportHttp(url="u")) == b'{"type":"http","url":"u"}'
+    assert gen.TransportHttp.__doc__ == "An HTTP transport."
+    assert not hasattr(gen, "TransportHttpCase")
+    stdio = decoder_for(gen.Transport).decode(b'{"command": "c"}')
+    assert isinstance(stdio, gen.TransportStdio) and type(stdio).__name__ == "TransportDefault"
+
+
+def test_the_record_keeps_its_forward_compatible_fields(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    wire = b'{"type": "http", "url": "u", "headers": 3}'
+    assert decoder_for(gen.Transport).decode(wire) == gen.TransportHttp(url="u")

@@ -26,6 +26,10 @@ from ._types import (
     SameCapabilities,
     Scope,
     SelectOption,
+    Transport,
+    TransportDefault,
+    TransportHttp,
+    TransportStdio,
 )
 
 __all__ = [
@@ -50,4 +54,8 @@ __all__ = [
     "SameCapabilities",
     "Scope",
     "SelectOption",
+    "Transport",
+    "TransportDefault",
+    "TransportHttp",
+    "TransportStdio",
 ]

@@ -27,6 +27,10 @@ class _ElicitationAnswerBase(_hooks.VariantBase):
     __slots__ = ()
 
 
+class _TransportBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
 class ConfigOptionCategory(enum.Enum):
     MODE = "mode"
     MODEL = "model"
@@ -158,6 +162,33 @@ class ElicitationAnswerUnknown(_hooks.UnknownCase, _ElicitationAnswerBase):
     __slots__ = ()
 
 
+class TransportHttp(
+    msgspec.Struct,
+    _TransportBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="type",
+    tag="http",
+):
+    """An HTTP transport."""
+
+    url: str
+    headers: list[str] = msgspec.field(default_factory=list)
+
+
+class TransportStdio(msgspec.Struct, kw_only=True, omit_defaults=True):
+    command: str
+
+
+class TransportDefault(
+    TransportStdio,
+    _TransportBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    pass
+
+
 SameCapabilities: typing.TypeAlias = Capabilities
 
 
@@ -184,6 +215,13 @@ if typing.TYPE_CHECKING:
     )
 else:
     ElicitationAnswer = _ElicitationAnswerBase
+
+
+if typing.TYPE_CHECKING:
+    Transport: typing.TypeAlias = TransportHttp | TransportDefault
+else:
+    Transport = _TransportBase
+"""Where to connect (the variant's own doc, not a case's)."""
 
 
 _hooks.forward_compatible(
@@ -222,4 +260,15 @@ _ElicitationAnswerBase.__idlc_variant__ = _hooks.VariantInfo(
     cases={"accept": ElicitationAnswerAccept, "decline": ElicitationAnswerDecline},
     default=None,
     unknown=ElicitationAnswerUnknown,
+)
+
+
+_hooks.forward_compatible(TransportHttp, lenient=("headers",))
+
+
+_TransportBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="type",
+    cases={"http": TransportHttp},
+    default=TransportDefault,
+    unknown=None,
 )
