@@ -387,8 +387,6 @@ class Converter:
     def definition(self, name: str) -> str:
         node = self.defs[name]
         alternatives = node.get("oneOf") or node.get("anyOf")
-        if name == "SessionConfigSelectOptions":  # G8
-            return "list<SessionConfigSelectEntry>"
         if name == "ErrorCode":  # the codes it lists are documentation; any integer travels
             return "int32"
         tag = self.tag_of(alternatives) if alternatives else None
@@ -497,14 +495,6 @@ class Converter:
             out += doc_lines(self.defs[name].get("description"), "")
             out.append(f"type {name} = {self.definition(name)};")
             out.append("")
-            if name == "SessionConfigSelectOptions":
-                out += [
-                    "/// One entry of `SessionConfigSelectOptions`: an option, or a group of options.",
-                    "/// G8: the schema's union of two lists is a list of this union; do not mix the",
-                    "/// two kinds in one list.",
-                    "type SessionConfigSelectEntry = union { SessionConfigSelectOption; SessionConfigSelectGroup; };",
-                    "",
-                ]
         return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -26,7 +26,7 @@ from idlc.codegen.views import (
 )
 from idlc.semantics import model as m
 from idlc.semantics import python_mapping, queries
-from idlc.semantics.python_mapping import hooked, is_record, native_union
+from idlc.semantics.python_mapping import hooked, is_record, list_union, native_union
 
 
 class TypeBuilder:
@@ -247,10 +247,17 @@ class TypeBuilder:
             )
             module.public.append(name)
             return
-        # The plan reported any other union (E0203): these are all records.
+        # The plan reported any other union (E0203): these are all records, or all lists.
         marker = naming.choice_base_name(name)
         module.uses_hooks = True
-        module.classes.append(ClassView(marker, "marker", ["_hooks.UnionBase"]))
+        if list_union(self.model, union):
+            # The decoded list is an instance of the marker, which is a list (msgspec checks
+            # what the hook returns against the annotation; it encodes a list subclass).
+            module.classes.append(
+                ClassView(marker, "marker", ["list[typing.Any]", "_hooks.UnionBase"])
+            )
+        else:
+            module.classes.append(ClassView(marker, "marker", ["_hooks.UnionBase"]))
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))
         module.public.append(name)

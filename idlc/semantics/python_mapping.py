@@ -464,7 +464,7 @@ def _collect_union_bases(
         if not isinstance(union, m.Union_) or native_union(model, union):
             continue
         if not all(is_record(model, alternative) for alternative in union.alternatives):
-            continue  # reported by _check_unions
+            continue  # a union of lists, or reported by _check_unions
         module = result.inline[id(union)][1]
         for alternative in union.alternatives:
             _add_union_base(
@@ -505,11 +505,21 @@ def _add_union_base(
     result.union_bases.setdefault(class_name, []).append(base)
 
 
+def list_union(model: m.Model, union: m.Union_) -> bool:
+    """Whether every alternative of `union` is a list (through typedef names): decoded by
+    trying them in order, into a list (docs/language.md, "Unions")."""
+    return bool(union.alternatives) and all(
+        isinstance(resolve_alias(model, alternative), m.List) for alternative in union.alternatives
+    )
+
+
 def _check_unions(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> None:
     for type_, name, span in namer.named:
         if not isinstance(type_, m.Union_) or native_union(model, type_):
             continue
         if all(is_record(model, alternative) for alternative in type_.alternatives):
+            continue
+        if list_union(model, type_):
             continue
         if not type_.alternatives:
             continue  # an empty union is reported by the front end

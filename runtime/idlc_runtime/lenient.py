@@ -26,7 +26,15 @@ from typing import Any
 
 import msgspec
 
-from idlc_runtime.hooks import LENIENCY, Leniency, UnionBase, VariantBase, _json_kind, dec_hook
+from idlc_runtime.hooks import (
+    LENIENCY,
+    Leniency,
+    UnionBase,
+    VariantBase,
+    _json_kind,
+    dec_hook,
+    union_value,
+)
 
 __all__ = ["LenientDecoder", "convert", "is_lenient", "leniency_of"]
 
@@ -152,7 +160,7 @@ def _convert(obj: object, type_: Any) -> Any:
         if issubclass(type_, VariantBase) and "__idlc_variant__" in type_.__dict__:
             return _variant(obj, type_)
         if issubclass(type_, UnionBase) and "__idlc_union__" in type_.__dict__:
-            return _union(obj, type_.__idlc_union__.alternatives)
+            return union_value(type_, _union(obj, type_.__idlc_union__.alternatives))
         if issubclass(type_, msgspec.Struct):
             return _record(obj, type_)
     supertype = getattr(type_, "__supertype__", None)

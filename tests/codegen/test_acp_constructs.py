@@ -155,7 +155,7 @@ def test_shared_fields_keep_their_modifiers(gen: ModuleType) -> None:
 
 
 def test_the_named_case_record_holds_only_its_own_fields(gen: ModuleType) -> None:
-    assert set(gen.SelectOption.__struct_fields__) == {"current_value", "options"}
+    assert set(gen.SelectCase.__struct_fields__) == {"current_value", "options"}
     assert {"id", "name", "category", "current_value"} <= set(
         gen.ConfigOptionSelect.__struct_fields__
     )
@@ -193,3 +193,49 @@ def test_the_record_keeps_its_forward_compatible_fields(gen: ModuleType) -> None
 
     wire = b'{"type": "http", "url": "u", "headers": 3}'
     assert decoder_for(gen.Transport).decode(wire) == gen.TransportHttp(url="u")
+
+
+# -- G8: a union of lists ---------------------------------------------------------------------
+
+OPTION = {"value": "a", "name": "A"}
+GROUP = {"group": "g", "name": "G", "options": [OPTION]}
+
+
+@pytest.mark.parametrize(
+    ("options", "item"),
+    [([OPTION], "SelectOption"), ([GROUP], "SelectGroup"), ([], None)],
+)
+def test_a_union_of_lists_decodes_the_first_alternative_that_fits(
+    gen: ModuleType, options: list[object], item: str | None
+) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    wire = msgspec.json.encode({"options": options})
+    select = decoder_for(gen.Select).decode(wire)
+    expected = [msgspec.convert(entry, getattr(gen, item)) for entry in options] if item else []
+    assert isinstance(select.options, list) and select.options == expected
+    assert msgspec.json.decode(msgspec.json.encode(select)) == {"options": options}
+
+
+def test_a_list_mixing_the_alternatives_is_rejected_naming_both(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    with pytest.raises(msgspec.ValidationError) as error:
+        decoder_for(gen.Select).decode(msgspec.json.encode({"options": [OPTION, GROUP]}))
+    assert "list[SelectOption]" in str(error.value) and "list[SelectGroup]" in str(error.value)
+
+
+def test_a_plain_list_is_sent_as_it_is(gen: ModuleType) -> None:
+    select = gen.Select(options=[gen.SelectGroup(group="g", name="G", options=[])])
+    assert msgspec.json.encode(select) == b'{"options":[{"group":"g","name":"G","options":[]}]}'
+
+
+def test_the_forward_compatible_path_decodes_the_union_of_lists_too(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    # `hint` does not decode: the record is decoded field by field (docs/wire.md).
+    wire = msgspec.json.encode({"options": [GROUP], "hint": 3})
+    select = decoder_for(gen.Select).decode(wire)
+    assert select.hint is None
+    assert isinstance(select.options, gen.SelectOptions)  # the union's list class
+    assert select.options == [msgspec.convert(GROUP, gen.SelectGroup)]

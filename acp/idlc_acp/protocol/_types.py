@@ -32,7 +32,7 @@ class _McpServerBase(_hooks.VariantBase):
     __slots__ = ()
 
 
-class _SessionConfigSelectEntryBase(_hooks.UnionBase):
+class _SessionConfigSelectOptionsBase(list[typing.Any], _hooks.UnionBase):
     __slots__ = ()
 
 
@@ -1206,12 +1206,7 @@ class SessionConfigOptionBoolean(
     """
 
 
-class SessionConfigSelectOption(
-    msgspec.Struct,
-    _SessionConfigSelectEntryBase,
-    kw_only=True,
-    omit_defaults=True,
-):
+class SessionConfigSelectOption(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -1228,12 +1223,7 @@ class SessionConfigSelectOption(
     """
 
 
-class SessionConfigSelectGroup(
-    msgspec.Struct,
-    _SessionConfigSelectEntryBase,
-    kw_only=True,
-    omit_defaults=True,
-):
+class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A group of possible values for a session configuration option."""
 
     group: SessionConfigGroupId
@@ -3480,18 +3470,11 @@ SessionConfigValueId: typing.TypeAlias = str
 
 
 if typing.TYPE_CHECKING:
-    SessionConfigSelectEntry: typing.TypeAlias = (
-        SessionConfigSelectOption | SessionConfigSelectGroup
+    SessionConfigSelectOptions: typing.TypeAlias = (
+        list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
     )
 else:
-    SessionConfigSelectEntry = _SessionConfigSelectEntryBase
-"""One entry of `SessionConfigSelectOptions`: an option, or a group of options.
-G8: the schema's union of two lists is a list of this union; do not mix the
-two kinds in one list.
-"""
-
-
-SessionConfigSelectOptions: typing.TypeAlias = list[SessionConfigSelectEntry]
+    SessionConfigSelectOptions = _SessionConfigSelectOptionsBase
 """Possible values for a session configuration option."""
 
 
@@ -3874,8 +3857,8 @@ _hooks.forward_compatible(
 )
 
 
-_SessionConfigSelectEntryBase.__idlc_union__ = _hooks.UnionInfo(
-    alternatives=(SessionConfigSelectOption, SessionConfigSelectGroup),
+_SessionConfigSelectOptionsBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(list[SessionConfigSelectOption], list[SessionConfigSelectGroup]),
 )
 
 

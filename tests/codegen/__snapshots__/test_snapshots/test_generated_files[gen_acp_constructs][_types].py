@@ -31,6 +31,10 @@ class _TransportBase(_hooks.VariantBase):
     __slots__ = ()
 
 
+class _SelectOptionsBase(list[typing.Any], _hooks.UnionBase):
+    __slots__ = ()
+
+
 class ConfigOptionCategory(enum.Enum):
     MODE = "mode"
     MODEL = "model"
@@ -72,13 +76,13 @@ class CompactionPatch(msgspec.Struct, kw_only=True, omit_defaults=True):
     plain: str | None = None
 
 
-class SelectOption(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SelectCase(msgspec.Struct, kw_only=True, omit_defaults=True):
     current_value: str = msgspec.field(name="currentValue")
     options: list[str] = msgspec.field(default_factory=list)
 
 
 class ConfigOptionSelect(
-    SelectOption,
+    SelectCase,
     _ConfigOptionBase,
     kw_only=True,
     omit_defaults=True,
@@ -189,6 +193,22 @@ class TransportDefault(
     pass
 
 
+class SelectOption(msgspec.Struct, kw_only=True, omit_defaults=True):
+    value: str
+    name: str
+
+
+class SelectGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
+    group: str
+    name: str
+    options: list[SelectOption]
+
+
+class Select(msgspec.Struct, kw_only=True, omit_defaults=True):
+    options: SelectOptions
+    hint: str | None = None
+
+
 SameCapabilities: typing.TypeAlias = Capabilities
 
 
@@ -222,6 +242,12 @@ if typing.TYPE_CHECKING:
 else:
     Transport = _TransportBase
 """Where to connect (the variant's own doc, not a case's)."""
+
+
+if typing.TYPE_CHECKING:
+    SelectOptions: typing.TypeAlias = list[SelectOption] | list[SelectGroup]
+else:
+    SelectOptions = _SelectOptionsBase
 
 
 _hooks.forward_compatible(
@@ -272,3 +298,11 @@ _TransportBase.__idlc_variant__ = _hooks.VariantInfo(
     default=TransportDefault,
     unknown=None,
 )
+
+
+_SelectOptionsBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(list[SelectOption], list[SelectGroup]),
+)
+
+
+_hooks.forward_compatible(Select, lenient=("hint",))
