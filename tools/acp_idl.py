@@ -113,8 +113,6 @@ META_TYPE = "optional<map<string, json>>"
 
 INTEGER_FORMATS = {"int32", "int64", "uint16", "uint32", "uint64", "int8", "int16", "uint8"}
 
-#: Records that also hold an untagged union of scopes, flattened into optional fields (G3).
-SCOPED = {"ElicitationFormMode", "ElicitationUrlMode"}
 
 #: Schema definitions that are JSON-RPC envelopes or raw extension payloads, not ACP types.
 SKIPPED = {
@@ -325,19 +323,20 @@ class Converter:
             return "record {}"
         return "record {\n" + "\n".join(body) + f"\n{indent}}}"
 
-    def scoped(self, name: str, indent: str) -> list[str]:
-        if name not in SCOPED:
-            return []
-        session = self.defs["ElicitationSessionScope"]["properties"]
-        request = self.defs["ElicitationRequestScope"]["properties"]
-        out = [f"{indent}// G3: either `sessionId` (and maybe `toolCallId`) or `requestId`."]
-        out += doc_lines(session["sessionId"].get("description"), indent)
-        out.append(f"{indent}sessionId: optional<SessionId>;")
-        out += doc_lines(session["toolCallId"].get("description"), indent)
-        out.append(f"{indent}toolCallId: optional<ToolCallId>;")
-        out += doc_lines(request["requestId"].get("description"), indent)
-        out.append(f"{indent}requestId: optional<RequestId>;")
-        return out
+    def merged_union(self, node: Json, alternatives: list[Json]) -> str:
+        """An object with properties of its own and an untagged `anyOf` of records (the
+        elicitation modes: their fields and a session or a request scope): a union of
+        records, each holding the object's own fields and one alternative's (docs/language.md,
+        "Variants": a case may be a union of records)."""
+        records = []
+        for alternative in alternatives:
+            scope = self.defs[ref_name(alternative) or ""]
+            merged = {
+                "properties": {**node["properties"], **scope["properties"]},
+                "required": [*node.get("required", []), *scope.get("required", [])],
+            }
+            records.append("    " + self.record(merged, "    ") + ";")
+        return "union {\n" + "\n".join(records) + "\n}"
 
     def enum(self, alternatives: list[Json], indent: str) -> str:
         values = []
@@ -395,8 +394,13 @@ class Converter:
             # `IdleStateUpdate`, on `stopReason`): the record, its tag a plain field, and the
             # cases' fields flattened into optional ones (G3).
             return self.record(node, "", self.flattened_cases(alternatives, "    "))
-        if name in SCOPED:
-            return self.record(node, "", self.scoped(name, "    "))
+        if (
+            alternatives
+            and node.get("properties")
+            and tag is None
+            and all(ref_name(a) for a in alternatives)
+        ):
+            return self.merged_union(node, alternatives)
         if name == "AvailableCommandInput":  # a union with one alternative
             return ref_name(alternatives[0]) or "json"
         if alternatives and all("const" in a or a.get("type") == "string" for a in alternatives):
@@ -410,7 +414,7 @@ class Converter:
             # `RequestId`: JSON-RPC's null id is one of its values.
             return f"nullable<{union}>" if len(parts) < len(alternatives) else union
         if node.get("type") == "object":
-            return self.record(node, "", self.scoped(name, "    "))
+            return self.record(node, "")
         return self.type_of(node)
 
     def flattened_cases(self, alternatives: list[Json], indent: str) -> list[str]:
@@ -464,7 +468,12 @@ class Converter:
             "// idl/acp-schema/NOTICE). Member names and the required set follow the seed traits",
             "// of the ACP `Agent` and `Client` (the MoonBit SDK's style). Doc comments",
             "// are the schema's descriptions. Member ids are the wire method names (docs/acp-gaps.md",
-            "// G6); `// Gn` comments mark the other places where the language cannot say ACP exactly.",
+            "// G6). "
+            + (
+                "`// Gn` comments mark where the language cannot say the unstable schema exactly."
+                if self.unstable
+                else "It says the schema exactly: no workaround is left (docs/acp-gaps.md)."
+            ),
             "",
         ]
         for interface, wires in by_interface.items():

@@ -26,7 +26,13 @@ from idlc.codegen.views import (
 )
 from idlc.semantics import model as m
 from idlc.semantics import python_mapping, queries
-from idlc.semantics.python_mapping import hooked, is_record, list_union, native_union
+from idlc.semantics.python_mapping import (
+    hooked,
+    is_record,
+    list_union,
+    native_union,
+    union_case,
+)
 
 
 class TypeBuilder:
@@ -159,10 +165,24 @@ class TypeBuilder:
         is_hooked = hooked(self.model, variant)
         marker = naming.choice_base_name(name) if is_hooked else None
         cases: list[tuple[str | None, str]] = []
+        classes: list[str] = []  # what the variant's alias is a union of
+        shared = variant.shared.fields if variant.shared is not None else ()
         for case in variant.cases:
             case_name = naming.case_class_name(name, case.tag)
-            cases.append((case.tag, case_name))
             tag = None if case.tag is None else (variant.tag_field, case.tag)
+            union = union_case(self.model, case)
+            if union is not None:
+                assert marker is not None and tag is not None  # hooked, tagged
+                cases.append(
+                    (case.tag, self.define_union_case(ctx, name, case, union, marker, tag, shared))
+                )
+                classes += [
+                    naming.union_alternative_name(case_name, index)
+                    for index in range(len(union.alternatives))
+                ]
+                continue
+            cases.append((case.tag, case_name))
+            classes.append(case_name)
             record = case.type if isinstance(case.type, m.Record) else None
             base = "msgspec.Struct"
             inherited: tuple[m.Field, ...] = ()
@@ -187,12 +207,12 @@ class TypeBuilder:
                     base=base,
                     marker=marker,
                     tag=tag,
-                    shared=variant.shared.fields if variant.shared is not None else (),
+                    shared=shared,
                     inherited=inherited,
                 )
             )
             module.public.append(case_name)
-        alternatives = [TypeExpr(case_name) for _, case_name in cases]
+        alternatives = [TypeExpr(class_name) for class_name in classes]
         module.uses_typing = True
         if marker is None:
             module.aliases.append(
@@ -201,7 +221,7 @@ class TypeBuilder:
                     alternatives,
                     None,
                     doc_of(doc),
-                    frozenset(case_name for _, case_name in cases),
+                    frozenset(classes),
                 )
             )
             module.public.append(name)
@@ -233,6 +253,54 @@ class TypeBuilder:
         )
         module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))
         module.public.append(name)
+
+    def define_union_case(
+        self,
+        ctx: ModuleContext,
+        variant: str,
+        case: m.Case,
+        union: m.Union_,
+        marker: str,
+        tag: tuple[str, str],
+        shared: tuple[m.Field, ...],
+    ) -> str:
+        """The classes of a tagged case that is a union of records (docs/language.md,
+        "Variants"): one per alternative, carrying the tag, deriving from the case's own
+        union base, whose name it returns (the variant's decoding maps the tag to it; the
+        union's decoding then tries the alternatives in order)."""
+        module = ctx.module
+        case_name = naming.case_class_name(variant, case.tag)
+        case_base = naming.choice_base_name(case_name)
+        module.classes.append(ClassView(case_base, "marker", ["_hooks.UnionBase"]))
+        names: list[TypeExpr] = []
+        for index, alternative in enumerate(union.alternatives):
+            class_name = naming.union_alternative_name(case_name, index)
+            own = alternative if isinstance(alternative, m.Record) and case.type is union else None
+            base = "msgspec.Struct"
+            inherited: tuple[m.Field, ...] = ()
+            if own is None:
+                base = str(ctx.expr(alternative))
+                resolved = hints.without_optional(self.model, alternative)
+                assert isinstance(resolved, m.Record)
+                inherited = resolved.fields
+            view = self.record_class(
+                ctx,
+                class_name,
+                own,
+                case.doc,
+                base=base,
+                marker=marker,
+                tag=tag,
+                shared=shared,
+                inherited=inherited,
+            )
+            view.bases.append(case_base)
+            view.after += (case_base,)
+            module.classes.append(view)
+            module.public.append(class_name)
+            names.append(TypeExpr(class_name))
+        module.registrations.append(UnionInfoView(case_base, names))
+        return case_base
 
     def define_union(self, ctx: ModuleContext, union: m.Union_, name: str, doc: str | None) -> None:
         module = ctx.module

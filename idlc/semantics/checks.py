@@ -279,12 +279,21 @@ def check_variant(
             continue
         if isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT:
             continue
+        records = queries.record_alternatives(resolved, typedefs)
+        if records is not None and case.tag is not None:
+            # A tagged case that is an untagged union of records (docs/language.md,
+            # "Variants"): each alternative carries the tag and the shared fields.
+            for record in records:
+                if shared:
+                    _check_shared_against_case(shared, case, record, diagnostics)
+                _check_tag_field(variant, case, record, diagnostics)
+            continue
         if not isinstance(resolved, model.Record):
             shown = f'"{case.tag}"' if case.tag is not None else "`default`"
             diagnostics.add(
                 codes.INVALID_CASE_TYPE,
                 f"variant case {shown} is {_described_through(case.type, resolved)}, "
-                "not a record or `unit`",
+                "not a record, a union of records (tagged cases only) or `unit`",
                 case.type.span,
                 label="not a record",
                 help="the case's fields sit beside the tag field in one JSON object; wrap the "
@@ -293,22 +302,29 @@ def check_variant(
             continue
         if shared:
             _check_shared_against_case(shared, case, resolved, diagnostics)
-        for field in resolved.fields:
-            if field.name != variant.tag_field:
-                continue
-            inline = case.type is resolved
-            diagnostics.add(
-                codes.TAG_FIELD_CONFLICT,
-                f"field `{field.name}` has the name of the variant's tag field",
-                name_span(field.span, field.name) if inline else case.type.span,
-                label=None if inline else f"this record has a field `{field.name}`",
-                help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
-                related=(
-                    ()
-                    if inline
-                    else [Related("the field is declared here", name_span(field.span, field.name))]
-                ),
-            )
+        _check_tag_field(variant, case, resolved, diagnostics)
+
+
+def _check_tag_field(
+    variant: model.Variant, case: model.Case, record: model.Record, diagnostics: Diagnostics
+) -> None:
+    """No field of a case's record may be named like the tag (E0121)."""
+    for field in record.fields:
+        if field.name != variant.tag_field:
+            continue
+        inline = case.type is record
+        diagnostics.add(
+            codes.TAG_FIELD_CONFLICT,
+            f"field `{field.name}` has the name of the variant's tag field",
+            name_span(field.span, field.name) if inline else case.type.span,
+            label=None if inline else f"this record has a field `{field.name}`",
+            help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
+            related=(
+                ()
+                if inline
+                else [Related("the field is declared here", name_span(field.span, field.name))]
+            ),
+        )
 
 
 def _check_shared_against_case(

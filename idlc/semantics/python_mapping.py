@@ -172,6 +172,10 @@ class _Namer:
             for case in type_.cases:
                 case_name = naming.case_class_name(name, case.tag)
                 label = "the default case" if case.tag is None else f"case {case.tag!r}"
+                records = union_case(self.model, case)
+                if records is not None:
+                    self.name_union_case(case, records, case_name, module, label, name)
+                    continue
                 if self.is_case_record(case.type, case_name):
                     # `"http": McpServerHttp` in `McpServer`: the record's class is the case
                     # class, and its typedef has claimed the name.
@@ -211,6 +215,39 @@ class _Namer:
                     module,
                     f"alternative {index + 1} of `{name}`",
                 )
+
+    def name_union_case(
+        self,
+        case: m.Case,
+        union: m.Union_,
+        case_name: str,
+        module: str,
+        label: str,
+        variant: str,
+    ) -> None:
+        """A tagged case that is a union of records: one case class per alternative,
+        `<Case>Option<n>` (the inline records of the case's own union are those classes)."""
+        span = case.name_span or case.span
+        self.claim(case_name, module, span, f"the name of {label} of `{variant}`")
+        for index, alternative in enumerate(union.alternatives):
+            alternative_name = naming.union_alternative_name(case_name, index)
+            if isinstance(alternative, m.Record) and case.type is union:
+                self.inline[id(alternative)] = (alternative_name, module)
+                for field_ in alternative.fields:
+                    if isinstance(field_.type, _MAY_HOLD_INLINE):
+                        self.name_inline(
+                            field_.type,
+                            naming.nested_name(alternative_name, field_.name),
+                            module,
+                            f"the inline type of field `{field_.name}`",
+                            _field_name_span(field_),
+                        )
+            self.claim(
+                alternative_name,
+                module,
+                alternative.span,
+                f"the class of alternative {index + 1} of {label} of `{variant}`",
+            )
 
     def is_case_record(self, type_: m.Type, case_name: str) -> bool:
         """Whether case type `type_` names a record typedef called `case_name` that no
@@ -417,6 +454,17 @@ def json_kinds(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()
     return {"object"}
 
 
+def union_case(model: m.Model, case: m.Case) -> m.Union_ | None:
+    """The union of records a tagged case holds (through typedef names), or None."""
+    if case.tag is None:
+        return None
+    union = resolve_alias(model, case.type)
+    if isinstance(union, m.Union_) and union.alternatives:
+        if all(is_record(model, alternative) for alternative in union.alternatives):
+            return union
+    return None
+
+
 def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
     """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
 
@@ -433,7 +481,10 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
     if isinstance(type_, m.Optional):
         return hooked(model, type_.inner, seen)
     if isinstance(type_, m.Variant):
-        return type_.open or any(case.tag is None for case in type_.cases)
+        # msgspec's tagged unions need one class per tag: a union case has several.
+        return type_.open or any(
+            case.tag is None or union_case(model, case) is not None for case in type_.cases
+        )
     if isinstance(type_, m.Union_):
         return not native_union(model, type_, seen)
     return False

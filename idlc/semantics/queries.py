@@ -56,6 +56,19 @@ def optional_inner(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> tuple[m.
     return type_, False
 
 
+def record_alternatives(
+    type_: m.Type | None, typedefs: Mapping[str, m.Typedef]
+) -> list[m.Record] | None:
+    """The records of `type_` when it is a union (through typedef names) whose alternatives
+    are all records (through typedef names); otherwise None."""
+    if not isinstance(type_, m.Union_) or not type_.alternatives:
+        return None
+    records = [follow_typedefs(alternative, typedefs) for alternative in type_.alternatives]
+    if all(isinstance(record, m.Record) for record in records):
+        return records  # type: ignore[return-value]
+    return None
+
+
 def is_tristate(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> bool:
     """Whether a field of `type_` tells absent, `null` and a value apart: `optional<T>`
     around a `nullable<T>` (through typedef names; docs/language.md, "Nullable and

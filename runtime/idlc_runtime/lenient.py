@@ -222,7 +222,9 @@ def _union(obj: object, alternatives: tuple[Any, ...]) -> Any:
 
 def _tagged_structs(choices: list[Any]) -> tuple[str, dict[object, Any]] | None:
     """For msgspec's own tagged unions (a variant of plain case classes): the tag field
-    and the case of each tag; None for any other union."""
+    and the case of each tag; None for any other union — also for the alternatives of a
+    variant case that is a union of records, which share one tag (docs/language.md,
+    "Variants"): they are tried in order."""
     fields = set()
     by_tag: dict[object, Any] = {}
     for choice in choices:
@@ -232,6 +234,8 @@ def _tagged_structs(choices: list[Any]) -> tuple[str, dict[object, Any]] | None:
         if config.tag_field is None:
             return None
         fields.add(config.tag_field)
+        if config.tag in by_tag:
+            return None
         by_tag[config.tag] = choice
     if len(fields) != 1:
         return None

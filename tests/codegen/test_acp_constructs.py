@@ -239,3 +239,58 @@ def test_the_forward_compatible_path_decodes_the_union_of_lists_too(gen: ModuleT
     assert select.hint is None
     assert isinstance(select.options, gen.SelectOptions)  # the union's list class
     assert select.options == [msgspec.convert(GROUP, gen.SelectGroup)]
+
+
+# -- G3: a case that is an untagged union of records -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wire", "case"),
+    [
+        (b'{"mode": "form", "message": "m", "schema": "s", "sessionId": "x"}', "PromptFormOption1"),
+        (
+            b'{"mode": "form", "message": "m", "schema": "s", "requestId": null}',
+            "PromptFormOption2",
+        ),
+        (b'{"mode": "url", "message": "m", "url": "u", "sessionId": "x"}', "PromptUrlOption1"),
+        (b'{"mode": "url", "message": "m", "url": "u", "requestId": 4}', "PromptUrlOption2"),
+    ],
+)
+def test_the_tag_picks_the_case_then_the_first_alternative_that_fits(
+    gen: ModuleType, wire: bytes, case: str
+) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    prompt = decoder_for(gen.Prompt).decode(wire)
+    assert type(prompt).__name__ == case and prompt.message == "m"
+    assert msgspec.json.decode(msgspec.json.encode(prompt)) == msgspec.json.decode(wire)
+
+
+def test_a_case_fitting_no_alternative_is_rejected(gen: ModuleType) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    with pytest.raises(msgspec.ValidationError, match="alternative"):
+        decoder_for(gen.Prompt).decode(b'{"mode": "form", "message": "m", "schema": "s"}')
+
+
+def test_each_alternative_class_carries_the_tag(gen: ModuleType) -> None:
+    sent = gen.PromptFormOption2(message="m", schema="s", request_id=None)
+    assert msgspec.json.decode(msgspec.json.encode(sent)) == {
+        "mode": "form",
+        "message": "m",
+        "schema": "s",
+        "requestId": None,
+    }
+    assert isinstance(gen.PromptUrlOption1(message="m", url="u", session_id="x"), gen.UrlSession)
+
+
+def test_the_forward_compatible_path_tries_the_alternatives_of_a_union_case(
+    gen: ModuleType,
+) -> None:
+    from idlc_runtime.codec import decoder_for
+
+    # `hint` does not decode, so the message takes the field-by-field path (docs/wire.md);
+    # there too the first alternative that fits wins, though both carry the tag "form".
+    wire = b'{"mode": "form", "message": "m", "schema": "s", "sessionId": "x", "hint": 3}'
+    prompt = decoder_for(gen.Prompt).decode(wire)
+    assert type(prompt).__name__ == "PromptFormOption1" and prompt.hint is None

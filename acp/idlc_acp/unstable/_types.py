@@ -45,7 +45,19 @@ class _SetSessionConfigOptionRequestBase(_hooks.VariantBase):
     __slots__ = ()
 
 
+class _CreateElicitationRequestFormBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
+class _CreateElicitationRequestUrlBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
 class _CreateElicitationRequestBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _ElicitationFormModeBase(_hooks.UnionBase):
     __slots__ = ()
 
 
@@ -54,6 +66,10 @@ class _ElicitationPropertySchemaBase(_hooks.VariantBase):
 
 
 class _MultiSelectItemsBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _ElicitationUrlModeBase(_hooks.UnionBase):
     __slots__ = ()
 
 
@@ -4553,12 +4569,15 @@ class ReleaseTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Form-based elicitation mode where the client renders a form from the provided schema."""
-
+class ElicitationFormModeOption1(
+    msgspec.Struct,
+    _ElicitationFormModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
     requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
-    session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
+    session_id: SessionId = msgspec.field(name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
     """Optional tool call within the session.
@@ -4566,16 +4585,12 @@ class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
-    request_id: RequestId | None | msgspec.UnsetType = msgspec.field(
-        default=msgspec.UNSET,
-        name="requestId",
-    )
-    """The request this elicitation is tied to."""
 
 
-class CreateElicitationRequestForm(
-    ElicitationFormMode,
+class CreateElicitationRequestFormOption1(
+    ElicitationFormModeOption1,
     _CreateElicitationRequestBase,
+    _CreateElicitationRequestFormBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="mode",
@@ -4593,14 +4608,50 @@ class CreateElicitationRequestForm(
     """
 
 
-class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """URL-based elicitation mode where the client directs the user to a URL."""
+class ElicitationFormModeOption2(
+    msgspec.Struct,
+    _ElicitationFormModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
+    """A JSON Schema describing the form fields to present to the user."""
+    request_id: RequestId = msgspec.field(name="requestId")
+    """The request this elicitation is tied to."""
 
+
+class CreateElicitationRequestFormOption2(
+    ElicitationFormModeOption2,
+    _CreateElicitationRequestBase,
+    _CreateElicitationRequestFormBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="form",
+):
+    """Form-based elicitation where the client renders a form from the provided schema."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ElicitationUrlModeOption1(
+    msgspec.Struct,
+    _ElicitationUrlModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
     elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
     """The unique identifier for this elicitation."""
     url: str
     """The URL to direct the user to."""
-    session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
+    session_id: SessionId = msgspec.field(name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
     """Optional tool call within the session.
@@ -4608,16 +4659,47 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
-    request_id: RequestId | None | msgspec.UnsetType = msgspec.field(
-        default=msgspec.UNSET,
-        name="requestId",
-    )
+
+
+class CreateElicitationRequestUrlOption1(
+    ElicitationUrlModeOption1,
+    _CreateElicitationRequestBase,
+    _CreateElicitationRequestUrlBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="url",
+):
+    """URL-based elicitation where the client directs the user to a URL."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ElicitationUrlModeOption2(
+    msgspec.Struct,
+    _ElicitationUrlModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
+    request_id: RequestId = msgspec.field(name="requestId")
     """The request this elicitation is tied to."""
 
 
-class CreateElicitationRequestUrl(
-    ElicitationUrlMode,
+class CreateElicitationRequestUrlOption2(
+    ElicitationUrlModeOption2,
     _CreateElicitationRequestBase,
+    _CreateElicitationRequestUrlBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="mode",
@@ -5430,8 +5512,10 @@ RequestPermissionOutcome: typing.TypeAlias = (
 
 if typing.TYPE_CHECKING:
     CreateElicitationRequest: typing.TypeAlias = (
-        CreateElicitationRequestForm
-        | CreateElicitationRequestUrl
+        CreateElicitationRequestFormOption1
+        | CreateElicitationRequestFormOption2
+        | CreateElicitationRequestUrlOption1
+        | CreateElicitationRequestUrlOption2
         | CreateElicitationRequestUnknown
     )
 else:
@@ -5442,6 +5526,15 @@ The agent sends this to the client to request information from the user,
 either via a form or by directing them to a URL.
 Elicitations are tied to a session (optionally a tool call) or a request.
 """
+
+
+if typing.TYPE_CHECKING:
+    ElicitationFormMode: typing.TypeAlias = (
+        ElicitationFormModeOption1 | ElicitationFormModeOption2
+    )
+else:
+    ElicitationFormMode = _ElicitationFormModeBase
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
 
 
 if typing.TYPE_CHECKING:
@@ -5486,6 +5579,15 @@ The Server MUST reply with the same value in the Response object if included. Th
 
 \\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
 """
+
+
+if typing.TYPE_CHECKING:
+    ElicitationUrlMode: typing.TypeAlias = (
+        ElicitationUrlModeOption1 | ElicitationUrlModeOption2
+    )
+else:
+    ElicitationUrlMode = _ElicitationUrlModeBase
+"""URL-based elicitation mode where the client directs the user to a URL."""
 
 
 ElicitationId: typing.TypeAlias = str
@@ -6217,17 +6319,56 @@ _hooks.forward_compatible(ReleaseTerminalRequest, lenient=("meta",))
 _hooks.forward_compatible(ReleaseTerminalResponse, lenient=("meta",))
 
 
-_hooks.forward_compatible(CreateElicitationRequestForm, lenient=("meta",))
+_hooks.forward_compatible(
+    CreateElicitationRequestFormOption1,
+    lenient=("meta", "tool_call_id"),
+)
 
 
-_hooks.forward_compatible(CreateElicitationRequestUrl, lenient=("meta",))
+_hooks.forward_compatible(CreateElicitationRequestFormOption2, lenient=("meta",))
+
+
+_CreateElicitationRequestFormBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(
+        CreateElicitationRequestFormOption1,
+        CreateElicitationRequestFormOption2,
+    ),
+)
+
+
+_hooks.forward_compatible(
+    CreateElicitationRequestUrlOption1,
+    lenient=("meta", "tool_call_id"),
+)
+
+
+_hooks.forward_compatible(CreateElicitationRequestUrlOption2, lenient=("meta",))
+
+
+_CreateElicitationRequestUrlBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(
+        CreateElicitationRequestUrlOption1,
+        CreateElicitationRequestUrlOption2,
+    ),
+)
 
 
 _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="mode",
-    cases={"form": CreateElicitationRequestForm, "url": CreateElicitationRequestUrl},
+    cases={
+        "form": _CreateElicitationRequestFormBase,
+        "url": _CreateElicitationRequestUrlBase,
+    },
     default=None,
     unknown=CreateElicitationRequestUnknown,
+)
+
+
+_hooks.forward_compatible(ElicitationFormModeOption1, lenient=("tool_call_id",))
+
+
+_ElicitationFormModeBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(ElicitationFormModeOption1, ElicitationFormModeOption2),
 )
 
 
@@ -6300,6 +6441,14 @@ _hooks.forward_compatible(TitledMultiSelectItems, lenient=("meta",))
 
 
 _hooks.forward_compatible(ElicitationSessionScope, lenient=("tool_call_id",))
+
+
+_hooks.forward_compatible(ElicitationUrlModeOption1, lenient=("tool_call_id",))
+
+
+_ElicitationUrlModeBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(ElicitationUrlModeOption1, ElicitationUrlModeOption2),
+)
 
 
 _hooks.forward_compatible(CreateElicitationResponseAccept, lenient=("meta",))

@@ -20,7 +20,12 @@ from ._types import (
     ElicitationAnswerUnknown,
     Initialize,
     InitializeInline,
+    Prompt,
     PromptCapabilities,
+    PromptFormOption1,
+    PromptFormOption2,
+    PromptUrlOption1,
+    PromptUrlOption2,
     RequestId,
     RequestIdValue,
     SameCapabilities,
@@ -34,6 +39,9 @@ from ._types import (
     TransportDefault,
     TransportHttp,
     TransportStdio,
+    UrlPrompt,
+    UrlRequest,
+    UrlSession,
 )
 
 __all__ = [
@@ -52,7 +60,12 @@ __all__ = [
     "ElicitationAnswerUnknown",
     "Initialize",
     "InitializeInline",
+    "Prompt",
     "PromptCapabilities",
+    "PromptFormOption1",
+    "PromptFormOption2",
+    "PromptUrlOption1",
+    "PromptUrlOption2",
     "RequestId",
     "RequestIdValue",
     "SameCapabilities",
@@ -66,4 +79,7 @@ __all__ = [
     "TransportDefault",
     "TransportHttp",
     "TransportStdio",
+    "UrlPrompt",
+    "UrlRequest",
+    "UrlSession",
 ]

@@ -35,6 +35,22 @@ class _SelectOptionsBase(list[typing.Any], _hooks.UnionBase):
     __slots__ = ()
 
 
+class _PromptFormBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
+class _PromptUrlBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
+class _PromptBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _UrlPromptBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
 class ConfigOptionCategory(enum.Enum):
     MODE = "mode"
     MODEL = "model"
@@ -209,6 +225,72 @@ class Select(msgspec.Struct, kw_only=True, omit_defaults=True):
     hint: str | None = None
 
 
+class PromptFormOption1(
+    msgspec.Struct,
+    _PromptBase,
+    _PromptFormBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="form",
+):
+    message: str
+    hint: str | None = None
+    schema: str
+    session_id: str = msgspec.field(name="sessionId")
+
+
+class PromptFormOption2(
+    msgspec.Struct,
+    _PromptBase,
+    _PromptFormBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="form",
+):
+    message: str
+    hint: str | None = None
+    schema: str
+    request_id: RequestId = msgspec.field(name="requestId")
+
+
+class UrlSession(msgspec.Struct, _UrlPromptBase, kw_only=True, omit_defaults=True):
+    url: str
+    session_id: str = msgspec.field(name="sessionId")
+
+
+class PromptUrlOption1(
+    UrlSession,
+    _PromptBase,
+    _PromptUrlBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="url",
+):
+    message: str
+    hint: str | None = None
+
+
+class UrlRequest(msgspec.Struct, _UrlPromptBase, kw_only=True, omit_defaults=True):
+    url: str
+    request_id: RequestId = msgspec.field(name="requestId")
+
+
+class PromptUrlOption2(
+    UrlRequest,
+    _PromptBase,
+    _PromptUrlBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="url",
+):
+    message: str
+    hint: str | None = None
+
+
 SameCapabilities: typing.TypeAlias = Capabilities
 
 
@@ -248,6 +330,20 @@ if typing.TYPE_CHECKING:
     SelectOptions: typing.TypeAlias = list[SelectOption] | list[SelectGroup]
 else:
     SelectOptions = _SelectOptionsBase
+
+
+if typing.TYPE_CHECKING:
+    Prompt: typing.TypeAlias = (
+        PromptFormOption1 | PromptFormOption2 | PromptUrlOption1 | PromptUrlOption2
+    )
+else:
+    Prompt = _PromptBase
+
+
+if typing.TYPE_CHECKING:
+    UrlPrompt: typing.TypeAlias = UrlSession | UrlRequest
+else:
+    UrlPrompt = _UrlPromptBase
 
 
 _hooks.forward_compatible(
@@ -306,3 +402,36 @@ _SelectOptionsBase.__idlc_union__ = _hooks.UnionInfo(
 
 
 _hooks.forward_compatible(Select, lenient=("hint",))
+
+
+_hooks.forward_compatible(PromptFormOption1, lenient=("hint",))
+
+
+_hooks.forward_compatible(PromptFormOption2, lenient=("hint",))
+
+
+_PromptFormBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(PromptFormOption1, PromptFormOption2),
+)
+
+
+_hooks.forward_compatible(PromptUrlOption1, lenient=("hint",))
+
+
+_hooks.forward_compatible(PromptUrlOption2, lenient=("hint",))
+
+
+_PromptUrlBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(PromptUrlOption1, PromptUrlOption2),
+)
+
+
+_PromptBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="mode",
+    cases={"form": _PromptFormBase, "url": _PromptUrlBase},
+    default=None,
+    unknown=None,
+)
+
+
+_UrlPromptBase.__idlc_union__ = _hooks.UnionInfo(alternatives=(UrlSession, UrlRequest))
