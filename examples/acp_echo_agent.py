@@ -109,7 +109,7 @@ class EchoAgent(Agent):
             await session.update_tool_call(
                 call, status=ToolCallStatus.FAILED, content="Permission denied."
             )
-        elif fs is None or not fs.read_text_file:
+        elif not fs.read_text_file:
             await session.update_tool_call(
                 call, status=ToolCallStatus.FAILED, content="The client cannot read files."
             )

@@ -16,6 +16,7 @@ schema shapes the language cannot say directly (`docs/acp-gaps.md`, G1–G9).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,19 +113,6 @@ META_TYPE = "optional<map<string, json>>"
 
 INTEGER_FORMATS = {"int32", "int64", "uint16", "uint32", "uint64", "int8", "int16", "uint8"}
 
-#: Case records written inline because their schema name is the case class name (G7).
-INLINE_CASES = {"McpServerHttp", "McpServerSse", "AuthMethodTerminal", "McpServerAcp"}
-
-#: Variants whose every case also carries the outer object's own fields (G2).
-SHARED_FIELDS = {
-    "SessionConfigOption",
-    "SetSessionConfigOptionRequest",
-    "CreateElicitationRequest",
-    "CreateElicitationResponse",
-}
-
-#: Records that also hold an untagged union of scopes, flattened into optional fields (G3).
-SCOPED = {"ElicitationFormMode", "ElicitationUrlMode"}
 
 #: Schema definitions that are JSON-RPC envelopes or raw extension payloads, not ACP types.
 SKIPPED = {
@@ -177,6 +165,21 @@ def leniency(prop: Json, type_: str = "") -> str:
     return marks
 
 
+def patch_fields(node: Json) -> set[str]:
+    """The properties of record `node` with patch semantics — absent leaves the stored
+    value unchanged, `null` clears it — as the schema's descriptions say: the record's
+    "`a`, `b`, and `c` have patch semantics", or a property's "Set to null to clear"."""
+    found = {
+        name
+        for name, prop in node.get("properties", {}).items()
+        if "null to clear" in prop.get("description", "")
+    }
+    match = re.search(r"((?:`\w+`,? (?:and )?)+)have patch semantics", node.get("description", ""))
+    if match:
+        found |= set(re.findall(r"`(\w+)`", match.group(1)))
+    return found
+
+
 class Converter:
     def __init__(self, schema: Json, meta: Json, unstable: bool = False) -> None:
         self.defs: dict[str, Json] = schema["$defs"]
@@ -185,14 +188,6 @@ class Converter:
         self.members = {**MEMBERS, **UNSTABLE_MEMBERS} if unstable else MEMBERS
         self.order: list[str] = []
         self.seen: set[str] = set()
-        #: Case records of the SHARED_FIELDS variants → their variant (G2).
-        self.shared_owner: dict[str, str] = {}
-        for owner in SHARED_FIELDS:
-            node = self.defs[owner]
-            for alternative in node.get("oneOf") or node.get("anyOf"):
-                ref = ref_name(alternative)
-                if ref is not None:
-                    self.shared_owner[ref] = owner
 
     # -- reachability, in the order a reader meets the types --
 
@@ -265,16 +260,25 @@ class Converter:
 
     def fields(self, node: Json, indent: str, skip: tuple[str, ...] = ()) -> list[str]:
         required = set(node.get("required", []))
+        patched = patch_fields(node)
         lines: list[str] = []
         for name, prop in node.get("properties", {}).items():
             if name in skip:
                 continue
-            if name == "_meta":
+            if name == "_meta" and name not in patched:
                 lines += doc_lines(META_DOC, indent)
                 lines.append(f"{indent}_meta: {META_TYPE}{leniency(prop)};")
                 continue
             lines += doc_lines(prop.get("description"), indent)
             type_ = self.type_of(prop)
+            if name in patched:
+                # Absent leaves the stored value, `null` clears it: a tri-state field
+                # (docs/language.md, "Nullable and tri-state fields").
+                if not type_.startswith("optional<") or name in required:
+                    raise ValueError(f"{name}: a patch field must be nullable and not required")
+                type_ = f"optional<nullable<{type_.removeprefix('optional<')}>"
+                lines.append(f"{indent}{name}: {type_}{leniency(prop, type_)};")
+                continue
             default = ""
             if "default" in prop:
                 value = prop["default"]
@@ -284,12 +288,34 @@ class Converter:
                     default = " = []"
                 elif isinstance(value, str):
                     default = f" = {json.dumps(value)}"
-                elif not type_.startswith("optional<"):
-                    type_ = f"optional<{type_}>"  # G4: no `{}` default yet
+                elif isinstance(value, dict) and self.at_defaults(prop, value):
+                    default = " = {}"
+                else:
+                    raise ValueError(f"{name}: cannot say the default {json.dumps(value)}")
             elif name not in required and not type_.startswith("optional<"):
                 type_ = f"optional<{type_}>"
             lines.append(f"{indent}{name}: {type_}{default}{leniency(prop, type_)};")
         return lines
+
+    def at_defaults(self, prop: Json, value: Json) -> bool:
+        """Whether the object `value` (a property's schema default) is what `{}` builds: the
+        empty map, or the record with every field at its own default (docs/language.md,
+        "Records and field defaults")."""
+        ref = ref_name(prop)
+        node = self.defs[ref] if ref is not None else prop
+        properties = node.get("properties")
+        if properties is None:
+            return value == {}
+        for key, item in value.items():
+            field = properties.get(key)
+            if field is None:
+                return False
+            if isinstance(item, dict):
+                if not self.at_defaults(field, item):
+                    return False
+            elif "default" not in field or item != field["default"]:
+                return False
+        return True
 
     def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:
         body = self.fields(node, indent + "    ") + (extra or [])
@@ -297,24 +323,20 @@ class Converter:
             return "record {}"
         return "record {\n" + "\n".join(body) + f"\n{indent}}}"
 
-    def shared(self, name: str, indent: str) -> list[str]:
-        if name not in SHARED_FIELDS:
-            return []
-        return self.fields(self.defs[name], indent)
-
-    def scoped(self, name: str, indent: str) -> list[str]:
-        if name not in SCOPED:
-            return []
-        session = self.defs["ElicitationSessionScope"]["properties"]
-        request = self.defs["ElicitationRequestScope"]["properties"]
-        out = [f"{indent}// G3: either `sessionId` (and maybe `toolCallId`) or `requestId`."]
-        out += doc_lines(session["sessionId"].get("description"), indent)
-        out.append(f"{indent}sessionId: optional<SessionId>;")
-        out += doc_lines(session["toolCallId"].get("description"), indent)
-        out.append(f"{indent}toolCallId: optional<ToolCallId>;")
-        out += doc_lines(request["requestId"].get("description"), indent)
-        out.append(f"{indent}requestId: optional<RequestId>;")
-        return out
+    def merged_union(self, node: Json, alternatives: list[Json]) -> str:
+        """An object with properties of its own and an untagged `anyOf` of records (the
+        elicitation modes: their fields and a session or a request scope): a union of
+        records, each holding the object's own fields and one alternative's (docs/language.md,
+        "Variants": a case may be a union of records)."""
+        records = []
+        for alternative in alternatives:
+            scope = self.defs[ref_name(alternative) or ""]
+            merged = {
+                "properties": {**node["properties"], **scope["properties"]},
+                "required": [*node.get("required", []), *scope.get("required", [])],
+            }
+            records.append("    " + self.record(merged, "    ") + ";")
+        return "union {\n" + "\n".join(records) + "\n}"
 
     def enum(self, alternatives: list[Json], indent: str) -> str:
         values = []
@@ -330,7 +352,6 @@ class Converter:
     def variant(self, name: str, node: Json, alternatives: list[Json], tag: str) -> str:
         open_ = False
         lines: list[str] = []
-        inner = "        "
         for alternative in alternatives:
             props = alternative.get("properties", {})
             const = props.get(tag, {}).get("const")
@@ -341,15 +362,10 @@ class Converter:
             label = "default" if const is None else json.dumps(const)
             ref = ref_name(alternative)
             own = {k: v for k, v in props.items() if k != tag}
-            extra = self.shared(name, inner)
-            if extra:
-                extra.insert(0, f"{inner}// G2: the fields every case of `{name}` carries.")
-            if ref is not None and ref in INLINE_CASES:
-                case = self.record(self.defs[ref], "    ", extra)
-            elif ref is not None:
+            if ref is not None:
                 case = ref
-            elif own or extra:
-                case = self.record({**alternative, "properties": own}, "    ", extra)
+            elif own:
+                case = self.record({**alternative, "properties": own}, "    ")
             else:
                 case = "unit"
             lines.append(f"    {label}: {case};")
@@ -361,13 +377,15 @@ class Converter:
                 0, '    // G10: open in the schema; a case tagged "unknown" keeps it closed here.'
             )
         head = ("open " if open_ else "") + f'variant tag "{tag}"'
+        if node.get("properties"):
+            # The object's own properties sit beside every case's (docs/language.md,
+            # "Variants": `fields`).
+            head += " fields {\n" + "\n".join(self.fields(node, "    ")) + "\n}"
         return head + " {\n" + "\n".join(lines) + "\n}"
 
     def definition(self, name: str) -> str:
         node = self.defs[name]
         alternatives = node.get("oneOf") or node.get("anyOf")
-        if name == "SessionConfigSelectOptions":  # G8
-            return "list<SessionConfigSelectEntry>"
         if name == "ErrorCode":  # the codes it lists are documentation; any integer travels
             return "int32"
         tag = self.tag_of(alternatives) if alternatives else None
@@ -376,15 +394,13 @@ class Converter:
             # `IdleStateUpdate`, on `stopReason`): the record, its tag a plain field, and the
             # cases' fields flattened into optional ones (G3).
             return self.record(node, "", self.flattened_cases(alternatives, "    "))
-        if name == "RequestId":  # null is the `optional<RequestId>` of its uses (G9)
-            return "union { int64; string; }"
-        if name in SCOPED or name in self.shared_owner:
-            extra = self.shared(self.shared_owner.get(name, ""), "    ")
-            if extra:
-                extra.insert(
-                    0, f"    // G2: the fields every case of `{self.shared_owner[name]}` carries."
-                )
-            return self.record(node, "", extra + self.scoped(name, "    "))
+        if (
+            alternatives
+            and node.get("properties")
+            and tag is None
+            and all(ref_name(a) for a in alternatives)
+        ):
+            return self.merged_union(node, alternatives)
         if name == "AvailableCommandInput":  # a union with one alternative
             return ref_name(alternatives[0]) or "json"
         if alternatives and all("const" in a or a.get("type") == "string" for a in alternatives):
@@ -393,10 +409,12 @@ class Converter:
             tag = self.tag_of(alternatives)
             if tag is not None:
                 return self.variant(name, node, alternatives, tag)
-            parts = [self.type_of(a) for a in alternatives]
-            return "union { " + " ".join(f"{p};" for p in parts) + " }"
+            parts = [self.type_of(a) for a in alternatives if a.get("type") != "null"]
+            union = "union { " + " ".join(f"{p};" for p in parts) + " }"
+            # `RequestId`: JSON-RPC's null id is one of its values.
+            return f"nullable<{union}>" if len(parts) < len(alternatives) else union
         if node.get("type") == "object":
-            return self.record(node, "", self.scoped(name, "    "))
+            return self.record(node, "")
         return self.type_of(node)
 
     def flattened_cases(self, alternatives: list[Json], indent: str) -> list[str]:
@@ -450,7 +468,12 @@ class Converter:
             "// idl/acp-schema/NOTICE). Member names and the required set follow the seed traits",
             "// of the ACP `Agent` and `Client` (the MoonBit SDK's style). Doc comments",
             "// are the schema's descriptions. Member ids are the wire method names (docs/acp-gaps.md",
-            "// G6); `// Gn` comments mark the other places where the language cannot say ACP exactly.",
+            "// G6). "
+            + (
+                "`// Gn` comments mark where the language cannot say the unstable schema exactly."
+                if self.unstable
+                else "It says the schema exactly: no workaround is left (docs/acp-gaps.md)."
+            ),
             "",
         ]
         for interface, wires in by_interface.items():
@@ -478,19 +501,9 @@ class Converter:
             out.append("}")
             out.append("")
         for name in self.order:
-            if name in INLINE_CASES:
-                continue
             out += doc_lines(self.defs[name].get("description"), "")
             out.append(f"type {name} = {self.definition(name)};")
             out.append("")
-            if name == "SessionConfigSelectOptions":
-                out += [
-                    "/// One entry of `SessionConfigSelectOptions`: an option, or a group of options.",
-                    "/// G8: the schema's union of two lists is a list of this union; do not mix the",
-                    "/// two kinds in one list.",
-                    "type SessionConfigSelectEntry = union { SessionConfigSelectOption; SessionConfigSelectGroup; };",
-                    "",
-                ]
         return "\n".join(out).rstrip("\n") + "\n"
 
 

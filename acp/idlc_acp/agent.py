@@ -84,10 +84,10 @@ def agent_capabilities(
     )
     return AgentCapabilities(
         load_session="session/load" in members,
-        prompt_capabilities=prompt,
-        mcp_capabilities=mcp,
-        session_capabilities=session if session != SessionCapabilities() else None,
-        auth=(AgentAuthCapabilities(logout=LogoutCapabilities()) if "logout" in members else None),
+        prompt_capabilities=prompt if prompt is not None else PromptCapabilities(),
+        mcp_capabilities=mcp if mcp is not None else McpCapabilities(),
+        session_capabilities=session,
+        auth=AgentAuthCapabilities(logout=LogoutCapabilities() if "logout" in members else None),
         meta=meta,
     )
 

@@ -64,9 +64,5 @@ class InitializeGate:
     async def _initialize(self, peer: Peer, request: InitializeRequest, proceed: Proceed) -> Any:
         result = await proceed()
         # Recorded before the answer goes out, so the client's next request is served.
-        self._capabilities[peer] = (
-            request.client_capabilities
-            if request.client_capabilities is not None
-            else ClientCapabilities()
-        )
+        self._capabilities[peer] = request.client_capabilities
         return result

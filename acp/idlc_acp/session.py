@@ -281,7 +281,7 @@ class Session:
         """The text of the client's file `path` (absolute), from `line` (1-based) for `limit`
         lines; as the editor has it, unsaved changes included."""
         fs = self.capabilities.fs
-        if fs is None or not fs.read_text_file:
+        if not fs.read_text_file:
             raise Unsupported("fs/read_text_file", "the client did not offer fs.readTextFile")
         answer = await self.client.read_text_file(
             ReadTextFileRequest(session_id=self.session_id, path=path, line=line, limit=limit)
@@ -291,7 +291,7 @@ class Session:
     async def write_text_file(self, path: str, content: str) -> None:
         """Writes `content` to the client's file `path` (absolute)."""
         fs = self.capabilities.fs
-        if fs is None or not fs.write_text_file:
+        if not fs.write_text_file:
             raise Unsupported("fs/write_text_file", "the client did not offer fs.writeTextFile")
         await self.client.write_text_file(
             WriteTextFileRequest(session_id=self.session_id, path=path, content=content)

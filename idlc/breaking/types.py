@@ -254,6 +254,10 @@ class TypeComparer:
             )
             return
         self.openness("variant", old.open, new.open, flow, place, new.span)
+        # Shared fields sit in every case's object: compared as a record's fields are.
+        self.record(
+            old.shared or m.Record((), old.span), new.shared or m.Record((), new.span), flow, place
+        )
         new_cases = {case.tag: case for case in new.cases}
         old_cases = {case.tag: case for case in old.cases}
         for case in old.cases:

@@ -7,7 +7,7 @@ inline types inside it (named by the plan) beside it.
 from __future__ import annotations
 
 from idlc import naming
-from idlc.codegen import leniency
+from idlc.codegen import hints, leniency
 from idlc.codegen.expressions import ModuleContext
 from idlc.codegen.inline import inline_types, nested
 from idlc.codegen.layout import python_string
@@ -25,8 +25,14 @@ from idlc.codegen.views import (
     doc_of,
 )
 from idlc.semantics import model as m
-from idlc.semantics import python_mapping
-from idlc.semantics.python_mapping import hooked, is_record, native_union
+from idlc.semantics import python_mapping, queries
+from idlc.semantics.python_mapping import (
+    hooked,
+    is_record,
+    list_union,
+    native_union,
+    union_case,
+)
 
 
 class TypeBuilder:
@@ -46,8 +52,17 @@ class TypeBuilder:
         annotation = ctx.expr(field_.type)
         default: str | None = None
         factory: str | None = None
-        if field_.default is not None:
-            default, factory = ctx.literal(field_.type, field_.default)
+        type_ = field_.type
+        if queries.is_tristate(type_, self.model.typedefs):
+            # Absent, `null` and a value apart (docs/language.md, "Nullable and tri-state
+            # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.
+            annotation = annotation.or_none().or_unset()
+            default = "msgspec.UNSET"
+            ctx.module.uses_msgspec = True
+        elif field_.default is not None:
+            default, factory = ctx.literal(type_, field_.default)
+        elif isinstance(type_, m.Optional) and type_.nullable:
+            pass  # `nullable<T>`: required; `None` is encoded as `null`
         elif annotation.optional or annotation.is_none:
             default = "None"
         renamed = attribute != field_.name
@@ -73,17 +88,28 @@ class TypeBuilder:
         base: str = "msgspec.Struct",
         marker: str | None = None,
         tag: tuple[str, str] | None = None,
+        shared: tuple[m.Field, ...] = (),
+        inherited: tuple[m.Field, ...] = (),
     ) -> ClassView:
         """The struct of a record or of a variant case (deriving from the case's record class
-        `base`, and from the variant's `marker`, with its `tag`: field and value)."""
+        `base`, whose fields are `inherited`, and from the variant's `marker`, with its
+        `tag`: field and value, and the variant's `shared` fields first)."""
         ctx.module.uses_msgspec = True
         union_bases = self.extra_bases.get(name, [])
         own = [base] if marker is None else [base, marker]
         after = tuple(own[1:] if base == "msgspec.Struct" else own)
-        fields = [self.field_view(ctx, field_) for field_ in record.fields] if record else []
-        if record is not None and (registration := leniency.registration(name, record)):
+        written = shared + (record.fields if record is not None else ())
+        fields = [self.field_view(ctx, field_) for field_ in written]
+        # The runtime takes the first registration along the class's MRO: a case class
+        # with shared fields registers its inherited ones too.
+        registered = written + (inherited if shared else ())
+        if written and (registration := leniency.registration(name, registered)):
             ctx.module.uses_hooks = True
             ctx.module.registrations.append(registration)
+        # A `{}` default calls the record's class when the class statement runs.
+        factories = tuple(
+            f.factory for f in fields if f.factory is not None and f.factory not in ("list", "dict")
+        )
         return ClassView(
             name,
             "struct",
@@ -92,7 +118,7 @@ class TypeBuilder:
             fields,
             tag_field=None if tag is None else python_string(tag[0]),
             tag=None if tag is None else python_string(tag[1]),
-            after=after + tuple(union_bases),
+            after=after + tuple(union_bases) + factories,
         )
 
     # -- definitions --
@@ -101,6 +127,8 @@ class TypeBuilder:
         """Emit the definition of named type `type_` (a typedef, or an inline type) into `module`."""
         ctx = self.context(module)
         if isinstance(type_, m.Record):
+            if name in self.plan.case_records:
+                return  # its variant defines the class, as a case class (`define_variant`)
             module.classes.append(self.record_class(ctx, name, type_, doc))
             module.public.append(name)
         elif isinstance(type_, m.Enum):
@@ -137,21 +165,54 @@ class TypeBuilder:
         is_hooked = hooked(self.model, variant)
         marker = naming.choice_base_name(name) if is_hooked else None
         cases: list[tuple[str | None, str]] = []
+        classes: list[str] = []  # what the variant's alias is a union of
+        shared = variant.shared.fields if variant.shared is not None else ()
         for case in variant.cases:
             case_name = naming.case_class_name(name, case.tag)
-            cases.append((case.tag, case_name))
             tag = None if case.tag is None else (variant.tag_field, case.tag)
+            union = union_case(self.model, case)
+            if union is not None:
+                assert marker is not None and tag is not None  # hooked, tagged
+                cases.append(
+                    (case.tag, self.define_union_case(ctx, name, case, union, marker, tag, shared))
+                )
+                classes += [
+                    naming.union_alternative_name(case_name, index)
+                    for index in range(len(union.alternatives))
+                ]
+                continue
+            cases.append((case.tag, case_name))
+            classes.append(case_name)
             record = case.type if isinstance(case.type, m.Record) else None
             base = "msgspec.Struct"
-            if isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
+            inherited: tuple[m.Field, ...] = ()
+            case_doc = case.doc
+            if case_name in self.plan.case_records:
+                # The record's own class is the case class (G7, docs/language.md "Variants").
+                assert isinstance(case.type, m.TypeRef)
+                typedef = self.model.typedefs[case.type.name]
+                assert isinstance(typedef.type, m.Record)
+                record, case_doc = typedef.type, case.doc or typedef.doc
+            elif isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
                 base = str(ctx.expr(case.type))
+                resolved = hints.without_optional(self.model, case.type)
+                assert isinstance(resolved, m.Record)
+                inherited = resolved.fields
             module.classes.append(
                 self.record_class(
-                    ctx, case_name, record, case.doc, base=base, marker=marker, tag=tag
+                    ctx,
+                    case_name,
+                    record,
+                    case_doc,
+                    base=base,
+                    marker=marker,
+                    tag=tag,
+                    shared=shared,
+                    inherited=inherited,
                 )
             )
             module.public.append(case_name)
-        alternatives = [TypeExpr(case_name) for _, case_name in cases]
+        alternatives = [TypeExpr(class_name) for class_name in classes]
         module.uses_typing = True
         if marker is None:
             module.aliases.append(
@@ -160,7 +221,7 @@ class TypeBuilder:
                     alternatives,
                     None,
                     doc_of(doc),
-                    frozenset(case_name for _, case_name in cases),
+                    frozenset(classes),
                 )
             )
             module.public.append(name)
@@ -193,6 +254,54 @@ class TypeBuilder:
         module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))
         module.public.append(name)
 
+    def define_union_case(
+        self,
+        ctx: ModuleContext,
+        variant: str,
+        case: m.Case,
+        union: m.Union_,
+        marker: str,
+        tag: tuple[str, str],
+        shared: tuple[m.Field, ...],
+    ) -> str:
+        """The classes of a tagged case that is a union of records (docs/language.md,
+        "Variants"): one per alternative, carrying the tag, deriving from the case's own
+        union base, whose name it returns (the variant's decoding maps the tag to it; the
+        union's decoding then tries the alternatives in order)."""
+        module = ctx.module
+        case_name = naming.case_class_name(variant, case.tag)
+        case_base = naming.choice_base_name(case_name)
+        module.classes.append(ClassView(case_base, "marker", ["_hooks.UnionBase"]))
+        names: list[TypeExpr] = []
+        for index, alternative in enumerate(union.alternatives):
+            class_name = naming.union_alternative_name(case_name, index)
+            own = alternative if isinstance(alternative, m.Record) and case.type is union else None
+            base = "msgspec.Struct"
+            inherited: tuple[m.Field, ...] = ()
+            if own is None:
+                base = str(ctx.expr(alternative))
+                resolved = hints.without_optional(self.model, alternative)
+                assert isinstance(resolved, m.Record)
+                inherited = resolved.fields
+            view = self.record_class(
+                ctx,
+                class_name,
+                own,
+                case.doc,
+                base=base,
+                marker=marker,
+                tag=tag,
+                shared=shared,
+                inherited=inherited,
+            )
+            view.bases.append(case_base)
+            view.after += (case_base,)
+            module.classes.append(view)
+            module.public.append(class_name)
+            names.append(TypeExpr(class_name))
+        module.registrations.append(UnionInfoView(case_base, names))
+        return case_base
+
     def define_union(self, ctx: ModuleContext, union: m.Union_, name: str, doc: str | None) -> None:
         module = ctx.module
         for index, alternative in enumerate(union.alternatives):
@@ -206,10 +315,17 @@ class TypeBuilder:
             )
             module.public.append(name)
             return
-        # The plan reported any other union (E0203): these are all records.
+        # The plan reported any other union (E0203): these are all records, or all lists.
         marker = naming.choice_base_name(name)
         module.uses_hooks = True
-        module.classes.append(ClassView(marker, "marker", ["_hooks.UnionBase"]))
+        if list_union(self.model, union):
+            # The decoded list is an instance of the marker, which is a list (msgspec checks
+            # what the hook returns against the annotation; it encodes a list subclass).
+            module.classes.append(
+                ClassView(marker, "marker", ["list[typing.Any]", "_hooks.UnionBase"])
+            )
+        else:
+            module.classes.append(ClassView(marker, "marker", ["_hooks.UnionBase"]))
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))
         module.public.append(name)

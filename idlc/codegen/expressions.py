@@ -91,11 +91,14 @@ class ModuleContext:
         return named(name)
 
     def literal(self, type_: m.Type, literal: m.Literal) -> tuple[str, str | None]:
-        """The Python literal of a field default, and the factory (`list`, `dict`) that
-        makes it when it is a new empty container each time (`[]`)."""
+        """The Python literal of a field default, and the factory (`list`, `dict`, a record
+        class) that makes it when it is a new value each time (`[]`, `{}`)."""
         value = literal.value
         if value == ():
             return "[]", hints.empty_container(self.model, type_)
+        if value is m.EMPTY_OBJECT:
+            record = hints.empty_object_record(self.model, type_, literal)
+            return "{}", "dict" if record is None else str(self.expr(record))
         resolved = hints.without_optional(self.model, type_)
         if isinstance(resolved, m.Enum) and isinstance(value, str):
             enum_class = self.expr(queries.strip_optional(type_))

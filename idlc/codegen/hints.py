@@ -7,6 +7,7 @@ wire, not the name an IDL file gave it.
 from __future__ import annotations
 
 from idlc.semantics import model as m
+from idlc.semantics.checks import default_problem
 from idlc.semantics.python_mapping import resolve_alias
 
 
@@ -46,3 +47,27 @@ def empty_container(model: m.Model, type_: m.Type) -> str:
             ):
                 return empty_container(model, alternative)
     return "list"
+
+
+def empty_object_record(model: m.Model, type_: m.Type, literal: m.Literal) -> m.Type | None:
+    """The record that the default `{}` of a field of `type_` builds — the typedef name of
+    the record (its class), or the inline record — or None when `{}` is the empty map (a
+    map or `json`: docs/language.md, "Records and field defaults"). In a union, the first
+    alternative that takes `{}` decides, as it does when decoding."""
+    while True:
+        if isinstance(type_, m.Optional):
+            type_ = type_.inner
+        elif isinstance(type_, m.TypeRef):
+            target = model.typedefs[type_.name].type
+            if isinstance(target, m.Record):
+                return type_
+            type_ = target
+        else:
+            break
+    if isinstance(type_, m.Record):
+        return type_
+    if isinstance(type_, m.Union_):
+        for alternative in type_.alternatives:
+            if default_problem(literal, alternative, model.typedefs) is None:
+                return empty_object_record(model, alternative, literal)
+    return None

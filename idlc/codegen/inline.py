@@ -25,16 +25,25 @@ def inline_types(type_: m.Type) -> Iterator[InlineType]:
         yield from inline_types(type_.value)
 
 
+def _case_records(type_: m.Type) -> tuple[m.Record, ...]:
+    """The inline records a variant case defines: itself, or its inline union's."""
+    if isinstance(type_, m.Record):
+        return (type_,)
+    if isinstance(type_, m.Union_):
+        return tuple(item for item in type_.alternatives if isinstance(item, m.Record))
+    return ()
+
+
 def nested(type_: m.Type) -> Iterator[InlineType]:
     """Every inline type inside a definition (its fields, cases), recursively."""
     if isinstance(type_, m.Record):
         fields = type_.fields
     elif isinstance(type_, m.Variant):
-        fields = tuple(
+        fields = (type_.shared.fields if type_.shared is not None else ()) + tuple(
             field_
             for case in type_.cases
-            if isinstance(case.type, m.Record)
-            for field_ in case.type.fields
+            for record in _case_records(case.type)
+            for field_ in record.fields
         )
     elif isinstance(type_, m.Union_):
         fields = ()

@@ -15,13 +15,13 @@ from idlc.codegen.views import ForwardCompatibleView
 from idlc.semantics import model as m
 
 
-def registration(class_name: str, record: m.Record) -> ForwardCompatibleView | None:
-    """What registers `class_name`'s forward-compatible fields, or None when it has none."""
+def registration(class_name: str, fields: tuple[m.Field, ...]) -> ForwardCompatibleView | None:
+    """What registers `class_name`'s forward-compatible `fields`, or None when it has none."""
 
     def attributes(marked: str) -> list[str]:
         return [
             python_string(naming.attribute_name(f.name))
-            for f in record.fields
+            for f in fields
             if getattr(f, marked) is not None
         ]
 

@@ -11,7 +11,8 @@ import functools
 
 
 class TypeExpr(str):
-    """`name[args…]`, followed by ` | None` when `optional`.
+    """`name[args…]`, followed by ` | None` when `optional`, and by ` | msgspec.UnsetType`
+    when `unset` (a tri-state field: docs/language.md, "Nullable and tri-state fields").
 
     The value is also its own spelling (a `str`), so that templates can join it with `+`
     like any text: they print type expressions in fields, parameters and tables many
@@ -23,15 +24,25 @@ class TypeExpr(str):
     name: str
     args: tuple[TypeExpr, ...]
     optional: bool
+    unset: bool
 
     def __new__(
-        cls, name: str, args: tuple[TypeExpr, ...] = (), optional: bool = False
+        cls,
+        name: str,
+        args: tuple[TypeExpr, ...] = (),
+        optional: bool = False,
+        unset: bool = False,
     ) -> TypeExpr:
         text = f"{name}[{', '.join(args)}]" if args else name
-        self = super().__new__(cls, f"{text} | None" if optional else text)
+        if optional:
+            text += " | None"
+        if unset:
+            text += " | msgspec.UnsetType"
+        self = super().__new__(cls, text)
         self.name = name
         self.args = args
         self.optional = optional
+        self.unset = unset
         return self
 
     def __repr__(self) -> str:
@@ -46,7 +57,11 @@ class TypeExpr(str):
         """This type, optional (`None` and optional types are already)."""
         if self.optional or self.is_none:
             return self
-        return TypeExpr(self.name, self.args, optional=True)
+        return TypeExpr(self.name, self.args, optional=True, unset=self.unset)
+
+    def or_unset(self) -> TypeExpr:
+        """This type, or `msgspec.UNSET` (absent)."""
+        return TypeExpr(self.name, self.args, self.optional, unset=True)
 
 
 NONE = TypeExpr("None")

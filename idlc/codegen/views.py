@@ -43,7 +43,8 @@ class FieldView:
     #: The default as a Python literal (`None`, `0`, `"x"`, `Mode.FAST`; never empty), or
     #: None: required.
     default: str | None
-    #: `list` or `dict` when the default is a new empty container each time (`[]`).
+    #: `list`, `dict` or a record class when the default is a new value each time (`[]`,
+    #: `{}`).
     factory: str | None
     doc: Doc | None
 
@@ -81,7 +82,8 @@ class ClassView:
     #: A tagged variant case: the tag's field and value, as Python literals.
     tag_field: str | None = None
     tag: str | None = None
-    #: Names of classes of the same module this one derives from (emitted first).
+    #: Names of classes of the same module this one derives from or whose `{}` default
+    #: it builds (emitted first).
     after: tuple[str, ...] = ()
 
 

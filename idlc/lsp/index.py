@@ -176,6 +176,8 @@ class _FileWalker:
                 pending.extend(field.type for field in node.fields)
             elif isinstance(node, ast.VariantType):
                 pending.extend(case.type for case in node.cases)
+                if node.shared is not None:
+                    pending.append(node.shared)
             elif isinstance(node, ast.UnionType):
                 pending.extend(node.alternatives)
 

@@ -10,6 +10,7 @@ import base64
 import binascii
 from collections.abc import Hashable, Mapping
 
+from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model, queries
 from idlc.semantics.types import name_span
@@ -25,19 +26,27 @@ def _literal_kind(literal: model.Literal) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
+    if value is model.EMPTY_OBJECT:
+        return "`{}`"
     return "`[]`"
 
 
 def default_problem(
-    literal: model.Literal, type: model.Type, typedefs: Mapping[str, model.Typedef]
+    literal: model.Literal,
+    type: model.Type,
+    typedefs: Mapping[str, model.Typedef],
+    _seen: frozenset[int] = frozenset(),
 ) -> tuple[str, str | None] | None:
     """Why `literal` cannot be the default of a field of `type` (message, help), or None."""
     resolved = queries.follow_typedefs(type, typedefs)
     if resolved is None:
         return None  # an alias cycle or an unknown name, reported elsewhere
+    if id(resolved) in _seen:
+        # `type A = optional<A>` or a union holding itself: no value of its own to offer.
+        return f"{_literal_kind(literal)} fits no value of this type", None
     value = literal.value
     if isinstance(resolved, model.Optional):
-        return default_problem(literal, resolved.inner, typedefs)
+        return default_problem(literal, resolved.inner, typedefs, _seen | {id(resolved)})
     if isinstance(resolved, model.Primitive):
         kind = resolved.kind
         bounds = kind.integer_range
@@ -86,20 +95,64 @@ def default_problem(
         listed = ", ".join(f'"{item.value}"' for item in resolved.values[:6])
         more = ", …" if len(resolved.values) > 6 else ""
         return f"{literal.raw} is not a value of the enum", f"its values are {listed}{more}"
-    if isinstance(resolved, (model.List, model.Map)):
+    if isinstance(resolved, model.List):
         if value == ():
             return None
-        what = "list" if isinstance(resolved, model.List) else "map"
-        return f"{_literal_kind(literal)} is not a {what}", f"the only {what} default is `[]`"
+        return f"{_literal_kind(literal)} is not a list", "the only list default is `[]`"
+    if isinstance(resolved, model.Map):
+        if value == () or value is model.EMPTY_OBJECT:
+            return None
+        return f"{_literal_kind(literal)} is not a map", "the only map default is `{}`"
+    if isinstance(resolved, model.Record):
+        if value is model.EMPTY_OBJECT:
+            return _empty_record_problem(resolved, typedefs)
+        return f"{_literal_kind(literal)} is not a record", "the only record default is `{}`"
     if isinstance(resolved, model.Union_):
         for alternative in resolved.alternatives:
-            if default_problem(literal, alternative, typedefs) is None:
+            if default_problem(literal, alternative, typedefs, _seen | {id(resolved)}) is None:
                 return None
         return f"{_literal_kind(literal)} fits no alternative of the union", None
     return (
         f"a field holding {queries.describe_kind(resolved)} cannot have a default",
-        "defaults are for booleans, numbers, strings, enums, lists and maps; remove it",
+        "defaults are for booleans, numbers, strings, enums, lists, maps and records; remove it",
     )
+
+
+def _empty_record_problem(
+    record: model.Record, typedefs: Mapping[str, model.Typedef]
+) -> tuple[str, str | None] | None:
+    """Why `{}` cannot stand for `record` with every field at its default, or None.
+
+    Every field needs a default or `optional<…>`; and following `{}` defaults from record
+    to record must not come back to `record`, or building the default would never end."""
+    for field in record.fields:
+        if field.default is None and not queries.optional_inner(field.type, typedefs)[1]:
+            return (
+                f"`{{}}` leaves the record's required field `{field.name}` without a value",
+                f"give `{field.name}` a default, or make it `optional<…>`",
+            )
+    seen: set[int] = set()
+    pending = [record]
+    while pending:
+        current = pending.pop()
+        for field in current.fields:
+            if field.default is None or field.default.value is not model.EMPTY_OBJECT:
+                continue
+            inner = queries.follow_typedefs(field.type, typedefs)
+            layers: set[int] = set()
+            while isinstance(inner, model.Optional) and id(inner) not in layers:
+                layers.add(id(inner))  # `type A = optional<A>` ends here
+                inner = queries.follow_typedefs(inner.inner, typedefs)
+            if inner is record:
+                return (
+                    f"`{{}}` builds the record again inside itself (field `{field.name}`), "
+                    "without end",
+                    f"remove the default `{{}}` of `{field.name}`",
+                )
+            if isinstance(inner, model.Record) and id(inner) not in seen:
+                seen.add(id(inner))
+                pending.append(inner)
+    return None
 
 
 def check_defaults(
@@ -109,6 +162,12 @@ def check_defaults(
         literal = field.default
         assert literal is not None
         problem = default_problem(literal, field.type, typedefs)
+        if queries.is_tristate(field.type, typedefs):
+            problem = (
+                "a field that tells absent from `null` cannot have a default: absent is a state "
+                "of its own",
+                "remove the default, or write `nullable<…>` with it",
+            )
         if problem is not None:
             message, help = problem
             diagnostics.add(
@@ -118,6 +177,34 @@ def check_defaults(
                 label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                 help=help,
             )
+
+
+# -- nullable (docs/language.md, "Nullable and tri-state fields") ---------------------------
+
+
+def check_nullable(
+    nullable: model.Optional, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
+) -> None:
+    """`nullable<T>` adds `null` to T: T must not hold it already (an `optional<…>`, a
+    `nullable<…>`, `unit` or `json`), or `null` would have two meanings."""
+    inner = queries.follow_typedefs(nullable.inner, typedefs)
+    if isinstance(inner, model.Optional):
+        what = queries.describe_kind(inner)
+    elif isinstance(inner, model.Primitive) and inner.kind in (
+        model.PrimitiveKind.UNIT,
+        model.PrimitiveKind.JSON,
+    ):
+        what = f"`{inner.kind.value}`"
+    else:
+        return
+    diagnostics.add(
+        codes.NULLABLE_OF_NULL,
+        f"`nullable<…>` of {what}, which holds `null` already",
+        nullable.span,
+        label=f"{queries.describe_kind(nullable.inner)} holds `null`",
+        help="write the inner type alone; for a field that tells absent from `null`, write "
+        "`optional<nullable<T>>`",
+    )
 
 
 # -- forward-compatible fields (docs/language.md, "Forward-compatible fields") -------------
@@ -130,9 +217,13 @@ def check_forward_compatible(
         resolved = queries.follow_typedefs(field.type, typedefs)
         if resolved is None:
             continue  # an alias cycle or an unknown name, reported elsewhere
-        optional = isinstance(resolved, model.Optional)
-        if optional:
-            resolved = queries.follow_typedefs(resolved.inner, typedefs)  # type: ignore[union-attr]
+        # A `nullable<…>` field must be present: only `optional<…>` falls back on nothing.
+        optional = isinstance(resolved, model.Optional) and not resolved.nullable
+        reads_null = isinstance(resolved, model.Optional)
+        layers: set[int] = set()
+        while isinstance(resolved, model.Optional) and id(resolved) not in layers:
+            layers.add(id(resolved))  # through `optional<nullable<…>>`; `type A = optional<A>` ends
+            resolved = queries.follow_typedefs(resolved.inner, typedefs)
         fallback = (
             optional or field.default is not None or isinstance(resolved, (model.List, model.Map))
         )
@@ -145,10 +236,14 @@ def check_forward_compatible(
                     label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                     help="give the field a default (`= …`), or make it `optional<…>`",
                 )
-        if field.null_default is not None and optional:
+        if field.null_default is not None and reads_null:
             diagnostics.add(
                 codes.NULL_DEFAULT_ON_OPTIONAL,
-                f"`{field.name}` is optional: `null` already decodes as nothing",
+                (
+                    f"`{field.name}` is optional: `null` already decodes as nothing"
+                    if optional
+                    else f"`{field.name}` is nullable: `null` already decodes as `None`"
+                ),
                 field.null_default,
                 label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                 help="remove `null-default`",
@@ -169,40 +264,104 @@ def check_forward_compatible(
 def check_variant(
     variant: model.Variant, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
 ) -> None:
+    shared = variant.shared.fields if variant.shared is not None else ()
+    for field in shared:
+        if field.name == variant.tag_field:
+            diagnostics.add(
+                codes.TAG_FIELD_CONFLICT,
+                f"shared field `{field.name}` has the name of the variant's tag field",
+                name_span(field.span, field.name),
+                help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
+            )
     for case in variant.cases:
         resolved = queries.follow_typedefs(case.type, typedefs)
         if resolved is None:
             continue
         if isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT:
             continue
+        records = queries.record_alternatives(resolved, typedefs)
+        if records is not None and case.tag is not None:
+            # A tagged case that is an untagged union of records (docs/language.md,
+            # "Variants"): each alternative carries the tag and the shared fields.
+            for record in records:
+                if shared:
+                    _check_shared_against_case(shared, case, record, diagnostics)
+                _check_tag_field(variant, case, record, diagnostics)
+            continue
         if not isinstance(resolved, model.Record):
             shown = f'"{case.tag}"' if case.tag is not None else "`default`"
             diagnostics.add(
                 codes.INVALID_CASE_TYPE,
                 f"variant case {shown} is {_described_through(case.type, resolved)}, "
-                "not a record or `unit`",
+                "not a record, a union of records (tagged cases only) or `unit`",
                 case.type.span,
                 label="not a record",
                 help="the case's fields sit beside the tag field in one JSON object; wrap the "
                 "value in a record: `record { value: … ; }`",
             )
             continue
-        for field in resolved.fields:
-            if field.name != variant.tag_field:
-                continue
-            inline = case.type is resolved
-            diagnostics.add(
-                codes.TAG_FIELD_CONFLICT,
-                f"field `{field.name}` has the name of the variant's tag field",
-                name_span(field.span, field.name) if inline else case.type.span,
-                label=None if inline else f"this record has a field `{field.name}`",
-                help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
-                related=(
-                    ()
-                    if inline
-                    else [Related("the field is declared here", name_span(field.span, field.name))]
-                ),
-            )
+        if shared:
+            _check_shared_against_case(shared, case, resolved, diagnostics)
+        _check_tag_field(variant, case, resolved, diagnostics)
+
+
+def _check_tag_field(
+    variant: model.Variant, case: model.Case, record: model.Record, diagnostics: Diagnostics
+) -> None:
+    """No field of a case's record may be named like the tag (E0121)."""
+    for field in record.fields:
+        if field.name != variant.tag_field:
+            continue
+        inline = case.type is record
+        diagnostics.add(
+            codes.TAG_FIELD_CONFLICT,
+            f"field `{field.name}` has the name of the variant's tag field",
+            name_span(field.span, field.name) if inline else case.type.span,
+            label=None if inline else f"this record has a field `{field.name}`",
+            help=f'the tag field "{variant.tag_field}" carries the case name; rename the field',
+            related=(
+                ()
+                if inline
+                else [Related("the field is declared here", name_span(field.span, field.name))]
+            ),
+        )
+
+
+def _check_shared_against_case(
+    shared: tuple[model.Field, ...],
+    case: model.Case,
+    record: model.Record,
+    diagnostics: Diagnostics,
+) -> None:
+    """A case's own fields sit beside the shared ones in one object (and one class): no
+    name twice, on the wire (E0107) or in Python (E0113)."""
+    wire = {field.name: field for field in shared}
+    python = {naming.attribute_name(field.name): field for field in shared}
+    shown = f'"{case.tag}"' if case.tag is not None else "`default`"
+    for field in record.fields:
+        first = wire.get(field.name)
+        code = codes.DUPLICATE_FIELD
+        if first is None:
+            first = python.get(naming.attribute_name(field.name))
+            code = codes.PYTHON_NAME_COLLISION
+        if first is None:
+            continue
+        inline = case.type is record
+        diagnostics.add(
+            code,
+            f"field `{field.name}` of case {shown} "
+            + (
+                "is also a shared field of the variant"
+                if code is codes.DUPLICATE_FIELD
+                else f"and shared field `{first.name}` become the same Python name"
+            ),
+            name_span(field.span, field.name) if inline else case.type.span,
+            label=None if inline else f"this record has a field `{field.name}`",
+            help="every case carries the shared fields already; rename or remove one of them",
+            related=[
+                Related("the shared field is declared here", name_span(first.span, first.name))
+            ],
+        )
 
 
 def _described_through(written: model.Type, resolved: model.Type) -> str:
@@ -218,7 +377,7 @@ def type_key(type: model.Type) -> Hashable:
     if isinstance(type, model.TypeRef):
         return ("ref", type.name)
     if isinstance(type, model.Optional):
-        return ("optional", type_key(type.inner))
+        return ("nullable" if type.nullable else "optional", type_key(type.inner))
     if isinstance(type, model.List):
         return ("list", type_key(type.inner))
     if isinstance(type, model.Map):
@@ -236,6 +395,7 @@ def type_key(type: model.Type) -> Hashable:
             "variant",
             type.open,
             type.tag_field,
+            tuple((f.name, type_key(f.type)) for f in type.shared.fields) if type.shared else (),
             tuple((case.tag, type_key(case.type)) for case in type.cases),
         )
     return ("union", tuple(type_key(alt) for alt in type.alternatives))

@@ -134,7 +134,8 @@ class _Dumper:
         if isinstance(type, model.TypeRef):
             return {"kind": "typeRef", "name": type.name}
         if isinstance(type, model.Optional):
-            return {"kind": "optional", "inner": self.type_(type.inner)}
+            kind = "nullable" if type.nullable else "optional"
+            return {"kind": kind, "inner": self.type_(type.inner)}
         if isinstance(type, model.List):
             return {"kind": "list", "inner": self.type_(type.inner)}
         if isinstance(type, model.Map):
@@ -159,6 +160,11 @@ class _Dumper:
                 "kind": "variant",
                 "open": type.open,
                 "tagField": type.tag_field,
+                **(
+                    {"fields": [self.field(item) for item in type.shared.fields]}
+                    if type.shared is not None
+                    else {}
+                ),
                 "cases": [
                     self._with_span(
                         {"tag": case.tag, "doc": case.doc, "type": self.type_(case.type)},
@@ -173,7 +179,8 @@ class _Dumper:
         data: JSON = {"name": field.name, "doc": field.doc, "type": self.type_(field.type)}
         if field.default is not None:
             value = field.default.value
-            data["default"] = {"value": [] if value == () else value, "raw": field.default.raw}
+            shown: Any = [] if value == () else {} if value is model.EMPTY_OBJECT else value
+            data["default"] = {"value": shown, "raw": field.default.raw}
         if field.lenient is not None:
             data["lenient"] = True
         if field.skip_invalid is not None:

@@ -60,8 +60,14 @@ class Primitive:
 
 @node
 class Optional:
+    """`optional<T>`: a T, or nothing (absent or `null`). With `nullable`, `nullable<T>`: a
+    T or `null`, and a field of it is required like a T (docs/language.md, "Nullable and
+    tri-state fields"). Both are `T | None` in Python; code that asks "may it be absent?"
+    looks at `nullable` (`queries.optional_inner`)."""
+
     inner: Type
     span: Span
+    nullable: bool = False
 
 
 @node
@@ -98,11 +104,22 @@ class TypeRef:
     span: Span
 
 
+class EmptyObject(enum.Enum):
+    """The default `{}`: the empty map, or a record with every field at its default
+    (docs/language.md, "Records and field defaults")."""
+
+    VALUE = "{}"
+
+
+EMPTY_OBJECT = EmptyObject.VALUE
+
+
 @node
 class Literal:
-    """A field default as written: bool, int, float, str, or an empty list (`[]` → `()`)."""
+    """A field default as written: bool, int, float, str, an empty list (`[]` → `()`) or
+    `{}` (`EMPTY_OBJECT`)."""
 
-    value: bool | int | float | str | tuple[()]
+    value: bool | int | float | str | tuple[()] | EmptyObject
     raw: str
     span: Span
 
@@ -162,6 +179,9 @@ class Variant:
     tag_field: str
     cases: tuple[Case, ...]
     span: Span
+    #: `fields { … }`: the fields every case carries beside its own (docs/language.md,
+    #: "Variants"), or None.
+    shared: Record | None = None
 
 
 @node

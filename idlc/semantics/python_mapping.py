@@ -52,6 +52,9 @@ class Plan:
     inline: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: record class name → the union base classes it must derive from
     union_bases: dict[str, list[str]] = field(default_factory=dict)
+    #: Record typedefs (Python names) whose class is a variant's case class: named like
+    #: that case class and used nowhere else (docs/language.md, "Variants").
+    case_records: set[str] = field(default_factory=set)
 
 
 def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
@@ -59,7 +62,7 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     added to `diagnostics`."""
     namer = _Namer(model, diagnostics)
     namer.run()
-    result = Plan(namer.inline)
+    result = Plan(namer.inline, case_records=namer.case_records)
     _collect_union_bases(model, namer, result, diagnostics)
     _check_unions(model, namer, diagnostics)
     _check_alias_cycles(model, namer, diagnostics)
@@ -67,6 +70,25 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
 
 
 # -- naming ---------------------------------------------------------------------------------
+
+
+def _typedef_uses(model: m.Model) -> dict[str, int]:
+    """How many times each typedef is named, in typedefs and interface members."""
+    counts: dict[str, int] = {}
+    pending: list[m.Type] = [typedef.type for typedef in model.typedefs.values()]
+    for interface in model.interfaces.values():
+        for member in interface.members:
+            if isinstance(member, m.Operation):
+                pending += [member.input, member.output]
+            elif isinstance(member, m.Value):
+                pending.append(member.type)
+    while pending:
+        type_ = pending.pop()
+        if isinstance(type_, m.TypeRef):
+            counts[type_.name] = counts.get(type_.name, 0) + 1
+        else:
+            pending.extend(queries.children(type_))
+    return counts
 
 
 class _Namer:
@@ -83,6 +105,10 @@ class _Namer:
         self.package_names: dict[str, Place] = {}
         #: interface module names
         self.modules: dict[str, Place] = {}
+        #: typedef name → how many times a type names it
+        self.uses = _typedef_uses(model)
+        #: see `Plan.case_records`
+        self.case_records: set[str] = set()
 
     def claim(self, name: str, module: str, span: Span, what: str) -> None:
         if name in RESERVED_NAMES or name.startswith("_"):
@@ -134,9 +160,27 @@ class _Namer:
         elif isinstance(type_, m.Map):
             self.name_inline(type_.value, name, module, what, span)
         elif isinstance(type_, m.Variant):
+            for field_ in type_.shared.fields if type_.shared is not None else ():
+                if isinstance(field_.type, _MAY_HOLD_INLINE):
+                    self.name_inline(
+                        field_.type,
+                        naming.nested_name(name, field_.name),
+                        module,
+                        f"the inline type of shared field `{field_.name}`",
+                        _field_name_span(field_),
+                    )
             for case in type_.cases:
                 case_name = naming.case_class_name(name, case.tag)
                 label = "the default case" if case.tag is None else f"case {case.tag!r}"
+                records = union_case(self.model, case)
+                if records is not None:
+                    self.name_union_case(case, records, case_name, module, label, name)
+                    continue
+                if self.is_case_record(case.type, case_name):
+                    # `"http": McpServerHttp` in `McpServer`: the record's class is the case
+                    # class, and its typedef has claimed the name.
+                    self.case_records.add(case_name)
+                    continue
                 if isinstance(case.type, m.Record):
                     # The case class is the inline record itself.
                     self.inline[id(case.type)] = (case_name, module)
@@ -171,6 +215,51 @@ class _Namer:
                     module,
                     f"alternative {index + 1} of `{name}`",
                 )
+
+    def name_union_case(
+        self,
+        case: m.Case,
+        union: m.Union_,
+        case_name: str,
+        module: str,
+        label: str,
+        variant: str,
+    ) -> None:
+        """A tagged case that is a union of records: one case class per alternative,
+        `<Case>Option<n>` (the inline records of the case's own union are those classes)."""
+        span = case.name_span or case.span
+        self.claim(case_name, module, span, f"the name of {label} of `{variant}`")
+        for index, alternative in enumerate(union.alternatives):
+            alternative_name = naming.union_alternative_name(case_name, index)
+            if isinstance(alternative, m.Record) and case.type is union:
+                self.inline[id(alternative)] = (alternative_name, module)
+                for field_ in alternative.fields:
+                    if isinstance(field_.type, _MAY_HOLD_INLINE):
+                        self.name_inline(
+                            field_.type,
+                            naming.nested_name(alternative_name, field_.name),
+                            module,
+                            f"the inline type of field `{field_.name}`",
+                            _field_name_span(field_),
+                        )
+            self.claim(
+                alternative_name,
+                module,
+                alternative.span,
+                f"the class of alternative {index + 1} of {label} of `{variant}`",
+            )
+
+    def is_case_record(self, type_: m.Type, case_name: str) -> bool:
+        """Whether case type `type_` names a record typedef called `case_name` that no
+        other type names: its class can then be the case class."""
+        if not isinstance(type_, m.TypeRef) or naming.declared_name(type_.name) != case_name:
+            return False
+        typedef = self.model.typedefs.get(type_.name)
+        return (
+            typedef is not None
+            and isinstance(typedef.type, m.Record)
+            and self.uses.get(type_.name, 0) == 1
+        )
 
     def name_in_alias(self, type_: m.Type, alias: str, what: str, span: Span) -> None:
         """Name the inline types inside a typedef that is an alias (a list, map or optional):
@@ -365,6 +454,17 @@ def json_kinds(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()
     return {"object"}
 
 
+def union_case(model: m.Model, case: m.Case) -> m.Union_ | None:
+    """The union of records a tagged case holds (through typedef names), or None."""
+    if case.tag is None:
+        return None
+    union = resolve_alias(model, case.type)
+    if isinstance(union, m.Union_) and union.alternatives:
+        if all(is_record(model, alternative) for alternative in union.alternatives):
+            return union
+    return None
+
+
 def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
     """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
 
@@ -381,7 +481,10 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
     if isinstance(type_, m.Optional):
         return hooked(model, type_.inner, seen)
     if isinstance(type_, m.Variant):
-        return type_.open or any(case.tag is None for case in type_.cases)
+        # msgspec's tagged unions need one class per tag: a union case has several.
+        return type_.open or any(
+            case.tag is None or union_case(model, case) is not None for case in type_.cases
+        )
     if isinstance(type_, m.Union_):
         return not native_union(model, type_, seen)
     return False
@@ -412,7 +515,7 @@ def _collect_union_bases(
         if not isinstance(union, m.Union_) or native_union(model, union):
             continue
         if not all(is_record(model, alternative) for alternative in union.alternatives):
-            continue  # reported by _check_unions
+            continue  # a union of lists, or reported by _check_unions
         module = result.inline[id(union)][1]
         for alternative in union.alternatives:
             _add_union_base(
@@ -453,11 +556,21 @@ def _add_union_base(
     result.union_bases.setdefault(class_name, []).append(base)
 
 
+def list_union(model: m.Model, union: m.Union_) -> bool:
+    """Whether every alternative of `union` is a list (through typedef names): decoded by
+    trying them in order, into a list (docs/language.md, "Unions")."""
+    return bool(union.alternatives) and all(
+        isinstance(resolve_alias(model, alternative), m.List) for alternative in union.alternatives
+    )
+
+
 def _check_unions(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> None:
     for type_, name, span in namer.named:
         if not isinstance(type_, m.Union_) or native_union(model, type_):
             continue
         if all(is_record(model, alternative) for alternative in type_.alternatives):
+            continue
+        if list_union(model, type_):
             continue
         if not type_.alternatives:
             continue  # an empty union is reported by the front end

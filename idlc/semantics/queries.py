@@ -48,11 +48,36 @@ def strip_optional(type_: m.Type) -> m.Type:
 
 def optional_inner(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Type, bool]:
     """`T` for `optional<T>`, also when a typedef stands for the optional, and whether it
-    was one; otherwise `type_` itself and False. One layer only."""
+    was one; otherwise `type_` itself and False. One layer only. A `nullable<T>` is not
+    optional: a field of it must be present."""
     resolved = follow_typedefs(type_, typedefs)
-    if isinstance(resolved, m.Optional):
+    if isinstance(resolved, m.Optional) and not resolved.nullable:
         return resolved.inner, True
     return type_, False
+
+
+def record_alternatives(
+    type_: m.Type | None, typedefs: Mapping[str, m.Typedef]
+) -> list[m.Record] | None:
+    """The records of `type_` when it is a union (through typedef names) whose alternatives
+    are all records (through typedef names); otherwise None."""
+    if not isinstance(type_, m.Union_) or not type_.alternatives:
+        return None
+    records = [follow_typedefs(alternative, typedefs) for alternative in type_.alternatives]
+    if all(isinstance(record, m.Record) for record in records):
+        return records  # type: ignore[return-value]
+    return None
+
+
+def is_tristate(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> bool:
+    """Whether a field of `type_` tells absent, `null` and a value apart: `optional<T>`
+    around a `nullable<T>` (through typedef names; docs/language.md, "Nullable and
+    tri-state fields")."""
+    resolved = follow_typedefs(type_, typedefs)
+    if not isinstance(resolved, m.Optional) or resolved.nullable:
+        return False
+    inner = follow_typedefs(resolved.inner, typedefs)
+    return isinstance(inner, m.Optional) and inner.nullable
 
 
 def children(type_: m.Type) -> tuple[m.Type, ...]:
@@ -65,7 +90,8 @@ def children(type_: m.Type) -> tuple[m.Type, ...]:
     if isinstance(type_, m.Record):
         return tuple(item.type for item in type_.fields)
     if isinstance(type_, m.Variant):
-        return tuple(case.type for case in type_.cases)
+        shared = type_.shared.fields if type_.shared is not None else ()
+        return tuple(item.type for item in shared) + tuple(case.type for case in type_.cases)
     if isinstance(type_, m.Union_):
         return type_.alternatives
     return ()
@@ -104,7 +130,7 @@ def describe_kind(type_: m.Type) -> str:
     if isinstance(type_, m.TypeRef):
         return f"`{type_.name}`"
     if isinstance(type_, m.Optional):
-        return "`optional<…>`"
+        return "`nullable<…>`" if type_.nullable else "`optional<…>`"
     if isinstance(type_, m.List):
         return "a list"
     if isinstance(type_, m.Map):

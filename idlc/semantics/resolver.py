@@ -125,6 +125,8 @@ class _Resolver:
             checks.check_variant(variant, typedefs, self.diagnostics)
         for union in self.types.unions:
             checks.check_union(union, typedefs, self.diagnostics)
+        for nullable in self.types.nullables:
+            checks.check_nullable(nullable, typedefs, self.diagnostics)
         self._check_notify(typedefs)
         result = model.Model(tuple(sources), atoms, typedefs, interfaces, opaque)
         if not self.diagnostics.has_errors:

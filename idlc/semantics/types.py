@@ -71,6 +71,7 @@ class TypeConverter:
         self.forward_compatible_fields: list[model.Field] = []
         self.variants: list[model.Variant] = []
         self.unions: list[model.Union_] = []
+        self.nullables: list[model.Optional] = []
 
     # -- references ----------------------------------------------------------------------
 
@@ -180,7 +181,10 @@ class TypeConverter:
         if isinstance(node, ast.NamedType):
             return self.named(node.name)
         if isinstance(node, ast.OptionalType):
-            return model.Optional(self.convert(node.inner), node.span)
+            optional = model.Optional(self.convert(node.inner), node.span, node.nullable)
+            if optional.nullable:
+                self.nullables.append(optional)
+            return optional
         if isinstance(node, ast.ListType):
             return model.List(self.convert(node.inner), node.span)
         if isinstance(node, ast.RecordType):
@@ -227,9 +231,13 @@ class TypeConverter:
             default = None
             if item.default is not None:
                 literal = item.default
-                value: bool | int | float | str | tuple[()] = (
-                    () if literal.kind is ast.LiteralKind.EMPTY_LIST else literal.value  # type: ignore[assignment]
-                )
+                value: bool | int | float | str | tuple[()] | model.EmptyObject
+                if literal.kind is ast.LiteralKind.EMPTY_LIST:
+                    value = ()
+                elif literal.kind is ast.LiteralKind.EMPTY_OBJECT:
+                    value = model.EMPTY_OBJECT
+                else:
+                    value = literal.value  # type: ignore[assignment]
                 default = model.Literal(value, literal.raw, literal.span)
             converted = model.Field(
                 name.value,
@@ -340,7 +348,8 @@ class TypeConverter:
                     _case_span(item),
                 )
             )
-        variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span)
+        shared = self.record(node.shared) if node.shared is not None else None
+        variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span, shared)
         self.variants.append(variant)
         return variant
 

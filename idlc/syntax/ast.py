@@ -98,8 +98,12 @@ class PrimitiveType:
 
 @node
 class OptionalType:
+    """`optional<T>`, or `nullable<T>` when `nullable` (docs/language.md, "Nullable and
+    tri-state fields")."""
+
     inner: TypeExpr
     span: Span
+    nullable: bool = False
 
 
 @node
@@ -141,14 +145,15 @@ class LiteralKind(enum.Enum):
     NUMBER = "number"
     STRING = "string"
     EMPTY_LIST = "empty_list"
+    EMPTY_OBJECT = "empty_object"
 
 
 @node
 class Literal:
-    """A field default: `true`, `false`, a number, a string or `[]`."""
+    """A field default: `true`, `false`, a number, a string, `[]` or `{}`."""
 
     kind: LiteralKind
-    value: bool | int | float | str | None  # None for `[]`
+    value: bool | int | float | str | None  # None for `[]` and `{}`
     raw: str
     span: Span
 
@@ -209,6 +214,9 @@ class VariantType:
     tag_field: StringLiteral
     cases: tuple[VariantCase, ...]
     span: Span
+    #: `fields { … }`: the fields every case carries (a record body, spanning from
+    #: `fields`), or None when not written.
+    shared: RecordType | None = None
 
 
 @node

@@ -316,7 +316,8 @@ def _children(node: ast.TypeExpr) -> tuple[ast.TypeExpr, ...]:
     if isinstance(node, ast.RecordType):
         return tuple(field.type for field in node.fields)
     if isinstance(node, ast.VariantType):
-        return tuple(case.type for case in node.cases)
+        cases = tuple(case.type for case in node.cases)
+        return cases if node.shared is None else (node.shared, *cases)
     if isinstance(node, ast.UnionType):
         return node.alternatives
     return ()
@@ -445,7 +446,8 @@ class _Layout:
         if isinstance(node, ast.PrimitiveType):
             w.token(node.kind.value, space)
         elif isinstance(node, ast.OptionalType):
-            self.generic("optional", space, lambda: self.type(node.inner, space=False))
+            keyword = "nullable" if node.nullable else "optional"
+            self.generic(keyword, space, lambda: self.type(node.inner, space=False))
         elif isinstance(node, ast.ListType):
             self.generic("list", space, lambda: self.type(node.inner, space=False))
         elif isinstance(node, ast.MapType):
@@ -476,6 +478,9 @@ class _Layout:
             w.token("variant", space or node.open)
             w.token("tag")
             self.string(node.tag_field)
+            if node.shared is not None:
+                w.token("fields")
+                self.body(node.shared.fields, self.field, self._exploded(node.shared))
             self.body(node.cases, self.case, self._exploded(node))
         else:
             w.token("union", space)
@@ -551,6 +556,9 @@ class _Layout:
         if literal.kind is ast.LiteralKind.EMPTY_LIST:
             self.w.token("[")
             self.w.token("]", space=False)
+        elif literal.kind is ast.LiteralKind.EMPTY_OBJECT:
+            self.w.token("{")
+            self.w.token("}", space=False)
         else:
             self.w.token(literal.raw)
 

@@ -20,7 +20,7 @@ SYNONYMS = {
     "struct": "record", "class": "record", "message": "record", "object": "record",
     "array": "list", "vec": "list", "vector": "list", "seq": "list", "sequence": "list",
     "dict": "map", "dictionary": "map", "hashmap": "map",
-    "option": "optional", "maybe": "optional", "nullable": "optional",
+    "option": "optional", "maybe": "optional",
     "oneof": "union",
     "service": "interface", "trait": "interface", "protocol": "interface",
     "typedef": "type", "alias": "type",

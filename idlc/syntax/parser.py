@@ -162,6 +162,8 @@ class _Builder:
             return ast.Literal(ast.LiteralKind.BOOL, kind == "TRUE", str(token), span)
         if kind == "LSQB":
             return ast.Literal(ast.LiteralKind.EMPTY_LIST, None, "[]", span)
+        if kind == "LBRACE":
+            return ast.Literal(ast.LiteralKind.EMPTY_OBJECT, None, "{}", span)
         if isinstance(token, ast.StringLiteral):
             return ast.Literal(ast.LiteralKind.STRING, token.value, token.raw, span)
         text = str(token)
@@ -186,6 +188,10 @@ class _Builder:
 
     def optional_type(self, children: list[Any]) -> Any:
         return self._depth(ast.OptionalType(children[2], self._span_of(children)), children[2])
+
+    def nullable_type(self, children: list[Any]) -> Any:
+        node = ast.OptionalType(children[2], self._span_of(children), nullable=True)
+        return self._depth(node, children[2])
 
     def list_type(self, children: list[Any]) -> Any:
         return self._depth(ast.ListType(children[2], self._span_of(children)), children[2])
@@ -233,10 +239,20 @@ class _Builder:
         return ast.EnumValue(value, self._doc(value.span.start), self._span_of(children))
 
     def variant_type(self, children: list[Any]) -> Any:
-        cases: tuple[ast.VariantCase, ...] = tuple(children[5:-1])
+        shared: ast.RecordType | None = children[4]
+        cases: tuple[ast.VariantCase, ...] = tuple(children[6:-1])
+        variant = ast.VariantType(
+            children[0] is not None, children[3], cases, self._span_of(children), shared
+        )
+        inner = [case.type for case in cases]
+        if shared is not None:
+            inner.append(shared)
+        return self._depth(variant, *inner)
+
+    def shared_fields(self, children: list[Any]) -> Any:
+        fields = tuple(children[2:-1])
         return self._depth(
-            ast.VariantType(children[0] is not None, children[3], cases, self._span_of(children)),
-            *(case.type for case in cases),
+            ast.RecordType(fields, self._span_of(children)), *(f.type for f in fields)
         )
 
     def tagged_case(self, children: list[Any]) -> ast.VariantCase:

@@ -46,6 +46,7 @@ __all__ = [
     "dec_hook",
     "enc_hook",
     "forward_compatible",
+    "union_value",
 ]
 
 #: The type of an IDL `json` value: whatever msgspec decodes JSON into.
@@ -265,10 +266,28 @@ def _first_alternative(cls: type[UnionBase], obj: object) -> tuple[bool, object]
     reasons = []
     for alternative in cls.__idlc_union__.alternatives:
         try:
-            return True, msgspec.convert(obj, alternative, dec_hook=dec_hook)
+            return True, union_value(cls, msgspec.convert(obj, alternative, dec_hook=dec_hook))
         except msgspec.ValidationError as error:
-            reasons.append(f"{alternative.__name__}: {_relative(error)}")
+            reasons.append(f"{_type_name(alternative)}: {_relative(error)}")
     return False, "No alternative matches (" + "; ".join(reasons) + ")"
+
+
+def union_value(cls: type[UnionBase], value: object) -> object:
+    """The decoded `value` of an alternative of union `cls` as msgspec accepts it for `cls`:
+    itself for a record (which derives from `cls`); for a union of lists (whose marker `cls`
+    is a list: docs/language.md, "Unions"), the same items in a `cls`."""
+    if isinstance(value, list) and issubclass(cls, list):
+        return cls(value)
+    return value
+
+
+def _type_name(type_: Any) -> str:
+    """`Opt`, `list[Opt]`: how a message names an alternative."""
+    arguments = typing.get_args(type_)
+    if arguments:
+        origin = typing.get_origin(type_)
+        return f"{origin.__name__}[{', '.join(_type_name(a) for a in arguments)}]"
+    return str(getattr(type_, "__name__", type_))
 
 
 def _decode_unique(type_: Any, obj: object) -> UniqueSet[Any]:

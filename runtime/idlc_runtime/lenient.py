@@ -27,7 +27,15 @@ from typing import Any
 
 import msgspec
 
-from idlc_runtime.hooks import LENIENCY, Leniency, UnionBase, VariantBase, _json_kind, dec_hook
+from idlc_runtime.hooks import (
+    LENIENCY,
+    Leniency,
+    UnionBase,
+    VariantBase,
+    _json_kind,
+    dec_hook,
+    union_value,
+)
 
 __all__ = ["LenientDecoder", "convert", "is_lenient", "leniency_of"]
 
@@ -165,7 +173,7 @@ def _convert(obj: object, type_: Any) -> Any:
         if issubclass(type_, VariantBase) and "__idlc_variant__" in type_.__dict__:
             return _variant(obj, type_)
         if issubclass(type_, UnionBase) and "__idlc_union__" in type_.__dict__:
-            return _union(obj, type_.__idlc_union__.alternatives)
+            return union_value(type_, _union(obj, type_.__idlc_union__.alternatives))
         if issubclass(type_, msgspec.Struct):
             return _record(obj, type_)
     supertype = getattr(type_, "__supertype__", None)
@@ -242,7 +250,9 @@ def _union(obj: object, alternatives: tuple[Any, ...]) -> Any:
 
 def _tagged_structs(choices: list[Any]) -> tuple[str, dict[object, Any]] | None:
     """For msgspec's own tagged unions (a variant of plain case classes): the tag field
-    and the case of each tag; None for any other union."""
+    and the case of each tag; None for any other union — also for the alternatives of a
+    variant case that is a union of records, which share one tag (docs/language.md,
+    "Variants"): they are tried in order."""
     fields = set()
     by_tag: dict[object, Any] = {}
     for choice in choices:
@@ -252,6 +262,8 @@ def _tagged_structs(choices: list[Any]) -> tuple[str, dict[object, Any]] | None:
         if config.tag_field is None:
             return None
         fields.add(config.tag_field)
+        if config.tag in by_tag:
+            return None
         by_tag[config.tag] = choice
     if len(fields) != 1:
         return None

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import idlc_acp
 from idlc_acp import (
     AcpError,
     AcpErrorCode,
@@ -64,6 +65,7 @@ from idlc_acp import (
 from idlc_acp.contrib import PermissionBroker, Role, SessionState, choose
 from idlc_acp.skeletons import routes_updates
 from idlc_runtime import ProtocolError, RpcError, implemented_members
+from idlc_runtime.codec import decoder_for
 
 from .pair import connected
 
@@ -315,6 +317,10 @@ def test_tool_calls_merge_and_the_rest_is_replaced_whole() -> None:
         10,
         "A title",
     )
+    # `title` is a patch: absent (above) kept it, `null` clears it.
+    cleared = b'{"sessionUpdate": "session_info_update", "title": null}'
+    state.apply(decoder_for(idlc_acp.SessionUpdate).decode(cleared))
+    assert state.title is None
     with pytest.raises(ValueError):
         state.apply(SessionNotification(session_id="other", update=SessionUpdatePlan(entries=[])))
 

@@ -125,7 +125,16 @@ def _case_classes(alias: Any) -> list[Any]:
     base = alias
     info = getattr(base, "__idlc_variant__", None)
     if info is not None:
-        return [*info.cases.values(), *([info.default] if info.default else [])]
+        cases = [*info.cases.values(), *([info.default] if info.default else [])]
+        # A case that is a union of records maps its tag to the union's base class, whose
+        # alternatives are the case classes (docs/language.md, "Variants").
+        return [
+            alternative
+            for case in cases
+            for alternative in (
+                case.__idlc_union__.alternatives if "__idlc_union__" in vars(case) else (case,)
+            )
+        ]
     union = getattr(base, "__idlc_union__", None)
     if union is not None:
         return list(union.alternatives)

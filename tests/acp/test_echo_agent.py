@@ -146,8 +146,9 @@ def test_a_full_turn(project: Path, wire_log: Path) -> None:
             init, _, _ = await start(agent)
             assert init.protocol_version == 1
             caps = init.agent_capabilities
-            assert caps is not None and not caps.load_session
-            assert caps.session_capabilities is None and caps.auth is None
+            assert not caps.load_session
+            assert caps.session_capabilities == idlc_acp.SessionCapabilities()
+            assert caps.auth == idlc_acp.AgentAuthCapabilities()
             session_id = await new_session(agent, project)
             answer = await agent.prompt(text_prompt(session_id, "one", "two", "three"))
             assert answer.stop_reason is idlc_acp.StopReason.END_TURN

@@ -29,6 +29,7 @@ PACKAGES: dict[str, list[Path]] = {
     "gen_extensions": [ROOT / "tests/corpus/valid/extensions.idl"],
     "gen_keywords": [ROOT / "tests/corpus/valid/keywords_as_names.idl"],
     "gen_strings": [ROOT / "tests/corpus/valid/strings.idl"],
+    "gen_acp_constructs": [ROOT / "tests/corpus/valid/acp_constructs.idl"],
 }
 
 

@@ -2,7 +2,7 @@
 
 The alias keeps the declared name (`Entries`), so the inline type inside it is named after
 its container (`EntriesItem`); it used to get the alias's own name, a false E0201/E0204 that
-ACP's `SessionConfigSelectEntry` typedef worked around.
+ACP's former `SessionConfigSelectEntry` typedef worked around.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import black
+import msgspec
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
@@ -56,11 +57,15 @@ names = st.sampled_from(NAMES)
 TYPE_NAMES = [name for name in NAMES if name != "list"]
 
 
-def _field(field: tuple[str, str, bool]) -> tuple[str, str]:
-    """A field; a list or map may get the default `[]` (written after the type)."""
+def _field(field: tuple[str, str, str]) -> tuple[str, str]:
+    """A field; a list or map may get the default `[]`, a map, record, name or optional the
+    default `{}` (written after the type; `check` decides whether the record takes it)."""
     name, type_, default = field
-    empty = default and type_.startswith(("list<", "map<"))
-    return name, type_ + (" = []" if empty else "")
+    if default == "[]" and type_.startswith(("list<", "map<")):
+        return name, f"{type_} = []"
+    if default == "{}" and type_ not in PRIMITIVES and not type_.startswith(("list<", "enum")):
+        return name, f"{type_} = {{}}"
+    return name, type_
 
 
 def _types(depth: int, declared: list[str]) -> st.SearchStrategy[str]:
@@ -69,13 +74,15 @@ def _types(depth: int, declared: list[str]) -> st.SearchStrategy[str]:
         return leaf
     inner = _types(depth - 1, declared)
     fields = st.lists(
-        st.tuples(names, inner, st.booleans()).map(_field),
+        st.tuples(names, inner, st.sampled_from(["", "[]", "{}"])).map(_field),
         max_size=3,
         unique_by=lambda field: field[0],
     )
     return st.one_of(
         leaf,
         inner.map(lambda t: f"optional<{t}>"),
+        inner.map(lambda t: f"nullable<{t}>"),
+        inner.map(lambda t: f"optional<nullable<{t}>>"),
         inner.map(lambda t: f"list<{t}>"),
         inner.map(lambda t: f"map<string, {t}>"),
         fields.map(lambda fs: "record { " + " ".join(f"{n}: {t};" for n, t in fs) + " }"),
@@ -85,9 +92,12 @@ def _types(depth: int, declared: list[str]) -> st.SearchStrategy[str]:
         st.tuples(
             st.booleans(),
             st.lists(st.tuples(names, fields), min_size=1, max_size=3, unique_by=lambda c: c[0]),
+            fields,
         ).map(
             lambda v: ("open " if v[0] else "")
-            + 'variant tag "kind" { '
+            + 'variant tag "kind" '
+            + ("fields { " + " ".join(f"{n}: {t};" for n, t in v[2]) + " } " if v[2] else "")
+            + "{ "
             + " ".join(
                 f'"{tag}": record {{ ' + " ".join(f"{n}: {t};" for n, t in fs) + " };"
                 for tag, fs in v[1]
@@ -154,6 +164,8 @@ _packages = itertools.count()
 @given(schema=schemas())
 # Only aliases in `_types`: the first statement after the imports (black wants one blank line).
 @example(schema=([("A", "string"), ("B", "list<A>")], []))
+# A `{}` default naming a record written after its own: the class statement calls it.
+@example(schema=([("A", "record { x: B = {}; }"), ("B", "record { y: optional<A>; }")], []))
 def test_what_check_accepts_generates_working_code(
     tmp_path: Path,
     schema: tuple[list[tuple[str, str]], list[tuple[str, list[tuple[str, str, str]]]]],
@@ -186,7 +198,14 @@ def test_what_check_accepts_generates_working_code(
     write_package(out, generated)
     sys.path.insert(0, str(out))
     try:
-        importlib.import_module(package)
+        module = importlib.import_module(package)
+        # Every struct that needs no argument can be built: its `{}` defaults end.
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, msgspec.Struct):
+                try:
+                    value()
+                except TypeError:
+                    pass  # a required field
     finally:
         sys.path.remove(str(out))
         for name in [name for name in sys.modules if name.split(".")[0] == package]:

@@ -324,7 +324,7 @@ def test_terminal_names_and_spellings_come_from_the_tables() -> None:
     assert tokens.spelling("NAME") is None
     assert tokens.type_starts() == {
         "STRING_KW", "BOOL", "UNIT", "FLOAT64", "BYTES", "JSON", "INT8", "INT16", "INT32",
-        "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "OPTIONAL", "LIST", "MAP",
+        "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "OPTIONAL", "NULLABLE", "LIST", "MAP",
         "ATOM_REF", "INTERFACE_REF", "RECORD", "OPEN", "ENUM", "VARIANT", "UNION", "NAME",
     }  # fmt: skip
 

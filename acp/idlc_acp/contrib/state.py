@@ -17,6 +17,8 @@ import dataclasses
 import enum
 from collections.abc import Sequence
 
+import msgspec
+
 from idlc_acp.protocol import (
     AvailableCommand,
     ContentBlock,
@@ -185,7 +187,9 @@ class SessionState:
         elif isinstance(update, SessionUpdateUsageUpdate):
             self.usage = UsageUpdate(used=update.used, size=update.size, cost=update.cost)
         elif isinstance(update, SessionUpdateSessionInfoUpdate):
-            if update.title is not None:
+            # A patch: absent leaves the title, `null` clears it (docs/language.md,
+            # "Nullable and tri-state fields").
+            if not isinstance(update.title, msgspec.UnsetType):
                 self.title = update.title
         else:
             self.other.append(update)

@@ -32,7 +32,7 @@ class _McpServerBase(_hooks.VariantBase):
     __slots__ = ()
 
 
-class _SessionConfigSelectEntryBase(_hooks.UnionBase):
+class _SessionConfigSelectOptionsBase(list[typing.Any], _hooks.UnionBase):
     __slots__ = ()
 
 
@@ -44,7 +44,19 @@ class _EmbeddedResourceResourceBase(_hooks.UnionBase):
     __slots__ = ()
 
 
+class _CreateElicitationRequestFormBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
+class _CreateElicitationRequestUrlBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
 class _CreateElicitationRequestBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _ElicitationFormModeBase(_hooks.UnionBase):
     __slots__ = ()
 
 
@@ -53,6 +65,10 @@ class _ElicitationPropertySchemaBase(_hooks.VariantBase):
 
 
 class _MultiSelectItemsBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _ElicitationUrlModeBase(_hooks.UnionBase):
     __slots__ = ()
 
 
@@ -262,25 +278,38 @@ class StringFormat(enum.Enum):
     """Date-time format (ISO 8601)."""
 
 
-class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Request parameters for the initialize method.
+class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """File system capabilities that a client may support.
 
-    Sent by the client to establish connection and negotiate capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
     """
 
-    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
-    """The latest protocol version supported by the client."""
-    client_capabilities: ClientCapabilities | None = msgspec.field(
-        default=None,
-        name="clientCapabilities",
-    )
-    """Capabilities supported by the client."""
-    client_info: Implementation | None = msgspec.field(default=None, name="clientInfo")
-    """Information about the Client name and version sent to the Agent.
+    read_text_file: bool = msgspec.field(default=False, name="readTextFile")
+    """Whether the Client supports `fs/read_text_file` requests."""
+    write_text_file: bool = msgspec.field(default=False, name="writeTextFile")
+    """Whether the Client supports `fs/write_text_file` requests."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
 
-    Note: in future versions of the protocol, this will be required.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: bool = False
+    """Whether the client supports `terminal` authentication methods.
+
+    The client should set this to `true` only when it can reproduce the
+    configured agent invocation in an interactive terminal. When `true`, the
+    agent may include `terminal` entries in its authentication methods.
     """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -299,7 +328,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
     """
 
-    fs: FileSystemCapabilities | None = None
+    fs: FileSystemCapabilities = msgspec.field(default_factory=FileSystemCapabilities)
     """File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
@@ -311,7 +340,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted or `null` both mean the client does not advertise any
     session-related extensions.
     """
-    auth: AuthCapabilities | None = None
+    auth: AuthCapabilities = msgspec.field(default_factory=AuthCapabilities)
     """Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
     in its `InitializeResponse`.
@@ -331,16 +360,26 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """File system capabilities that a client may support.
+class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Request parameters for the initialize method.
 
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
+    Sent by the client to establish connection and negotiate capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
     """
 
-    read_text_file: bool = msgspec.field(default=False, name="readTextFile")
-    """Whether the Client supports `fs/read_text_file` requests."""
-    write_text_file: bool = msgspec.field(default=False, name="writeTextFile")
-    """Whether the Client supports `fs/write_text_file` requests."""
+    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
+    """The latest protocol version supported by the client."""
+    client_capabilities: ClientCapabilities = msgspec.field(
+        default_factory=ClientCapabilities,
+        name="clientCapabilities",
+    )
+    """Capabilities supported by the client."""
+    client_info: Implementation | None = msgspec.field(default=None, name="clientInfo")
+    """Information about the Client name and version sent to the Agent.
+
+    Note: in future versions of the protocol, this will be required.
+    """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
@@ -424,29 +463,6 @@ class NoticeCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Client support for presenting live notices to the user."""
 
 
-class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: bool = False
-    """Whether the client supports `terminal` authentication methods.
-
-    The client should set this to `true` only when it can reproduce the
-    configured agent invocation in an interactive terminal. When `true`, the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Elicitation capabilities supported by the client."""
 
@@ -518,79 +534,6 @@ class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Response to the `initialize` method.
-
-    Contains the negotiated protocol version and agent capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-    """
-
-    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
-    """The protocol version the client specified if supported by the agent,
-    or the latest protocol version supported by the agent.
-
-    The client should disconnect, if it doesn't support this version.
-    """
-    agent_capabilities: AgentCapabilities | None = msgspec.field(
-        default=None,
-        name="agentCapabilities",
-    )
-    """Capabilities supported by the agent."""
-    auth_methods: list[AuthMethod] = msgspec.field(
-        default_factory=list,
-        name="authMethods",
-    )
-    """Authentication methods supported by the agent."""
-    agent_info: Implementation | None = msgspec.field(default=None, name="agentInfo")
-    """Information about the Agent name and version sent to the Client.
-
-    Note: in future versions of the protocol, this will be required.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Capabilities supported by the agent.
-
-    Advertised during initialization to inform the client about
-    available features and content types.
-
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
-    """
-
-    load_session: bool = msgspec.field(default=False, name="loadSession")
-    """Whether the agent supports `session/load`."""
-    prompt_capabilities: PromptCapabilities | None = msgspec.field(
-        default=None,
-        name="promptCapabilities",
-    )
-    """Prompt capabilities supported by the agent."""
-    mcp_capabilities: McpCapabilities | None = msgspec.field(
-        default=None,
-        name="mcpCapabilities",
-    )
-    """MCP capabilities supported by the agent."""
-    session_capabilities: SessionCapabilities | None = msgspec.field(
-        default=None,
-        name="sessionCapabilities",
-    )
-    """Session lifecycle and prompt capabilities advertised by the agent."""
-    auth: AgentAuthCapabilities | None = None
-    """Authentication-related capabilities supported by the agent."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
@@ -707,6 +650,96 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
+class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Authentication-related capabilities supported by the agent."""
+
+    logout: LogoutCapabilities | None = None
+    """Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Capabilities supported by the agent.
+
+    Advertised during initialization to inform the client about
+    available features and content types.
+
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
+    """
+
+    load_session: bool = msgspec.field(default=False, name="loadSession")
+    """Whether the agent supports `session/load`."""
+    prompt_capabilities: PromptCapabilities = msgspec.field(
+        default_factory=PromptCapabilities,
+        name="promptCapabilities",
+    )
+    """Prompt capabilities supported by the agent."""
+    mcp_capabilities: McpCapabilities = msgspec.field(
+        default_factory=McpCapabilities,
+        name="mcpCapabilities",
+    )
+    """MCP capabilities supported by the agent."""
+    session_capabilities: SessionCapabilities = msgspec.field(
+        default_factory=SessionCapabilities,
+        name="sessionCapabilities",
+    )
+    """Session lifecycle and prompt capabilities advertised by the agent."""
+    auth: AgentAuthCapabilities = msgspec.field(default_factory=AgentAuthCapabilities)
+    """Authentication-related capabilities supported by the agent."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Response to the `initialize` method.
+
+    Contains the negotiated protocol version and agent capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
+    """
+
+    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
+    """The protocol version the client specified if supported by the agent,
+    or the latest protocol version supported by the agent.
+
+    The client should disconnect, if it doesn't support this version.
+    """
+    agent_capabilities: AgentCapabilities = msgspec.field(
+        default_factory=AgentCapabilities,
+        name="agentCapabilities",
+    )
+    """Capabilities supported by the agent."""
+    auth_methods: list[AuthMethod] = msgspec.field(
+        default_factory=list,
+        name="authMethods",
+    )
+    """Authentication methods supported by the agent."""
+    agent_info: Implementation | None = msgspec.field(default=None, name="agentInfo")
+    """Information about the Agent name and version sent to the Client.
+
+    Note: in future versions of the protocol, this will be required.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
 class SessionListCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities for the `session/list` method.
 
@@ -776,23 +809,6 @@ class SessionCloseCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True)
     Supplying `{}` means the agent supports closing sessions.
     """
 
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Authentication-related capabilities supported by the agent."""
-
-    logout: LogoutCapabilities | None = None
-    """Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
@@ -1147,20 +1163,6 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The currently selected value."""
     options: SessionConfigSelectOptions
     """The set of selectable options."""
-    id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: str | None = None
-    """Optional description for the Client to display to the user."""
-    category: SessionConfigOptionCategory | None = None
-    """Optional semantic category for this option (UX only)."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionConfigOptionSelect(
@@ -1172,12 +1174,6 @@ class SessionConfigOptionSelect(
 ):
     """Single-value selector (dropdown)."""
 
-
-class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A boolean on/off toggle session configuration option payload."""
-
-    current_value: bool = msgspec.field(name="currentValue")
-    """The current value of the boolean option."""
     id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
@@ -1194,6 +1190,13 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
+class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A boolean on/off toggle session configuration option payload."""
+
+    current_value: bool = msgspec.field(name="currentValue")
+    """The current value of the boolean option."""
+
+
 class SessionConfigOptionBoolean(
     SessionConfigBoolean,
     kw_only=True,
@@ -1203,13 +1206,23 @@ class SessionConfigOptionBoolean(
 ):
     """Boolean on/off toggle."""
 
+    id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: str | None = None
+    """Optional description for the Client to display to the user."""
+    category: SessionConfigOptionCategory | None = None
+    """Optional semantic category for this option (UX only)."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
 
-class SessionConfigSelectOption(
-    msgspec.Struct,
-    _SessionConfigSelectEntryBase,
-    kw_only=True,
-    omit_defaults=True,
-):
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class SessionConfigSelectOption(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -1226,12 +1239,7 @@ class SessionConfigSelectOption(
     """
 
 
-class SessionConfigSelectGroup(
-    msgspec.Struct,
-    _SessionConfigSelectEntryBase,
-    kw_only=True,
-    omit_defaults=True,
-):
+class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A group of possible values for a session configuration option."""
 
     group: SessionConfigGroupId
@@ -1515,8 +1523,6 @@ class SetSessionConfigOptionRequestBoolean(
 ):
     """A boolean value (`type: "boolean"`)."""
 
-    value: bool
-    """The boolean value."""
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1527,6 +1533,8 @@ class SetSessionConfigOptionRequestBoolean(
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    value: bool
+    """The boolean value."""
 
 
 class SetSessionConfigOptionRequestDefault(
@@ -1542,8 +1550,6 @@ class SetSessionConfigOptionRequestDefault(
     variant.
     """
 
-    value: SessionConfigValueId
-    """The value ID."""
     session_id: SessionId = msgspec.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId = msgspec.field(name="configId")
@@ -1554,6 +1560,8 @@ class SetSessionConfigOptionRequestDefault(
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    value: SessionConfigValueId
+    """The value ID."""
 
 
 class SetSessionConfigOptionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -2143,9 +2151,12 @@ class SessionInfoUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     Clients can use it to keep session titles and state current.
     """
 
-    title: str | None = None
+    title: str | None | msgspec.UnsetType = msgspec.UNSET
     """Human-readable title for the session. Set to null to clear."""
-    updated_at: str | None = msgspec.field(default=None, name="updatedAt")
+    updated_at: str | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="updatedAt",
+    )
     """ISO 8601 timestamp of last activity. Set to null to clear."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -2250,16 +2261,15 @@ class CompactionUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The Agent-owned ID of this compaction, unique within the session."""
     status: CompactionStatus
     """Current lifecycle status."""
-    summary: list[ContentBlock] | None = None
+    summary: list[ContentBlock] | None | msgspec.UnsetType = msgspec.UNSET
     """Complete replacement user-displayable summary content for the compaction."""
-    error: str | None = None
+    error: str | None | msgspec.UnsetType = msgspec.UNSET
     """Human-readable error details for the compaction."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    meta: dict[str, _hooks.JsonValue] | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="_meta",
+    )
+    """Extensible metadata patch for this compaction."""
 
 
 class SessionUpdateCompactionUpdate(
@@ -2826,20 +2836,15 @@ class ReleaseTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Form-based elicitation mode where the client renders a form from the provided schema."""
-
+class ElicitationFormModeOption1(
+    msgspec.Struct,
+    _ElicitationFormModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
     requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
-    message: str
-    """A human-readable message describing what input is needed."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
+    session_id: SessionId = msgspec.field(name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
     """Optional tool call within the session.
@@ -2847,13 +2852,12 @@ class ElicitationFormMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
-    request_id: RequestId | None = msgspec.field(default=None, name="requestId")
-    """The request this elicitation is tied to."""
 
 
-class CreateElicitationRequestForm(
-    ElicitationFormMode,
+class CreateElicitationRequestFormOption1(
+    ElicitationFormModeOption1,
     _CreateElicitationRequestBase,
+    _CreateElicitationRequestFormBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="mode",
@@ -2861,14 +2865,6 @@ class CreateElicitationRequestForm(
 ):
     """Form-based elicitation where the client renders a form from the provided schema."""
 
-
-class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """URL-based elicitation mode where the client directs the user to a URL."""
-
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
-    """The unique identifier for this elicitation."""
-    url: str
-    """The URL to direct the user to."""
     message: str
     """A human-readable message describing what input is needed."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
@@ -2877,7 +2873,52 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
-    session_id: SessionId | None = msgspec.field(default=None, name="sessionId")
+
+
+class ElicitationFormModeOption2(
+    msgspec.Struct,
+    _ElicitationFormModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
+    """A JSON Schema describing the form fields to present to the user."""
+    request_id: RequestId = msgspec.field(name="requestId")
+    """The request this elicitation is tied to."""
+
+
+class CreateElicitationRequestFormOption2(
+    ElicitationFormModeOption2,
+    _CreateElicitationRequestBase,
+    _CreateElicitationRequestFormBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="form",
+):
+    """Form-based elicitation where the client renders a form from the provided schema."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ElicitationUrlModeOption1(
+    msgspec.Struct,
+    _ElicitationUrlModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
+    session_id: SessionId = msgspec.field(name="sessionId")
     """The session this elicitation is tied to."""
     tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
     """Optional tool call within the session.
@@ -2885,19 +2926,62 @@ class ElicitationUrlMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
     session without a specific tool call.
     """
-    request_id: RequestId | None = msgspec.field(default=None, name="requestId")
-    """The request this elicitation is tied to."""
 
 
-class CreateElicitationRequestUrl(
-    ElicitationUrlMode,
+class CreateElicitationRequestUrlOption1(
+    ElicitationUrlModeOption1,
     _CreateElicitationRequestBase,
+    _CreateElicitationRequestUrlBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="mode",
     tag="url",
 ):
     """URL-based elicitation where the client directs the user to a URL."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ElicitationUrlModeOption2(
+    msgspec.Struct,
+    _ElicitationUrlModeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
+    request_id: RequestId = msgspec.field(name="requestId")
+    """The request this elicitation is tied to."""
+
+
+class CreateElicitationRequestUrlOption2(
+    ElicitationUrlModeOption2,
+    _CreateElicitationRequestBase,
+    _CreateElicitationRequestUrlBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="mode",
+    tag="url",
+):
+    """URL-based elicitation where the client directs the user to a URL."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class CreateElicitationRequestUnknown(
@@ -2922,7 +3006,9 @@ class ElicitationSchema(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    properties: dict[str, ElicitationPropertySchema] | None = None
+    properties: dict[str, ElicitationPropertySchema] = msgspec.field(
+        default_factory=dict,
+    )
     """Property definitions (must be primitive types)."""
     required: list[str] | None = None
     """List of required property names.
@@ -3308,12 +3394,6 @@ class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     content: dict[str, ElicitationContentValue] | None = None
     """The user-provided content, if any, as an object matching the requested schema."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class CreateElicitationResponseAccept(
@@ -3325,6 +3405,13 @@ class CreateElicitationResponseAccept(
     tag="accept",
 ):
     """The user accepted and provided content."""
+
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
 
 
 class CreateElicitationResponseDecline(
@@ -3465,18 +3552,11 @@ SessionConfigValueId: typing.TypeAlias = str
 
 
 if typing.TYPE_CHECKING:
-    SessionConfigSelectEntry: typing.TypeAlias = (
-        SessionConfigSelectOption | SessionConfigSelectGroup
+    SessionConfigSelectOptions: typing.TypeAlias = (
+        list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
     )
 else:
-    SessionConfigSelectEntry = _SessionConfigSelectEntryBase
-"""One entry of `SessionConfigSelectOptions`: an option, or a group of options.
-G8: the schema's union of two lists is a list of this union; do not mix the
-two kinds in one list.
-"""
-
-
-SessionConfigSelectOptions: typing.TypeAlias = list[SessionConfigSelectEntry]
+    SessionConfigSelectOptions = _SessionConfigSelectOptionsBase
 """Possible values for a session configuration option."""
 
 
@@ -3591,8 +3671,10 @@ RequestPermissionOutcome: typing.TypeAlias = (
 
 if typing.TYPE_CHECKING:
     CreateElicitationRequest: typing.TypeAlias = (
-        CreateElicitationRequestForm
-        | CreateElicitationRequestUrl
+        CreateElicitationRequestFormOption1
+        | CreateElicitationRequestFormOption2
+        | CreateElicitationRequestUrlOption1
+        | CreateElicitationRequestUrlOption2
         | CreateElicitationRequestUnknown
     )
 else:
@@ -3603,6 +3685,15 @@ The agent sends this to the client to request information from the user,
 either via a form or by directing them to a URL.
 Elicitations are tied to a session (optionally a tool call) or a request.
 """
+
+
+if typing.TYPE_CHECKING:
+    ElicitationFormMode: typing.TypeAlias = (
+        ElicitationFormModeOption1 | ElicitationFormModeOption2
+    )
+else:
+    ElicitationFormMode = _ElicitationFormModeBase
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
 
 
 if typing.TYPE_CHECKING:
@@ -3633,7 +3724,10 @@ else:
 """Items for a multi-select (array) property schema."""
 
 
-RequestId: typing.TypeAlias = _Int64 | str
+RequestIdValue: typing.TypeAlias = _Int64 | str
+
+
+RequestId: typing.TypeAlias = RequestIdValue | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -3644,6 +3738,15 @@ The Server MUST reply with the same value in the Response object if included. Th
 
 \\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
 """
+
+
+if typing.TYPE_CHECKING:
+    ElicitationUrlMode: typing.TypeAlias = (
+        ElicitationUrlModeOption1 | ElicitationUrlModeOption2
+    )
+else:
+    ElicitationUrlMode = _ElicitationUrlModeBase
+"""URL-based elicitation mode where the client directs the user to a URL."""
 
 
 ElicitationId: typing.TypeAlias = str
@@ -3845,13 +3948,19 @@ _hooks.forward_compatible(SessionMode, lenient=("description", "meta"))
 
 
 _hooks.forward_compatible(
-    SessionConfigSelect,
+    SessionConfigOptionSelect,
     lenient=("description", "category", "meta"),
 )
 
 
-_SessionConfigSelectEntryBase.__idlc_union__ = _hooks.UnionInfo(
-    alternatives=(SessionConfigSelectOption, SessionConfigSelectGroup),
+_hooks.forward_compatible(
+    SessionConfigOptionBoolean,
+    lenient=("description", "category", "meta"),
+)
+
+
+_SessionConfigSelectOptionsBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(list[SessionConfigSelectOption], list[SessionConfigSelectGroup]),
 )
 
 
@@ -3862,12 +3971,6 @@ _hooks.forward_compatible(
     SessionConfigSelectGroup,
     lenient=("options", "meta"),
     skip_invalid=("options",),
-)
-
-
-_hooks.forward_compatible(
-    SessionConfigBoolean,
-    lenient=("description", "category", "meta"),
 )
 
 
@@ -4158,15 +4261,57 @@ _hooks.forward_compatible(ReleaseTerminalRequest, lenient=("meta",))
 _hooks.forward_compatible(ReleaseTerminalResponse, lenient=("meta",))
 
 
+_hooks.forward_compatible(
+    CreateElicitationRequestFormOption1,
+    lenient=("meta", "tool_call_id"),
+)
+
+
+_hooks.forward_compatible(CreateElicitationRequestFormOption2, lenient=("meta",))
+
+
+_CreateElicitationRequestFormBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(
+        CreateElicitationRequestFormOption1,
+        CreateElicitationRequestFormOption2,
+    ),
+)
+
+
+_hooks.forward_compatible(
+    CreateElicitationRequestUrlOption1,
+    lenient=("meta", "tool_call_id"),
+)
+
+
+_hooks.forward_compatible(CreateElicitationRequestUrlOption2, lenient=("meta",))
+
+
+_CreateElicitationRequestUrlBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(
+        CreateElicitationRequestUrlOption1,
+        CreateElicitationRequestUrlOption2,
+    ),
+)
+
+
 _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="mode",
-    cases={"form": CreateElicitationRequestForm, "url": CreateElicitationRequestUrl},
+    cases={
+        "form": _CreateElicitationRequestFormBase,
+        "url": _CreateElicitationRequestUrlBase,
+    },
     default=None,
     unknown=CreateElicitationRequestUnknown,
 )
 
 
-_hooks.forward_compatible(ElicitationFormMode, lenient=("meta",))
+_hooks.forward_compatible(ElicitationFormModeOption1, lenient=("tool_call_id",))
+
+
+_ElicitationFormModeBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(ElicitationFormModeOption1, ElicitationFormModeOption2),
+)
 
 
 _hooks.forward_compatible(
@@ -4240,7 +4385,15 @@ _hooks.forward_compatible(TitledMultiSelectItems, lenient=("meta",))
 _hooks.forward_compatible(ElicitationSessionScope, lenient=("tool_call_id",))
 
 
-_hooks.forward_compatible(ElicitationUrlMode, lenient=("meta",))
+_hooks.forward_compatible(ElicitationUrlModeOption1, lenient=("tool_call_id",))
+
+
+_ElicitationUrlModeBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(ElicitationUrlModeOption1, ElicitationUrlModeOption2),
+)
+
+
+_hooks.forward_compatible(CreateElicitationResponseAccept, lenient=("meta",))
 
 
 _hooks.forward_compatible(CreateElicitationResponseDecline, lenient=("meta",))
@@ -4259,9 +4412,6 @@ _CreateElicitationResponseBase.__idlc_variant__ = _hooks.VariantInfo(
     default=None,
     unknown=CreateElicitationResponseUnknown,
 )
-
-
-_hooks.forward_compatible(ElicitationAcceptAction, lenient=("meta",))
 
 
 _hooks.forward_compatible(CompleteElicitationNotification, lenient=("meta",))
