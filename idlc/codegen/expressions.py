@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import math
 from typing import TYPE_CHECKING
 
 from idlc import naming
 from idlc.codegen import hints
-from idlc.codegen.layout import python_string
+from idlc.codegen.layout import python_bytes, python_string
 from idlc.codegen.typeexpr import NONE, TypeExpr, generic, named
 from idlc.codegen.views import IntegerAliasView, ModuleView
 from idlc.semantics import model as m
@@ -117,4 +118,7 @@ class ModuleContext:
                 return f"float({python_string(repr(value))})", None
             return repr(value), None
         assert isinstance(value, str)
+        if isinstance(resolved, m.Primitive) and resolved.kind is m.PrimitiveKind.BYTES:
+            # The default is written as on the wire, in base64 (checked by the resolver).
+            return python_bytes(base64.b64decode(value, validate=True)), None
         return python_string(value), None

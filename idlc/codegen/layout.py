@@ -41,7 +41,16 @@ def python_string(value: str) -> str:
     `repr` chooses single quotes when the text holds `'`-free `"`; black then keeps single
     quotes only where double quotes would need more escapes.
     """
-    literal = repr(value)
+    return _black_quotes(repr(value))
+
+
+def python_bytes(value: bytes) -> str:
+    """A Python bytes literal for `value` (`b"..."`), in the quotes black prefers."""
+    return "b" + _black_quotes(repr(value)[1:])
+
+
+def _black_quotes(literal: str) -> str:
+    """`literal` (a string literal as `repr` writes it, without prefix) in black's quotes."""
     if literal[0] == '"':
         return literal
     if '"' not in literal and "\\'" not in literal:

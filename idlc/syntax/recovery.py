@@ -60,20 +60,25 @@ class Recovery:
         # Errors at or before this offset are echoes of the last one and not reported.
         self.quiet_until = -1
         self.gave_up = False
+        #: Where reading stopped once the budget was spent.
+        self.stopped_at = 0
 
-    def _budget(self) -> bool:
+    def _budget(self, position: int) -> bool:
         self.attempts += 1
         if self.attempts > MAX_ATTEMPTS or self.reported >= MAX_REPORTED:
-            self.gave_up = True
+            if not self.gave_up:
+                self.gave_up = True
+                self.stopped_at = position
             return False
         return True
 
     def finish(self) -> None:
         if self.gave_up:
+            # Said where reading stopped, so an editor shows it in the file (at that place).
             self.diagnostics.add(
                 codes.TOO_MANY_ERRORS,
-                f"too many syntax errors in {self.source.path}; stopped reading it",
-                None,
+                f"too many syntax errors in {self.source.path}; stopped reading it here",
+                self.source.span(self.stopped_at, self.stopped_at),
                 help="fix the errors above and run again",
             )
 
@@ -81,7 +86,7 @@ class Recovery:
 
     def characters(self, parser: Parser, position: int) -> int | None:
         """Report what cannot start a token at `position`; where to go on lexing."""
-        if not self._budget():
+        if not self._budget(position):
             return None
         text = self.source.text
         if text.startswith('"', position):
@@ -175,7 +180,7 @@ class Recovery:
 
     def token(self, parser: Parser, token: Tok) -> bool:
         """Handle a token the parser cannot take. False stops the parse."""
-        if not self._budget():
+        if not self._budget(token.start):
             return False
         expected = parser.expected()
         if token.type == END:

@@ -39,6 +39,22 @@ def test_map_defaults_are_empty_maps(package_dir: Path) -> None:
     assert filled.counts == {"a": 1} and filled.either == ["x"]
 
 
+def test_bytes_defaults_are_bytes(package_dir: Path) -> None:
+    import black
+
+    edges = importlib.import_module("gen_edges")
+    value = _decode(edges.Blobs, b"{}")
+    assert (value.magic, value.quotes, value.maybe) == (b"hello", b"'\"", b"\x00")
+    assert ENCODER.encode(value) == b"{}"  # equal to their defaults: left out
+    assert _decode(edges.Blobs, b'{"magic":"AQ=="}').magic == b"\x01"
+    # Written as black writes bytes literals, so generation needs no black run for them.
+    module = next(package_dir.glob("gen_edges/*.py"), None)
+    assert module is not None
+    for path in package_dir.glob("gen_edges/*.py"):
+        text = path.read_text()
+        assert black.format_str(text, mode=black.Mode()) == text, path.name
+
+
 def test_an_open_variant_without_cases_keeps_every_object(package_dir: Path) -> None:
     edges = importlib.import_module("gen_edges")
     data = b'{"kind":"new","x":[1,2]}'

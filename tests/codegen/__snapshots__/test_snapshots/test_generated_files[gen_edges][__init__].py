@@ -8,6 +8,7 @@ from ._refs import ATOMS, EdgesRef, MarkerRef
 from ._types import (
     Anything,
     AnythingUnknown,
+    Blobs,
     Counts,
     Defaults,
     ListOrMap,
@@ -21,6 +22,7 @@ __all__ = [
     "ATOMS",
     "Anything",
     "AnythingUnknown",
+    "Blobs",
     "Counts",
     "Defaults",
     "Edges",

@@ -34,6 +34,14 @@ class Defaults(msgspec.Struct, kw_only=True, omit_defaults=True):
     anything: _hooks.JsonValue = msgspec.field(default_factory=list)
 
 
+class Blobs(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """`bytes` defaults are written in base64, as on the wire; Python gets the bytes."""
+
+    magic: bytes = b"hello"
+    quotes: bytes = b"'\""
+    maybe: bytes | None = b"\x00"
+
+
 if typing.TYPE_CHECKING:
     Anything: typing.TypeAlias = AnythingUnknown
 else:
