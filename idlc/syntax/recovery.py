@@ -77,7 +77,7 @@ class Recovery:
             # Said where reading stopped, so an editor shows it in the file (at that place).
             self.diagnostics.add(
                 codes.TOO_MANY_ERRORS,
-                f"too many syntax errors in {self.source.path}; stopped reading it here",
+                "too many syntax errors; stopped reading this file here",
                 self.source.span(self.stopped_at, self.stopped_at),
                 help="fix the errors above and run again",
             )
