@@ -279,11 +279,11 @@ def replaced(value: Json, path: tuple[Any, ...], new: Json) -> Json:
 #: is absent. The keys that hold them.
 UNTAGGED_FALLBACK = {"authMethods", "mcpServers"}
 #: Definitions whose open variant makes every case, the unknown one included, carry shared
-#: fields (docs/acp-gaps.md G2), or whose default case is untagged (G3/G8).
+#: fields: the official SDKs check the shared fields of an unknown case, idlc keeps an
+#: unknown case as it came (docs/acp.md, "Messages from newer peers").
 SHARED_FIELD_VARIANTS = {
     "CreateElicitationRequest",
     "CreateElicitationResponse",
-    "SetSessionConfigOptionRequest",
 }
 
 
@@ -296,8 +296,6 @@ def explained(definition: str, mutations: list[tuple[tuple[Any, ...], Json]]) ->
     for path, new in mutations:
         if UNTAGGED_FALLBACK & set(path[:-1]) or (path and path[-1] in UNTAGGED_FALLBACK):
             return True
-        if new is None and path and path[-1] == "requestId":
-            return True  # `requestId: null` is G9
     return False
 
 
