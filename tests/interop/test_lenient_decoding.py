@@ -293,7 +293,7 @@ def explained(definition: str, mutations: list[tuple[tuple[Any, ...], Json]]) ->
     in docs/acp.md); such samples are not judged."""
     if definition in SHARED_FIELD_VARIANTS:
         return True
-    for path, new in mutations:
+    for path, _new in mutations:
         if UNTAGGED_FALLBACK & set(path[:-1]) or (path and path[-1] in UNTAGGED_FALLBACK):
             return True
     return False
