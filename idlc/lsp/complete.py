@@ -117,6 +117,8 @@ def complete(text: str, cursor: int, index: Index) -> Completions:
         member = next((token.type for token in reversed(tokens) if token.type in _VERBS_FOR), None)
         allowed = _VERBS_FOR.get(member or "", tuple(_VERBS))
         terminals = (terminals - _VERBS) | set(allowed)
+    if terminals & _MODIFIERS:
+        terminals = terminals - _written_modifiers(found.values)
     if "NAME" in terminals:
         candidates.extend(_names(_name_context(terminals, found.values), index))
     for terminal in sorted(terminals):
@@ -124,6 +126,22 @@ def complete(text: str, cursor: int, index: Index) -> Completions:
         if word and word[0].isalpha():
             candidates.append(Candidate(word, "keyword"))
     return Completions(start, candidates)
+
+
+#: A field's modifiers: offered in any order, but each at most once (a second is an error).
+_MODIFIERS = frozenset({"LENIENT", "SKIP_INVALID", "NULL_DEFAULT"})
+
+
+def _written_modifiers(values: list[object]) -> set[str]:
+    """The modifiers already written in the field being completed: the modifier tokens (or
+    the list the parser has made of them) at the top of its stack."""
+    written: set[str] = set()
+    for value in reversed(values):
+        items = value if isinstance(value, list) else [value]
+        if not items or not all(isinstance(t, Tok) and t.type in _MODIFIERS for t in items):
+            break
+        written.update(t.type for t in items if isinstance(t, Tok))
+    return written
 
 
 def _name_context(terminals: set[str], values: list[object]) -> str | None:

@@ -524,12 +524,18 @@ class _Layout:
         if field.default is not None:
             w.token("=")
             self.literal(field.default)
-        if field.lenient is not None:
-            w.token("lenient")
-        if field.skip_invalid is not None:
-            w.token("skip-invalid")
-        if field.null_default is not None:
-            w.token("null-default")
+        # In the order written: the layout keeps the tokens (and comments between them).
+        written = [
+            (span.start, text)
+            for span, text in (
+                (field.lenient, "lenient"),
+                (field.skip_invalid, "skip-invalid"),
+                (field.null_default, "null-default"),
+            )
+            if span is not None
+        ]
+        for _, text in sorted(written):
+            w.token(text)
         w.token(";", space=False)
 
     def enum_value(self, value: ast.EnumValue) -> None:

@@ -217,17 +217,37 @@ class _Builder:
 
     def field(self, children: list[Any]) -> ast.Field:
         name: ast.Name = children[0]
-        lenient, skip_invalid, null_default = children[5], children[6], children[7]
+        # The modifiers, in any order (`idlc fmt` writes them in one); each at most once.
+        modifiers: dict[str, Span] = {}
+        for token in children[5] or ():
+            span = self._token_span(token)
+            if token.type in modifiers:
+                self.state.diagnostics.add(
+                    codes.UNEXPECTED_TOKEN,
+                    f"`{token.value}` is written twice",
+                    span,
+                    help=f"remove this `{token.value}`",
+                )
+            else:
+                modifiers[token.type] = span
         return ast.Field(
             name,
             children[2],
             children[4],
             self._doc(name.span.start),
             self._span_of(children),
-            self._token_span(lenient) if lenient is not None else None,
-            self._token_span(skip_invalid) if skip_invalid is not None else None,
-            self._token_span(null_default) if null_default is not None else None,
+            modifiers.get("LENIENT"),
+            modifiers.get("SKIP_INVALID"),
+            modifiers.get("NULL_DEFAULT"),
         )
+
+    def field_modifiers(self, children: list[Any]) -> list[Any]:
+        """The modifier tokens of a field, in the order written."""
+        if len(children) == 1:
+            return [children[0]]
+        written: list[Any] = children[0]
+        written.append(children[1])
+        return written
 
     def enum_type(self, children: list[Any]) -> Any:
         return self._depth(

@@ -167,7 +167,8 @@ def _labels(text: str) -> list[str]:
         # The field modifiers (docs/language.md, "Forward-compatible fields"), in their order.
         ("type X = record { a : string ", ["lenient", "null-default", "skip-invalid"]),
         ("type X = record { a : list<string> = [] lenient ", ["null-default", "skip-invalid"]),
-        ("type X = record { a : list<string> skip-invalid ", ["null-default"]),
+        ("type X = record { a : list<string> skip-invalid ", ["lenient", "null-default"]),
+        ("type X = record { a : list<string> null-default lenient ", ["skip-invalid"]),
         ("type ", []),  # a new name: nothing to offer
         ("type X = string; // comment ", []),
         ('type X = "unterminated', []),
