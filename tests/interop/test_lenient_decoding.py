@@ -285,13 +285,16 @@ SHARED_FIELD_VARIANTS = {
     "CreateElicitationRequest",
     "CreateElicitationResponse",
 }
+#: Definitions that are themselves such a variant with an untagged `default:` case (see
+#: UNTAGGED_FALLBACK): `{"type": "boolean", "value": ""}` is its default case there.
+UNTAGGED_FALLBACK_DEFINITIONS = {"SetSessionConfigOptionRequest"}
 
 
 def explained(definition: str, mutations: list[tuple[tuple[Any, ...], Json]]) -> bool:
     """Whether the mutations touch a place where idlc and the official SDKs are known to
     differ for reasons other than `lenient` and `skip-invalid` (the gaps listed above and
     in docs/acp.md); such samples are not judged."""
-    if definition in SHARED_FIELD_VARIANTS:
+    if definition in SHARED_FIELD_VARIANTS or definition in UNTAGGED_FALLBACK_DEFINITIONS:
         return True
     for path, _new in mutations:
         if UNTAGGED_FALLBACK & set(path[:-1]) or (path and path[-1] in UNTAGGED_FALLBACK):
