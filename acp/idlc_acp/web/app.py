@@ -32,17 +32,16 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocket, WebSocketState
+from starlette.websockets import WebSocket
 
 from idlc_acp.agent import agent_options
 from idlc_acp.web.connection import HttpConnection, session_of
 from idlc_acp.web.mailbox import Mailbox
 from idlc_runtime import Peer, PeerOptions
 from idlc_runtime.budget import InputBudget
-from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame
 from idlc_runtime.transports import DEFAULT_MAX_BUFFERED_INPUT
 from idlc_runtime.web.admission import Authenticate, Refused, admit
-from idlc_runtime.web.server import refuse_websocket
+from idlc_runtime.web.server import refuse_websocket, websocket_channel
 
 log = logging.getLogger("idlc_acp")
 
@@ -337,25 +336,7 @@ class AcpServer:
         self._websockets_admitted += 1
         try:
             await websocket.accept(headers=[(b"acp-connection-id", str(uuid.uuid4()).encode())])
-
-            async def receive() -> Frame | None:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    return None
-                text: str | None = message.get("text")
-                if text is not None:
-                    return text
-                data: bytes | None = message.get("bytes")
-                return data if data is not None else b""
-
-            async def close() -> None:
-                if websocket.application_state == WebSocketState.CONNECTED:
-                    await websocket.close()
-
-            writer = ChannelWriter(websocket.send_text, close)
-            source = ChannelSource(
-                receive, full.max_message_size, writer=writer, budget=self.input_budget
-            )
+            source, writer = websocket_channel(websocket, full.max_message_size, self.input_budget)
             peer = Peer(source, writer, agent, options=full)
             self.websockets.add(peer)
             try:

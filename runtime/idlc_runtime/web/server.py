@@ -117,25 +117,7 @@ class WebSocketServer:
     async def _serve(self, websocket: WebSocket) -> None:
         """Accept an admitted WebSocket and run its peer until the connection ends."""
         await websocket.accept()
-
-        async def receive() -> Frame | None:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return None
-            text: str | None = message.get("text")
-            if text is not None:
-                return text
-            data: bytes | None = message.get("bytes")
-            return data if data is not None else b""
-
-        async def close() -> None:
-            if websocket.application_state == WebSocketState.CONNECTED:
-                await websocket.close()
-
-        writer = ChannelWriter(websocket.send_text, close)
-        source = ChannelSource(
-            receive, self._max_message_size, writer=writer, budget=self.input_budget
-        )
+        source, writer = websocket_channel(websocket, self._max_message_size, self.input_budget)
         peer = Peer(source, writer, options=self._options)
         try:
             if self._takes_peer:
@@ -158,6 +140,30 @@ class WebSocketServer:
                 await peer.wait_closed()
         finally:
             self._peers.discard(peer)
+
+
+def websocket_channel(
+    websocket: WebSocket, max_message_size: int, budget: InputBudget | None
+) -> tuple[ChannelSource, ChannelWriter]:
+    """The channel adapters of an accepted Starlette WebSocket (`idlc_runtime.channel`): one
+    message per frame; a binary frame is read as text would be, an empty one as nothing."""
+
+    async def receive() -> Frame | None:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return None
+        text: str | None = message.get("text")
+        if text is not None:
+            return text
+        data: bytes | None = message.get("bytes")
+        return data if data is not None else b""
+
+    async def close() -> None:
+        if websocket.application_state == WebSocketState.CONNECTED:
+            await websocket.close()
+
+    writer = ChannelWriter(websocket.send_text, close)
+    return ChannelSource(receive, max_message_size, writer=writer, budget=budget), writer
 
 
 async def refuse_websocket(websocket: WebSocket, refusal: Refused) -> None:
