@@ -7,17 +7,13 @@ ACP's former `SessionConfigSelectEntry` typedef worked around.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
 
-from idlc.codegen import generate
-from idlc.codegen.output import write_package
-from idlc.pipeline import compile_files
+from tests.generated import generated_package
 
 IDL = """
 type A = record { x: string; };
@@ -31,19 +27,10 @@ type Nested = optional<list<record { w: string; }>>;
 
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    folder = tmp_path_factory.mktemp("alias_inline")
-    source = folder / "aliases.idl"
-    source.write_text(IDL)
-    compilation = compile_files([source])
-    assert compilation.model is not None, list(compilation.diagnostics)
-    generated = generate(compilation.model, "gen_alias_inline")
-    assert not generated.diagnostics, generated.diagnostics
-    write_package(folder, generated)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module("gen_alias_inline")
-    finally:
-        sys.path.remove(str(folder))
+    with generated_package(
+        tmp_path_factory.mktemp("alias_inline"), "gen_alias_inline", IDL, warnings_allowed=False
+    ) as module:
+        yield module
 
 
 def test_inline_types_are_named_after_their_container(package: Any) -> None:

@@ -7,17 +7,13 @@ wrapping them in `{"input": …}` would make them unusable with any ACP peer.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from idlc.codegen import generate
-from idlc.codegen.output import write_package
-from idlc.pipeline import compile_files
+from tests.generated import generated_package
 
 IDL = """
 type Setting = variant tag "type" {
@@ -35,19 +31,10 @@ interface Settings id "test:settings" revision "test:settings@1" {
 
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    folder = tmp_path_factory.mktemp("variant_params")
-    source = folder / "settings.idl"
-    source.write_text(IDL)
-    compilation = compile_files([source])
-    assert compilation.model is not None, list(compilation.diagnostics)
-    generated = generate(compilation.model, "gen_variant_params")
-    assert not generated.has_errors, generated.diagnostics
-    write_package(folder, generated)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module("gen_variant_params")
-    finally:
-        sys.path.remove(str(folder))
+    with generated_package(
+        tmp_path_factory.mktemp("variant_params"), "gen_variant_params", IDL
+    ) as module:
+        yield module
 
 
 def test_variant_input_is_sent_as_the_params_object(package: Any) -> None:

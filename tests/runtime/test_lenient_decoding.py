@@ -8,9 +8,7 @@ decodes to, and requires exactly that.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -21,9 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from idlc.codegen import generate
-from idlc.codegen.output import write_package
-from idlc.pipeline import compile_files
+from tests.generated import generated_package
 
 IDL = """
 type Kind = enum { "a"; "b"; };
@@ -68,21 +64,8 @@ type Doc = record {
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    folder = tmp_path_factory.mktemp("lenient")
-    source = folder / "lenient.idl"
-    source.write_text(IDL, encoding="utf-8")
-    compilation = compile_files([source])
-    assert compilation.model is not None, list(compilation.diagnostics)
-    generated = generate(compilation.model, "lenient_api")
-    assert not generated.has_errors, generated.diagnostics
-    write_package(folder, generated)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module("lenient_api")
-    finally:
-        sys.path.remove(str(folder))
-        for name in [n for n in sys.modules if n.startswith("lenient_api")]:
-            del sys.modules[name]
+    with generated_package(tmp_path_factory.mktemp("lenient"), "lenient_api", IDL) as module:
+        yield module
 
 
 def decode(api: ModuleType, value: Any) -> Any:

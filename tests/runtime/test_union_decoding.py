@@ -4,9 +4,7 @@ whose deepest value fails is not tried again for every alternative above it."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -14,9 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from idlc.codegen import generate
-from idlc.codegen.output import write_package
-from idlc.pipeline import compile_files
+from tests.generated import generated_package
 
 IDL = """
 type A = record { child : optional<U>; a : int32; note : optional<string> lenient; };
@@ -28,21 +24,8 @@ type Holder = record { top : U; flag : bool = false lenient; };
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    folder = tmp_path_factory.mktemp("unions")
-    source = folder / "unions.idl"
-    source.write_text(IDL, encoding="utf-8")
-    compilation = compile_files([source])
-    assert compilation.model is not None, list(compilation.diagnostics)
-    generated = generate(compilation.model, "union_api")
-    assert not generated.has_errors, generated.diagnostics
-    write_package(folder, generated)
-    sys.path.insert(0, str(folder))
-    try:
-        yield importlib.import_module("union_api")
-    finally:
-        sys.path.remove(str(folder))
-        for name in [n for n in sys.modules if n.startswith("union_api")]:
-            del sys.modules[name]
+    with generated_package(tmp_path_factory.mktemp("unions"), "union_api", IDL) as module:
+        yield module
 
 
 def nested(depth: int, leaf: dict[str, Any]) -> dict[str, Any]:
