@@ -205,6 +205,12 @@ def unknown_case_class_name(variant: str) -> str:
     return variant + UNKNOWN_CASE_SUFFIX
 
 
+def shared_fields_class_name(variant: str) -> str:
+    """The struct of the shared fields (`fields { … }`) the unknown case of an `open variant`
+    carries: `Request` → `_RequestFields`."""
+    return f"_{variant}Fields"
+
+
 def choice_base_name(choice: str) -> str:
     """The marker base class every case of a hooked variant, or every alternative of a union
     msgspec cannot decode natively, derives from: `Shape` → `_ShapeBase`."""

@@ -229,18 +229,34 @@ class TypeBuilder:
         module.uses_hooks = True
         module.classes.append(ClassView(marker, "marker", ["_hooks.VariantBase"]))
         unknown: str | None = None
+        fields: str | None = None
         if variant.open:
             unknown = naming.unknown_case_class_name(name)
             alternatives.append(TypeExpr(unknown))
-            module.classes.append(
-                ClassView(
-                    unknown,
-                    "unknown",
-                    ["_hooks.UnknownCase", marker],
-                    Doc(None, f"A case of `{name}` with a tag this version does not know."),
-                    after=(marker,),
-                )
+            view = ClassView(
+                unknown,
+                "unknown",
+                ["_hooks.UnknownCase", marker],
+                Doc(None, f"A case of `{name}` with a tag this version does not know."),
+                after=(marker,),
             )
+            if shared:
+                # It carries the shared fields decoded, as every case does (docs/language.md,
+                # "Variants"): a private struct of them, read through properties.
+                fields = naming.shared_fields_class_name(name)
+                module.classes.append(
+                    self.record_class(
+                        ctx,
+                        fields,
+                        None,
+                        f"The shared fields of `{name}`, as its unknown case holds them.",
+                        shared=shared,
+                    )
+                )
+                view.fields = [self.field_view(ctx, field_) for field_ in shared]
+                view.shared = fields
+                view.after += (fields,)
+            module.classes.append(view)
             module.public.append(unknown)
         module.registrations.append(
             VariantInfoView(
@@ -249,6 +265,7 @@ class TypeBuilder:
                 [CaseView(python_string(tag), class_) for tag, class_ in cases if tag is not None],
                 default=next((class_ for tag, class_ in cases if tag is None), None),
                 unknown=unknown,
+                fields=fields,
             )
         )
         module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))

@@ -70,7 +70,8 @@ class ClassView:
 
     `struct`: a record or variant case (`msgspec.Struct`, keyword-only, defaults omitted);
     `enum`: an enum; `marker`: the empty base of a variant's cases or a union's alternatives;
-    `unknown`: the case of an open variant keeping an unknown tag.
+    `unknown`: the case of an open variant keeping an unknown tag (its `fields` are the
+    variant's shared fields, read-only properties over the struct `shared`).
     """
 
     name: str
@@ -85,6 +86,8 @@ class ClassView:
     #: Names of classes of the same module this one derives from or whose `{}` default
     #: it builds (emitted first).
     after: tuple[str, ...] = ()
+    #: An unknown case's struct of shared fields.
+    shared: str | None = None
 
 
 @dataclass(slots=True)
@@ -126,6 +129,8 @@ class VariantInfoView:
     cases: list[CaseView]
     default: str | None
     unknown: str | None
+    #: The struct of the shared fields an unknown case carries.
+    fields: str | None = None
     kind: Literal["variant"] = "variant"
 
 

@@ -80,6 +80,9 @@ GENERATED_NAME_COLLISION = _code("E0201", "two things would get the same generat
 RESERVED_GENERATED_NAME = _code("E0202", "generated name is one the generated code needs")
 UNREPRESENTABLE_UNION = _code("E0203", "union alternatives cannot be told apart when decoding")
 RECURSIVE_ALIAS = _code("E0204", "type alias refers to itself without a record between")
+UNKNOWN_CASE_ATTRIBUTE = _code(
+    "E0205", "shared field of an open variant named like an attribute of its unknown case"
+)
 
 # -- command line and configuration (E09xx) ---------------------------------------------
 FILE_NOT_FOUND = _code("E0901", "input file not found")

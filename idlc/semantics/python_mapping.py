@@ -1,9 +1,10 @@
-"""The Python mapping, decided and checked before any code is written (E0201–E0204).
+"""The Python mapping, decided and checked before any code is written (E0201–E0205).
 
 `plan` gives every type that needs a class its Python name and module, and every union of
 records the base classes it needs, reporting what cannot be mapped to Python: two things
 with one generated name (E0201), a name the generated code keeps for itself (E0202), a
-union msgspec cannot decode (E0203), a type alias that refers to itself (E0204).
+union msgspec cannot decode (E0203), a type alias that refers to itself (E0204), a shared
+field of an open variant named like an attribute of its unknown case (E0205).
 
 The resolver runs it, so `idlc check` reports all of these; code generation
 (`idlc.codegen.build`) builds on the same plan, so `idlc generate` never finds a problem
@@ -34,6 +35,9 @@ RESERVED_NAMES = frozenset(
 NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
 #: The types that are, or may hold, one of them (the others need no name: a quick test).
 _MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
+#: What the unknown case of an open variant has itself (`idlc_runtime.hooks.UnknownCase`):
+#: its shared fields cannot be attributes of these names (E0205).
+UNKNOWN_CASE_ATTRIBUTES = frozenset({"data", "tag", "encoded"})
 
 
 @dataclass(slots=True)
@@ -136,6 +140,21 @@ class _Namer:
             return
         self.package_names[name] = Place(name, module, span, what)
 
+    def check_unknown_case_fields(self, variant: m.Variant, name: str) -> None:
+        """The unknown case of an open variant carries its shared fields as attributes beside
+        its own `data` and `tag` (docs/language.md, "Variants"): none may be named so."""
+        for field_ in variant.shared.fields if variant.shared is not None else ():
+            attribute = naming.attribute_name(field_.name)
+            if attribute in UNKNOWN_CASE_ATTRIBUTES:
+                self.diagnostics.add(
+                    codes.UNKNOWN_CASE_ATTRIBUTE,
+                    f"shared field `{field_.name}` of open variant `{name}` would be the "
+                    f"attribute `{attribute}`, which its unknown case keeps for itself",
+                    _field_name_span(field_),
+                    label=f"becomes `{attribute}`",
+                    help="rename the field, or make the variant closed",
+                )
+
     def name_inline(
         self, type_: m.Type, name: str, module: str, what: str, span: Span | None = None
     ) -> None:
@@ -207,6 +226,7 @@ class _Namer:
                     span or type_.span,
                     f"the unknown case of `{name}`",
                 )
+                self.check_unknown_case_fields(type_, name)
         elif isinstance(type_, m.Union_):
             for index, alternative in enumerate(type_.alternatives):
                 self.name_inline(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextvars
 import enum
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -62,10 +62,61 @@ class VariantInfo:
     tag_field: str
     #: Tag string → the case's class.
     cases: Mapping[str, type]
-    #: The case used when the tag field is absent, if the variant has `default:`.
+    #: The `default:` case, if the variant has one: taken when the tag is absent, and as the
+    #: fallback when the tag names no case or its case does not decode.
     default: type | None
     #: The class that keeps an unknown tag's object, if the variant is `open`.
     unknown: type | None
+    #: The struct of the shared fields (`fields { … }`) an unknown case must carry, if the
+    #: variant is `open` and has any.
+    fields: type | None = None
+
+    def decode(
+        self,
+        obj: object,
+        convert: Callable[[object, Any], object],
+        failure: Callable[[str], Exception],
+        errors: type[Exception],
+        retry: Callable[[type], bool] = lambda case: True,
+    ) -> object:
+        """The case `obj` (plain JSON) is, converted: the rule of docs/language.md,
+        "Variants", written once for both decoding paths (the strict one here, the lenient
+        one in `idlc_runtime.lenient`).
+
+        `convert(obj, type_)` converts or raises one of `errors`; `failure(reason)` is the
+        error to raise when no case fits. `retry(case)` says whether a tagged case that
+        failed may be followed by the `default:` case: the strict path answers no for a
+        case that leniency might still rescue, and leaves it to the lenient path.
+        """
+        if not isinstance(obj, dict):
+            raise failure(f"Expected `object`, got `{_json_kind(obj)}`")
+        if self.tag_field not in obj:
+            if self.default is None:
+                raise failure(f"Object missing required field `{self.tag_field}`")
+            return convert(obj, self.default)
+        tag = obj[self.tag_field]
+        case = self.cases.get(tag) if isinstance(tag, str) else None
+        if case is not None:
+            if self.default is None or not retry(case):
+                return convert(obj, case)
+            try:
+                return convert(obj, case)
+            except errors as error:
+                try:
+                    return convert(obj, self.default)
+                except errors:
+                    raise error from None  # what the tag asked for says best what is wrong
+        if self.unknown is not None and isinstance(tag, str):
+            # An open variant keeps an unknown tag, its shared fields decoded (a shared
+            # field that does not decode fails the value as for a known case).
+            fields = None if self.fields is None else convert(obj, self.fields)
+            return self.unknown(obj, fields)
+        if self.default is not None:
+            try:
+                return convert(obj, self.default)
+            except errors:
+                pass
+        raise failure(f"Invalid value {tag!r} for tag field `{self.tag_field}`")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,19 +173,41 @@ class UnionBase:
 class UnknownCase:
     """A case of an `open variant` whose tag this side does not know: the JSON object, kept.
 
-    Encoding it sends the same object back, so a value passes through unchanged.
+    Encoding it sends the same object back, so a value passes through unchanged — except
+    for the variant's shared fields (`fields { … }`), which an unknown case carries decoded
+    like a known one (`_idlc_fields`, read through the generated class's attributes) and
+    sends as decoded: a `lenient` one that fell back goes out as its default.
     """
 
-    __slots__ = ("data",)
+    __slots__ = ("_idlc_fields", "data")
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], fields: msgspec.Struct | None = None) -> None:
         self.data = data
+        info = getattr(type(self), "__idlc_variant__", None)
+        if fields is None and info is not None and info.fields is not None:
+            # Built by hand: the shared fields must decode, as for a decoded value.
+            fields = msgspec.convert(data, info.fields, dec_hook=dec_hook)
+        self._idlc_fields = fields
 
     @property
     def tag(self) -> object:
         """The value of the tag field (absent → None)."""
         info = getattr(type(self), "__idlc_variant__", None)
         return self.data.get(info.tag_field) if info is not None else None
+
+    def encoded(self) -> dict[str, Any]:
+        """The JSON object this case encodes to: `data`, its shared fields as decoded."""
+        if self._idlc_fields is None:
+            return self.data
+        shared: dict[str, Any] = msgspec.to_builtins(self._idlc_fields, enc_hook=enc_hook)
+        names = {field.encode_name for field in msgspec.structs.fields(type(self._idlc_fields))}
+        # In the order received; a shared field left out as its default is left out.
+        encoded = {
+            key: shared[key] if key in names else value
+            for key, value in self.data.items()
+            if key not in names or key in shared
+        }
+        return {**encoded, **shared} if len(shared.keys() - encoded.keys()) else encoded
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -219,57 +292,66 @@ def _convert(obj: object, type_: Any) -> Any:
 
 def _decode_variant(cls: type[VariantBase], obj: object) -> object:
     info = cls.__idlc_variant__
-    if not isinstance(obj, dict):
-        raise ValueError(f"Expected `object`, got `{_json_kind(obj)}`")
-    if info.tag_field not in obj:
-        if info.default is None:
-            raise ValueError(f"Object missing required field `{info.tag_field}`")
-        return _convert(obj, info.default)
-    tag = obj[info.tag_field]
-    case = info.cases.get(tag) if isinstance(tag, str) else None
-    if case is not None:
-        return _convert(obj, case)
-    if info.unknown is not None and isinstance(tag, str):
-        return info.unknown(obj)
-    raise ValueError(f"Invalid value {tag!r} for tag field `{info.tag_field}`")
+    if info.default is None:
+        return info.decode(obj, _convert, ValueError, ValueError)
+    # A tagged case that fails falls back on the default case, which converts the same
+    # nested values again: remembered, like unions', so that stays linear in the depth.
+    return _remembered(cls, obj, lambda: info.decode(obj, _convert, ValueError, ValueError, _final))
 
 
-#: The unions decoded so far in the decode under way: (id of the JSON value, union class) →
-#: (True, the value) or (False, why it failed). "The first alternative that validates" tries
-#: a recursive union's alternatives at every level again for each alternative above it,
-#: which is exponential in the depth; remembered, each value is decoded once per union.
+def _final(case: type) -> bool:
+    """Whether a tagged case that failed the strict decode failed for good: not when it can
+    meet a `lenient` field, which the lenient path may rescue (it then tries the case
+    before the `default:` case, as the strict path would have)."""
+    from idlc_runtime.lenient import is_lenient  # the lenient path imports this module
+
+    return not is_lenient(case)
+
+
+#: The unions and fallback variants decoded so far in the decode under way: (id of the JSON
+#: value, class) → (True, the value) or (False, why it failed). "The first alternative that
+#: validates" tries a recursive union's alternatives at every level again for each
+#: alternative above it, which is exponential in the depth (so does a variant's fallback
+#: after its tagged case); remembered, each value is decoded once per union or variant.
 #: Ids are only compared while the decode that made the values runs (they are alive).
-_unions_decoded: contextvars.ContextVar[dict[tuple[int, type], tuple[bool, object]] | None] = (
+_decoded: contextvars.ContextVar[dict[tuple[int, type], tuple[bool, object]] | None] = (
     contextvars.ContextVar("idlc_unions_decoded", default=None)
 )
 
 
-def _decode_union(cls: type[UnionBase], obj: object) -> object:
-    decoded = _unions_decoded.get()
+def _remembered(cls: type, obj: object, decode: Callable[[], object]) -> object:
+    decoded = _decoded.get()
     if decoded is None:
-        token = _unions_decoded.set({})
+        token = _decoded.set({})
         try:
-            return _decode_union(cls, obj)
+            return _remembered(cls, obj, decode)
         finally:
-            _unions_decoded.reset(token)
+            _decoded.reset(token)
     key = (id(obj), cls)
     known = decoded.get(key)
     if known is None:
-        known = decoded[key] = _first_alternative(cls, obj)
+        try:
+            known = decoded[key] = (True, decode())
+        except ValueError as error:
+            known = decoded[key] = (False, str(error))
     matched, value = known
     if not matched:
         raise ValueError(value)
     return value
 
 
-def _first_alternative(cls: type[UnionBase], obj: object) -> tuple[bool, object]:
+def _decode_union(cls: type[UnionBase], obj: object) -> object:
+    return _remembered(cls, obj, lambda: _first_alternative(cls, obj))
+
+
+def _first_alternative(cls: type[UnionBase], obj: object) -> object:
     reasons = []
     for alternative in cls.__idlc_union__.alternatives:
         try:
-            return True, union_value(cls, msgspec.convert(obj, alternative, dec_hook=dec_hook))
+            return union_value(cls, msgspec.convert(obj, alternative, dec_hook=dec_hook))
         except msgspec.ValidationError as error:
             reasons.append(f"{_type_name(alternative)}: {_relative(error)}")
-    return False, "No alternative matches (" + "; ".join(reasons) + ")"
+    raise ValueError("No alternative matches (" + "; ".join(reasons) + ")")
 
 
 def union_value(cls: type[UnionBase], value: object) -> object:
@@ -341,7 +423,7 @@ def dec_hook(type_: Any, obj: Any) -> Any:
 def enc_hook(obj: Any) -> Any:
     """msgspec's `enc_hook` for generated types; raises NotImplementedError for others."""
     if isinstance(obj, UnknownCase):
-        return obj.data
+        return obj.encoded()
     if isinstance(obj, frozenset):
         return list(obj)
     if isinstance(obj, int):

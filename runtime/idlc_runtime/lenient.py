@@ -22,7 +22,7 @@ import contextvars
 import functools
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -102,6 +102,8 @@ def _inner_types(type_: Any) -> Iterator[Any]:
         yield from info.cases.values()
         if info.default is not None:
             yield info.default
+        if info.fields is not None:
+            yield info.fields
     elif issubclass(type_, UnionBase) and "__idlc_union__" in type_.__dict__:
         yield from type_.__idlc_union__.alternatives
     elif issubclass(type_, msgspec.Struct):
@@ -133,7 +135,7 @@ def convert(obj: object, type_: Any) -> Any:
     """`obj` (plain JSON) as a `type_`, with the leniency of every record inside applied.
 
     Raises `msgspec.ValidationError` when it still does not decode."""
-    token = _unions_converted.set({})
+    token = _converted.set({})
     try:
         return _convert(obj, type_)
     except _Invalid as invalid:
@@ -141,15 +143,16 @@ def convert(obj: object, type_: Any) -> Any:
     except RecursionError:
         raise msgspec.ValidationError("JSON nested too deeply") from None
     finally:
-        _unions_converted.reset(token)
+        _converted.reset(token)
 
 
-#: The unions converted so far in the conversion under way, as in `hooks` (its
-#: `_unions_decoded`): (id of the JSON value, the alternatives) → the value, or the failure.
-#: Without it a recursive union is converted again at every level for each alternative
+#: The unions and fallback variants converted so far in the conversion under way, as in
+#: `hooks` (its `_decoded`): (id of the JSON value, the alternatives or the variant's class)
+#: → the value, or the failure. Without it a recursive union (or a variant whose tagged case
+#: fails before its default case) is converted again at every level for each alternative
 #: above it. Ids are compared only while the conversion that holds the values runs.
-_unions_converted: contextvars.ContextVar[dict[tuple[int, tuple[Any, ...]], Any]] = (
-    contextvars.ContextVar("idlc_unions_converted")
+_converted: contextvars.ContextVar[dict[tuple[int, Any], Any]] = contextvars.ContextVar(
+    "idlc_converted"
 )
 
 
@@ -227,25 +230,33 @@ def _union(obj: object, alternatives: tuple[Any, ...]) -> Any:
         return _convert(obj, case)
     if len(choices) == 1:
         return _convert(obj, choices[0])
-    converted = _unions_converted.get(None)
-    key = (id(obj), alternatives)
-    if converted is not None and key in converted:
-        known = converted[key]
-        if isinstance(known, _Invalid):
-            raise _Invalid(known.reason, known.path)
-        return known
-    result: Any = _Invalid(f"Expected one of the union's alternatives, got `{_json_kind(obj)}`")
+    return _remembered((id(obj), alternatives), lambda: _first(obj, choices))
+
+
+def _first(obj: object, choices: list[Any]) -> Any:
+    """The first of `choices` that `obj` converts to."""
     for alternative in choices:
         try:
-            result = _convert(obj, alternative)
-            break
+            return _convert(obj, alternative)
         except _Invalid:
             continue
-    if converted is not None:
-        converted[key] = result
-    if isinstance(result, _Invalid):
-        raise _Invalid(result.reason, result.path)
-    return result
+    raise _Invalid(f"Expected one of the union's alternatives, got `{_json_kind(obj)}`")
+
+
+def _remembered(key: tuple[int, Any], convert: Callable[[], Any]) -> Any:
+    """`convert()`, or what it gave (or raised) the last time for `key` in this conversion."""
+    converted = _converted.get(None)
+    if converted is None:
+        return convert()
+    if key not in converted:
+        try:
+            converted[key] = convert()
+        except _Invalid as invalid:
+            converted[key] = invalid
+    known = converted[key]
+    if isinstance(known, _Invalid):
+        raise _Invalid(known.reason, known.path)
+    return known
 
 
 def _tagged_structs(choices: list[Any]) -> tuple[str, dict[object, Any]] | None:
@@ -272,18 +283,10 @@ def _tagged_structs(choices: list[Any]) -> tuple[str, dict[object, Any]] | None:
 
 def _variant(obj: object, cls: type[VariantBase]) -> Any:
     info = cls.__idlc_variant__
-    record = _object(obj)
-    if info.tag_field not in record:
-        if info.default is None:
-            raise _Invalid(f"Object missing required field `{info.tag_field}`")
-        return _convert(obj, info.default)
-    tag = record[info.tag_field]
-    case = info.cases.get(tag) if isinstance(tag, str) else None
-    if case is not None:
-        return _convert(obj, case)
-    if info.unknown is not None and isinstance(tag, str):
-        return info.unknown(record)  # an open variant keeps an unknown tag as it came
-    raise _Invalid(f"Invalid value {tag!r} for tag field `{info.tag_field}`")
+    if info.default is None:
+        return info.decode(obj, _convert, _Invalid, _Invalid)
+    # Its tagged case, then its default case, convert the same nested values: remembered.
+    return _remembered((id(obj), cls), lambda: info.decode(obj, _convert, _Invalid, _Invalid))
 
 
 def _record(obj: object, cls: type[msgspec.Struct]) -> Any:

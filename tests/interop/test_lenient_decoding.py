@@ -274,53 +274,53 @@ def replaced(value: Json, path: tuple[Any, ...], new: Json) -> Json:
     return copy
 
 
-#: Variants whose `default:` case the official SDKs also take for an unknown tag or a known
-#: tag whose payload fails (serde's untagged fallback case); idlc takes it only when the tag
-#: is absent. The keys that hold them.
-UNTAGGED_FALLBACK = {"authMethods", "mcpServers"}
-#: Definitions whose open variant makes every case, the unknown one included, carry shared
-#: fields: the official SDKs check the shared fields of an unknown case, idlc keeps an
-#: unknown case as it came (docs/acp.md, "Messages from newer peers").
-SHARED_FIELD_VARIANTS = {
-    "CreateElicitationRequest",
-    "CreateElicitationResponse",
-}
-#: Definitions that are themselves such a variant with an untagged `default:` case (see
-#: UNTAGGED_FALLBACK): `{"type": "boolean", "value": ""}` is its default case there.
-UNTAGGED_FALLBACK_DEFINITIONS = {"SetSessionConfigOptionRequest"}
-
-
-def explained(definition: str, mutations: list[tuple[tuple[Any, ...], Json]]) -> bool:
-    """Whether the mutations touch a place where idlc and the official SDKs are known to
-    differ for reasons other than `lenient` and `skip-invalid` (the gaps listed above and
-    in docs/acp.md); such samples are not judged."""
-    if definition in SHARED_FIELD_VARIANTS or definition in UNTAGGED_FALLBACK_DEFINITIONS:
+def unscoped_custom_elicitation(definition: str, value: Json) -> bool:
+    """An elicitation request of a mode this version does not know, tied to no session or
+    request. The official SDKs refuse it: the schema's catch-all case of
+    `CreateElicitationRequest` requires a scope of its own, beside the shared fields, which
+    idl/acp.idl cannot say yet; idlc_acp keeps it (docs/acp.md, "Messages from newer
+    peers"). Such samples are not judged."""
+    if definition != "CreateElicitationRequest" or not isinstance(value, dict):
+        return False
+    if not isinstance(value.get("mode"), str) or value["mode"] in ("form", "url"):
+        return False
+    if isinstance(value.get("sessionId"), str):
+        return False
+    if "requestId" not in value:
         return True
-    for path, _new in mutations:
-        if UNTAGGED_FALLBACK & set(path[:-1]) or (path and path[-1] in UNTAGGED_FALLBACK):
-            return True
-    return False
+    request_id = value["requestId"]
+    integer = isinstance(request_id, int) and not isinstance(request_id, bool)
+    return not (request_id is None or isinstance(request_id, str) or integer)
+
+
+def unparsable_elicitation_url(definition: str, value: Json) -> bool:
+    """A url-mode elicitation whose `url` is a string but no URL: the TypeScript SDK checks
+    the schema's `format: uri` there (its one `format` of a string), idlc_acp takes any
+    string (docs/acp.md, "Messages from newer peers"). Not judged."""
+    if definition != "CreateElicitationRequest" or not isinstance(value, dict):
+        return False
+    url = value.get("url")
+    return value.get("mode") == "url" and isinstance(url, str) and ":" not in url
 
 
 @st.composite
 def mutated(draw: st.DrawFn) -> tuple[str, Json]:
     definition, value = draw(st.sampled_from(SEEDS))
-    mutations = []
     for _ in range(draw(st.integers(1, 3))):
         places = list(paths(value))
         if not places:
             break
         path, new = draw(st.sampled_from(places)), draw(st.sampled_from(WRONG))
-        mutations.append((path, new))
         value = replaced(value, path, new)
-    assume(not explained(definition, mutations))
+    assume(not unscoped_custom_elicitation(definition, value))
+    assume(not unparsable_elicitation_url(definition, value))
     return definition, value
 
 
 @settings(
     max_examples=int(os.environ.get("IDLC_FUZZ_EXAMPLES", "150")),
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(mutated())
 def test_mutated_messages_decode_exactly_where_the_official_sdk_decodes_them(

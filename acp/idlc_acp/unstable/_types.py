@@ -4717,12 +4717,40 @@ class CreateElicitationRequestUrlOption2(
     """
 
 
+class _CreateElicitationRequestFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The shared fields of `CreateElicitationRequest`, as its unknown case holds them."""
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
 class CreateElicitationRequestUnknown(
     _hooks.UnknownCase, _CreateElicitationRequestBase
 ):
     """A case of `CreateElicitationRequest` with a tag this version does not know."""
 
     __slots__ = ()
+    _idlc_fields: _CreateElicitationRequestFields
+
+    @property
+    def message(self) -> str:
+        """A human-readable message describing what input is needed."""
+        return self._idlc_fields.message
+
+    @property
+    def meta(self) -> dict[str, _hooks.JsonValue] | None:
+        """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+        values at these keys.
+
+        See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+        """
+        return self._idlc_fields.meta
 
 
 class ElicitationSchema(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -5183,12 +5211,37 @@ class CreateElicitationResponseCancel(
     """
 
 
+class _CreateElicitationResponseFields(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+):
+    """The shared fields of `CreateElicitationResponse`, as its unknown case holds them."""
+
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
 class CreateElicitationResponseUnknown(
     _hooks.UnknownCase, _CreateElicitationResponseBase
 ):
     """A case of `CreateElicitationResponse` with a tag this version does not know."""
 
     __slots__ = ()
+    _idlc_fields: _CreateElicitationResponseFields
+
+    @property
+    def meta(self) -> dict[str, _hooks.JsonValue] | None:
+        """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+        values at these keys.
+
+        See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+        """
+        return self._idlc_fields.meta
 
 
 class CompleteElicitationNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -6353,6 +6406,9 @@ _CreateElicitationRequestUrlBase.__idlc_union__ = _hooks.UnionInfo(
 )
 
 
+_hooks.forward_compatible(_CreateElicitationRequestFields, lenient=("meta",))
+
+
 _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="mode",
     cases={
@@ -6361,6 +6417,7 @@ _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     },
     default=None,
     unknown=CreateElicitationRequestUnknown,
+    fields=_CreateElicitationRequestFields,
 )
 
 
@@ -6460,6 +6517,9 @@ _hooks.forward_compatible(CreateElicitationResponseDecline, lenient=("meta",))
 _hooks.forward_compatible(CreateElicitationResponseCancel, lenient=("meta",))
 
 
+_hooks.forward_compatible(_CreateElicitationResponseFields, lenient=("meta",))
+
+
 _CreateElicitationResponseBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="action",
     cases={
@@ -6469,6 +6529,7 @@ _CreateElicitationResponseBase.__idlc_variant__ = _hooks.VariantInfo(
     },
     default=None,
     unknown=CreateElicitationResponseUnknown,
+    fields=_CreateElicitationResponseFields,
 )
 
 

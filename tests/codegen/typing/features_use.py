@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from gen_acp_constructs import ElicitationAnswer
 from gen_features import (
     Change,
     ChangeCleared,
@@ -33,6 +36,11 @@ def area(shape: Shape) -> float:
         return float(len(shape.points))
     assert isinstance(shape, ShapeUnknown)
     return 0.0
+
+
+def answer_meta(answer: ElicitationAnswer) -> dict[str, Any] | None:
+    # Every case carries the shared fields, the unknown one too: no narrowing needed.
+    return answer.meta
 
 
 def flavor_known(flavor: Flavor) -> bool:

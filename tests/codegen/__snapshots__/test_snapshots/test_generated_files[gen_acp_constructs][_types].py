@@ -176,10 +176,21 @@ class ElicitationAnswerDecline(
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
 
 
+class _ElicitationAnswerFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The shared fields of `ElicitationAnswer`, as its unknown case holds them."""
+
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+
+
 class ElicitationAnswerUnknown(_hooks.UnknownCase, _ElicitationAnswerBase):
     """A case of `ElicitationAnswer` with a tag this version does not know."""
 
     __slots__ = ()
+    _idlc_fields: _ElicitationAnswerFields
+
+    @property
+    def meta(self) -> dict[str, _hooks.JsonValue] | None:
+        return self._idlc_fields.meta
 
 
 class TransportHttp(
@@ -382,6 +393,7 @@ _ElicitationAnswerBase.__idlc_variant__ = _hooks.VariantInfo(
     cases={"accept": ElicitationAnswerAccept, "decline": ElicitationAnswerDecline},
     default=None,
     unknown=ElicitationAnswerUnknown,
+    fields=_ElicitationAnswerFields,
 )
 
 
