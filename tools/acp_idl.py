@@ -359,6 +359,9 @@ class Converter:
                 open_ = True  # the "other" alternative: unknown tags are kept
                 continue
             lines += doc_lines(alternative.get("description"), "    ")
+            # An alternative without the tag reads any object shaped like it, whatever its
+            # tag says, as the official SDKs decode it: the `default:` case (docs/language.md,
+            # "Variants").
             label = "default" if const is None else json.dumps(const)
             ref = ref_name(alternative)
             own = {k: v for k, v in props.items() if k != tag}
