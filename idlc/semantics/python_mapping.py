@@ -37,7 +37,7 @@ NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
 _MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
 #: What the unknown case of an open variant has itself (`idlc_runtime.hooks.UnknownCase`):
 #: its shared fields cannot be attributes of these names (E0205).
-UNKNOWN_CASE_ATTRIBUTES = frozenset({"data", "tag", "encoded"})
+UNKNOWN_CASE_ATTRIBUTES = frozenset({"data", "tag"})
 
 
 @dataclass(slots=True)

@@ -3,8 +3,9 @@
 msgspec decodes tagged unions of Structs natively, but three IDL shapes need a decision it
 cannot make on its own:
 
-- a variant with a `default:` case (tag absent → that case) or an `open variant` (unknown
-  tag → an "unknown" case that keeps the raw JSON object);
+- a variant with a `default:` case (the untagged case, also the fallback for a tag whose
+  case does not decode) or an `open variant` (unknown tag → an "unknown" case that keeps the
+  raw JSON object): `VariantInfo.decode`, docs/language.md "Variants";
 - an untagged `union` of several records (the first alternative that validates wins);
 - a `many-unique` relation result, where a duplicate entry is an error, not something to
   fold away silently.
@@ -13,7 +14,8 @@ For these the generated code annotates fields with a class msgspec does not know
 `VariantBase`/`UnionBase` subclass, or `UniqueSet[T]`), so msgspec hands the already
 parsed JSON to `dec_hook`, which picks the concrete type and converts into it. Every case
 class derives from its variant's base, which is how the hook's result satisfies msgspec's
-type check. `enc_hook` only has to deal with the unknown case (its JSON goes out as kept).
+type check. `enc_hook` only has to deal with the unknown case (its JSON goes out as kept,
+its shared fields as decoded).
 
 Pass both hooks to every decoder and encoder that may meet generated types:
 `msgspec.json.Decoder(T, dec_hook=dec_hook)`, `msgspec.json.Encoder(enc_hook=enc_hook)`.
@@ -195,7 +197,7 @@ class UnknownCase:
         info = getattr(type(self), "__idlc_variant__", None)
         return self.data.get(info.tag_field) if info is not None else None
 
-    def encoded(self) -> dict[str, Any]:
+    def _idlc_encoded(self) -> dict[str, Any]:
         """The JSON object this case encodes to: `data`, its shared fields as decoded."""
         if self._idlc_fields is None:
             return self.data
@@ -207,7 +209,9 @@ class UnknownCase:
             for key, value in self.data.items()
             if key not in names or key in shared
         }
-        return {**encoded, **shared} if len(shared.keys() - encoded.keys()) else encoded
+        for key, value in shared.items():
+            encoded.setdefault(key, value)  # a default the object left out (`{}` records)
+        return encoded
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -423,7 +427,7 @@ def dec_hook(type_: Any, obj: Any) -> Any:
 def enc_hook(obj: Any) -> Any:
     """msgspec's `enc_hook` for generated types; raises NotImplementedError for others."""
     if isinstance(obj, UnknownCase):
-        return obj.encoded()
+        return obj._idlc_encoded()
     if isinstance(obj, frozenset):
         return list(obj)
     if isinstance(obj, int):

@@ -13,7 +13,8 @@ the others are converted field by field and item by item. A failure below a leni
 stops at that field; any other failure travels up with its path and is raised as a
 `msgspec.ValidationError` worded as msgspec words its own, so callers answer -32602 as
 they do for any undecodable message. There is no retry loop: each JSON node is converted
-at most once per alternative of an untagged union it sits in.
+at most once per alternative of an untagged union it sits in (or per case of a variant whose
+`default:` case is its fallback).
 """
 
 from __future__ import annotations
