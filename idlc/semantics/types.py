@@ -304,8 +304,8 @@ class TypeConverter:
                         "this variant has a second `default` case",
                         _keyword_span(item.span, "default"),
                         label="second `default` case",
-                        help="a variant has at most one `default` case: the one used when the "
-                        "tag field is absent",
+                        help="a variant has at most one `default` case: its untagged case, "
+                        "used when the tag field is absent and as the fallback",
                         related=[
                             Related("first `default` case", _keyword_span(default.span, "default"))
                         ],
