@@ -196,6 +196,62 @@ def test_an_unknown_tag_of_an_open_variant_is_kept_as_the_official_sdk_keeps_it(
     assert properties["name"].title is None
 
 
+#: Variants with an untagged `default:` case, and the unknown case of an open variant with
+#: shared fields (docs/language.md, "Variants"): (definition, value, whether it decodes).
+VARIANT_CASES = {
+    "auth_unknown_type": ("AuthMethod", {"type": "oauth", "id": "a", "name": "N"}, True),
+    "auth_type_not_a_string": ("AuthMethod", {"type": 5, "id": "a", "name": "N"}, True),
+    "auth_terminal_bad_args": (
+        "AuthMethod",
+        {"type": "terminal", "id": "a", "name": "N", "args": 5},
+        True,
+    ),
+    "auth_fits_no_case": ("AuthMethod", {"type": "oauth", "id": "a"}, False),
+    "mcp_http_without_url": (
+        "McpServer",
+        {"type": "http", "name": "m", "command": "run", "args": [], "env": []},
+        True,
+    ),
+    "config_boolean_with_a_value_id": (
+        "SetSessionConfigOptionRequest",
+        {"sessionId": "s", "configId": "c", "type": "boolean", "value": "fast"},
+        True,
+    ),
+    "config_boolean_fits_nothing": (
+        "SetSessionConfigOptionRequest",
+        {"sessionId": "s", "configId": "c", "type": "boolean", "value": 5},
+        False,
+    ),
+    "items_unknown_type": ("MultiSelectItems", {"type": "number", "anyOf": []}, True),
+    "items_string_without_enum": ("MultiSelectItems", {"type": "string", "anyOf": []}, True),
+    "items_null_type": ("MultiSelectItems", {"type": None, "anyOf": []}, True),
+    "elicitation_custom_mode": (
+        "CreateElicitationRequest",
+        {"mode": "_vendor", "message": "M", "sessionId": "s", "_meta": 5, "extra": [1]},
+        True,
+    ),
+    "elicitation_custom_mode_without_message": (
+        "CreateElicitationRequest",
+        {"mode": "_vendor", "sessionId": "s"},
+        False,
+    ),
+    "elicitation_custom_action": (
+        "CreateElicitationResponse",
+        {"action": "later", "_meta": 5, "when": "soon"},
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VARIANT_CASES))
+def test_variant_cases_are_chosen_as_the_official_sdk_chooses_them(
+    official: OfficialDecoder, case: str
+) -> None:
+    definition, value, decodes = VARIANT_CASES[case]
+    agree(official, definition, value)
+    assert ours(definition, value)["ok"] is decodes
+
+
 def test_the_named_cases_decode_to_what_the_rule_says() -> None:
     """Independently of the TS SDK: what each case becomes in Python."""
     import idlc_acp
