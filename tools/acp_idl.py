@@ -24,7 +24,9 @@ from typing import Any
 
 Json = Any
 
-#: wire method → (interface, member name, required, notify). Names follow the seed traits.
+#: member id → (interface, member name, required, notify). Names follow the seed traits. A
+#: member id is its wire method (docs/acp-gaps.md, G6), or `<method>:<verb>` for a method
+#: that is a request of one interface and a notification of the other (`wire_of`).
 MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "initialize": ("Agent", "initialize", True, False),
     "authenticate": ("Agent", "authenticate", False, False),
@@ -54,9 +56,9 @@ MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
 }
 
 #: The unstable schema's methods the unstable package serves (docs/acp.md, "The unstable
-#: surface"). Left out: `mcp/message` (MCP over ACP: one method name both as a client
-#: request and an agent notification, which one IDL member id cannot be) and `proxy/*` (the
-#: proxy-chain role, neither agent nor client).
+#: surface"). `mcp/message` (MCP over ACP) is a request the client answers and a
+#: notification the agent receives: two members, one binding id (docs/language.md,
+#: "Bindings"). Left out: `proxy/*` (the proxy-chain role; docs/acp-gaps.md, G12).
 UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "session/fork": ("Agent", "forkSession", False, False),
     "session/archive": ("Agent", "archiveSession", False, False),
@@ -68,6 +70,8 @@ UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "providers/disable": ("Agent", "disableProvider", False, False),
     "auth/status": ("Agent", "authStatus", False, False),
     "auth/status_update": ("Client", "authStatusUpdate", False, True),
+    "mcp/message:call": ("Client", "messageMcp", False, False),
+    "mcp/message:notify": ("Agent", "messageMcp", False, True),
 }
 
 #: Schema definitions the unstable surface needs that the stable one skips: a child
@@ -128,6 +132,11 @@ SKIPPED = {
     "Error",
     "ErrorCode",
 }
+
+
+def wire_of(member_id: str) -> str:
+    """The wire method of a member id of `MEMBERS`: `mcp/message:notify` → `mcp/message`."""
+    return member_id.partition(":")[0]
 
 
 def ref_name(node: Json) -> str | None:
@@ -211,16 +220,19 @@ class Converter:
             for item in node:
                 yield from self.refs(item)
 
-    def method_types(self) -> dict[str, tuple[str, str | None]]:
-        """wire method → (params def, result def or None for notifications)."""
+    def method_types(self) -> dict[str, dict[str, str]]:
+        """wire method → its defs: "request" and "result", or "notification" (or both, for
+        a method that is a request one way and a notification the other: `mcp/message`)."""
         found: dict[str, dict[str, str]] = {}
         for name, node in self.defs.items():
             method = node.get("x-method")
             if method is None:
                 continue
-            kind = "result" if name.endswith("Response") else "params"
+            kind = "result" if name.endswith("Response") else "request"
+            if name.endswith("Notification"):
+                kind = "notification"
             found.setdefault(method, {})[kind] = name
-        return {m: (v["params"], v.get("result")) for m, v in found.items()}
+        return found
 
     # -- types --
 
@@ -369,13 +381,6 @@ class Converter:
             else:
                 case = "unit"
             lines.append(f"    {label}: {case};")
-        if open_ and '"unknown"' in "".join(lines):
-            # A case tagged "unknown" would be named like the class an open variant keeps
-            # unknown tags in (E0113): closed until the generator can name them apart (G10).
-            open_ = False
-            lines.insert(
-                0, '    // G10: open in the schema; a case tagged "unknown" keeps it closed here.'
-            )
         head = ("open " if open_ else "") + f'variant tag "{tag}"'
         if node.get("properties"):
             # The object's own properties sit beside every case's (docs/language.md,
@@ -409,11 +414,18 @@ class Converter:
             tag = self.tag_of(alternatives)
             if tag is not None:
                 return self.variant(name, node, alternatives, tag)
-            parts = [self.type_of(a) for a in alternatives if a.get("type") != "null"]
+            parts = [self.alternative(a) for a in alternatives if a.get("type") != "null"]
             union = "union { " + " ".join(f"{p};" for p in parts) + " }"
             # `RequestId`: JSON-RPC's null id is one of its values.
             return f"nullable<{union}>" if len(parts) < len(alternatives) else union
         if node.get("type") == "object":
+            return self.record(node, "")
+        return self.type_of(node)
+
+    def alternative(self, node: Json) -> str:
+        """An alternative of an untagged union: an inline object with properties is a record
+        (`MessageMcpResponse`: `{result}` or `{error}`), anything else its type."""
+        if node.get("type") == "object" and node.get("properties") and ref_name(node) is None:
             return self.record(node, "")
         return self.type_of(node)
 
@@ -453,9 +465,9 @@ class Converter:
             *(methods if self.unstable else ()),
         ]
         by_interface: dict[str, list[str]] = {"Agent": [], "Client": [], "Protocol": []}
-        for wire in self.members:
-            assert wire in wire_order, wire
-            by_interface[self.members[wire][0]].append(wire)
+        for member_id in self.members:
+            assert wire_of(member_id) in wire_order, member_id
+            by_interface[self.members[member_id][0]].append(member_id)
         unstable = [
             "// UNSTABLE: drawn from schema.unstable.json with `tools/acp_idl.py --unstable`: the",
             "// protocol below plus what is not part of the spec yet and may change or go at any",
@@ -480,14 +492,16 @@ class Converter:
             ident = f"acp:{interface.lower()}"
             out += doc_lines(INTERFACE_DOCS[interface], "")
             out.append(f'interface {interface} id "{ident}" revision "{ident}@1" {{')
-            for wire in wires:
-                _, member, required, notify = self.members[wire]
-                params, result = methods[wire]
+            for member_id in wires:
+                _, member, required, notify = self.members[member_id]
+                wire = wire_of(member_id)
+                types = methods[wire]
+                params = types["notification"] if notify else types["request"]
                 self.reach(params)
-                if result is not None:
-                    self.reach(result)
+                if not notify:
+                    self.reach(types["result"])
                 out += doc_lines(self.defs[params].get("description"), "    ")
-                output = "unit" if notify else result
+                output = "unit" if notify else types["result"]
                 binding = (
                     f'notify id "{wire}";'
                     if notify
@@ -495,7 +509,7 @@ class Converter:
                     f'{"snapshot" if wire in SNAPSHOT else "transaction"};'
                 )
                 out.append(
-                    f'    {"required " if required else ""}operation {member} id "{wire}"'
+                    f'    {"required " if required else ""}operation {member} id "{member_id}"'
                     f" : {params} -> {output} {{ {binding} }}"
                 )
             out.append("}")

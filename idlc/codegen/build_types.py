@@ -230,7 +230,7 @@ class TypeBuilder:
         module.classes.append(ClassView(marker, "marker", ["_hooks.VariantBase"]))
         unknown: str | None = None
         if variant.open:
-            unknown = naming.unknown_case_class_name(name)
+            unknown = naming.unknown_case_class_name(name, (case.tag for case in variant.cases))
             alternatives.append(TypeExpr(unknown))
             module.classes.append(
                 ClassView(

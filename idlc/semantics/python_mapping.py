@@ -202,7 +202,7 @@ class _Namer:
                 )
             if type_.open:
                 self.claim(
-                    naming.unknown_case_class_name(name),
+                    naming.unknown_case_class_name(name, (case.tag for case in type_.cases)),
                     module,
                     span or type_.span,
                     f"the unknown case of `{name}`",

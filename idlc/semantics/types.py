@@ -327,18 +327,9 @@ class TypeConverter:
                     )
                 else:
                     seen[tag.value] = item
-                    suffix = naming.case_suffix(tag.value)
-                    if node.open and suffix == naming.UNKNOWN_CASE_SUFFIX:
-                        self.diagnostics.add(
-                            codes.PYTHON_NAME_COLLISION,
-                            f"variant case {tag.raw} becomes the Python class suffix `Unknown`, "
-                            "which an open variant uses for tags it does not know",
-                            tag.span,
-                            label="becomes `…Unknown`",
-                            help="rename the case, or make the variant closed",
-                        )
-                    else:
-                        self._case_class(item, suffix, python)
+                    # A case may be `…Unknown`: the unknown-tag class of an open variant
+                    # then takes another name (`naming.unknown_case_class_name`).
+                    self._case_class(item, naming.case_suffix(tag.value), python)
             cases.append(
                 model.Case(
                     tag.value if tag is not None else None,

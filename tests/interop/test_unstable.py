@@ -144,7 +144,7 @@ def test_what_the_unstable_surface_encodes_is_valid_under_the_unstable_schema(in
 
 def test_every_unstable_method_but_the_ones_left_out_is_served() -> None:
     """The unstable package has every method of schema.unstable.json except those docs/acp.md
-    lists as left out (`mcp/message`, `proxy/*`)."""
+    lists as left out (`proxy/*`)."""
     from idlc_acp import unstable as u
 
     schema = json.loads(SCHEMA.read_text())
@@ -154,5 +154,5 @@ def test_every_unstable_method_but_the_ones_left_out_is_served() -> None:
         for interface in (u.Agent, u.Client, u.Protocol)
         for wire in interface.__idlc_interface__.methods
     }
-    left_out = {"mcp/message", "proxy/initialize", "proxy/successor"}
+    left_out = {"proxy/initialize", "proxy/successor"}
     assert served == methods - left_out

@@ -45,6 +45,10 @@ class _SetSessionConfigOptionRequestBase(_hooks.VariantBase):
     __slots__ = ()
 
 
+class _StateUpdateBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
 class _CreateElicitationRequestFormBase(_hooks.UnionBase):
     __slots__ = ()
 
@@ -74,6 +78,10 @@ class _ElicitationUrlModeBase(_hooks.UnionBase):
 
 
 class _CreateElicitationResponseBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _MessageMcpResponseBase(_hooks.UnionBase):
     __slots__ = ()
 
 
@@ -3018,6 +3026,36 @@ class AuthAccount(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
+class MessageMcpNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification parameters for `mcp/message`.
+
+    Sent by the provider to the consumer for an active request (including
+    subscription acknowledgements and updates). The outer envelope has no `id`.
+    """
+
+    server_id: McpServerAcpId = msgspec.field(name="serverId")
+    """The declared ACP MCP server handling the associated request."""
+    request_id: McpRequestId = msgspec.field(name="requestId")
+    """The identifier of the active inner MCP request."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, _hooks.JsonValue] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
 class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Notification containing a session update from the agent.
 
@@ -4085,6 +4123,7 @@ class RunningStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class StateUpdateRunning(
     RunningStateUpdate,
+    _StateUpdateBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="state",
@@ -4127,6 +4166,7 @@ class IdleStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class StateUpdateIdle(
     IdleStateUpdate,
+    _StateUpdateBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="state",
@@ -4148,6 +4188,7 @@ class RequiresActionStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True
 
 class StateUpdateRequiresAction(
     RequiresActionStateUpdate,
+    _StateUpdateBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="state",
@@ -4182,6 +4223,7 @@ class UnknownStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class StateUpdateUnknown(
     UnknownStateUpdate,
+    _StateUpdateBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="state",
@@ -4191,6 +4233,12 @@ class StateUpdateUnknown(
 
     This replaces previously confirmed activity without ending the work or session.
     """
+
+
+class StateUpdateUnknown_(_hooks.UnknownCase, _StateUpdateBase):
+    """A case of `StateUpdate` with a tag this version does not know."""
+
+    __slots__ = ()
 
 
 class ErrorStopReason(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -5237,6 +5285,82 @@ class AuthStatusUpdateNotification(msgspec.Struct, kw_only=True, omit_defaults=T
     """
 
 
+class MessageMcpRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `mcp/message`.
+    """
+
+    server_id: McpServerAcpId = msgspec.field(name="serverId")
+    """The declared ACP MCP server receiving this request."""
+    request_id: McpRequestId = msgspec.field(name="requestId")
+    """The caller-generated identifier for the inner MCP request."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, _hooks.JsonValue] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class MessageMcpResponseOption1(
+    msgspec.Struct,
+    _MessageMcpResponseBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    result: _hooks.JsonValue
+    """Required, even if JSON null."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class MessageMcpResponseOption2(
+    msgspec.Struct,
+    _MessageMcpResponseBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    error: McpError
+    """Required, non-null MCP error object."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class McpError(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    An inner MCP error, distinct from an outer ACP binding or runtime error.
+
+    `code` and `message` are required and non-null. `data` is optional.
+    Explicit `null` is preserved separately from an omitted key.
+    """
+
+    code: _Int32
+    """Inner MCP error code. Never an ACP error code."""
+    message: str
+    """Inner MCP error message."""
+    data: _hooks.JsonValue | None = None
+    """Optional error data. Explicit null is retained."""
+
+
 class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Notification to cancel an ongoing request.
 
@@ -5392,6 +5516,18 @@ Unique identifier for a configurable LLM provider.
 """
 
 
+McpRequestId: typing.TypeAlias = str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Identifies an inner MCP request active against a server on this ACP connection.
+
+Generated by the caller and preserved unchanged by proxies. This is distinct
+from the outer ACP JSON-RPC request ID.
+"""
+
+
 SessionUpdate: typing.TypeAlias = (
     SessionUpdateUserMessageChunk
     | SessionUpdateAgentMessageChunk
@@ -5473,12 +5609,16 @@ CompactionId: typing.TypeAlias = str
 """Unique identifier for a context compaction within a session."""
 
 
-StateUpdate: typing.TypeAlias = (
-    StateUpdateRunning
-    | StateUpdateIdle
-    | StateUpdateRequiresAction
-    | StateUpdateUnknown
-)
+if typing.TYPE_CHECKING:
+    StateUpdate: typing.TypeAlias = (
+        StateUpdateRunning
+        | StateUpdateIdle
+        | StateUpdateRequiresAction
+        | StateUpdateUnknown
+        | StateUpdateUnknown_
+    )
+else:
+    StateUpdate = _StateUpdateBase
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5608,6 +5748,25 @@ else:
 
 ElicitationContentValue: typing.TypeAlias = str | _Int64 | float | bool | list[str]
 """Allowed wire representations for `ElicitationContentValue`."""
+
+
+if typing.TYPE_CHECKING:
+    MessageMcpResponse: typing.TypeAlias = (
+        MessageMcpResponseOption1 | MessageMcpResponseOption2
+    )
+else:
+    MessageMcpResponse = _MessageMcpResponseBase
+"""**UNSTABLE**
+
+The successful outer ACP `mcp/message` response carries exactly one
+inner MCP outcome: an opaque result (including JSON null), or an MCP error.
+Outer ACP errors are reserved for binding and runtime failures.
+
+Both branches require their carrier key. An error must be a non-null object.
+Unknown outer fields are ignored. Inner result and error fields are preserved.
+Carrier `_meta` is optional. Null or invalid values are treated as absent.
+Senders must include exactly one outcome. Receivers prefer `result` if both are present.
+"""
 
 
 _hooks.forward_compatible(
@@ -6088,6 +6247,9 @@ _hooks.forward_compatible(
 )
 
 
+_hooks.forward_compatible(MessageMcpNotification, lenient=("meta",))
+
+
 _hooks.forward_compatible(SessionNotification, lenient=("meta",))
 
 
@@ -6219,6 +6381,19 @@ _hooks.forward_compatible(SubagentSessionCapabilities, lenient=("cancel", "meta"
 
 
 _hooks.forward_compatible(SessionCancelCapabilities, lenient=("meta",))
+
+
+_StateUpdateBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="state",
+    cases={
+        "running": StateUpdateRunning,
+        "idle": StateUpdateIdle,
+        "requires_action": StateUpdateRequiresAction,
+        "unknown": StateUpdateUnknown,
+    },
+    default=None,
+    unknown=StateUpdateUnknown_,
+)
 
 
 _hooks.forward_compatible(RunningStateUpdate, lenient=("meta",))
@@ -6479,6 +6654,20 @@ _hooks.forward_compatible(
     AuthStatusUpdateNotification,
     lenient=("accounts", "meta"),
     skip_invalid=("accounts",),
+)
+
+
+_hooks.forward_compatible(MessageMcpRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(MessageMcpResponseOption1, lenient=("meta",))
+
+
+_hooks.forward_compatible(MessageMcpResponseOption2, lenient=("meta",))
+
+
+_MessageMcpResponseBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(MessageMcpResponseOption1, MessageMcpResponseOption2),
 )
 
 
