@@ -395,10 +395,19 @@ class Converter:
             return "int32"
         tag = self.tag_of(alternatives) if alternatives else None
         if tag is not None and tag in node.get("properties", {}):
-            # A record that is also a variant on one of its own fields (the unstable
-            # `IdleStateUpdate`, on `stopReason`): the record, its tag a plain field, and the
-            # cases' fields flattened into optional ones (G3).
-            return self.record(node, "", self.flattened_cases(alternatives, "    "))
+            # A record that is also a variant on one of its own optional fields (the unstable
+            # `IdleStateUpdate`, on `stopReason`): a variant with the other properties as
+            # shared fields and a `default:` case for an absent tag (docs/language.md,
+            # "Variants"; a case of `StateUpdate`, it is a variant inside a variant case).
+            if tag in node.get("required", []):
+                raise ValueError(f"{name}: a required tag property is the tag alone")
+            properties = {k: v for k, v in node["properties"].items() if k != tag}
+            shared = {**node, "properties": properties}
+            absent = (
+                f"    /// No `{tag}`: not reported (the schema describes `null` and a malformed\n"
+                "    /// value as the same).\n    default: unit;\n}"
+            )
+            return self.variant(name, shared, alternatives, tag).removesuffix("}") + absent
         if (
             alternatives
             and node.get("properties")
@@ -428,23 +437,6 @@ class Converter:
         if node.get("type") == "object" and node.get("properties") and ref_name(node) is None:
             return self.record(node, "")
         return self.type_of(node)
-
-    def flattened_cases(self, alternatives: list[Json], indent: str) -> list[str]:
-        lines: list[str] = []
-        for alternative in alternatives:
-            ref = ref_name({"allOf": alternative.get("allOf", [])})
-            if ref is None:
-                continue
-            const = alternative["properties"][self.tag_of([alternative]) or ""]["const"]
-            lines.append(f"{indent}// G3: the fields of the {json.dumps(const)} case.")
-            for line in self.fields(self.defs[ref], indent):
-                stripped = line.strip()
-                if stripped.startswith("//") or "optional<" in line:
-                    lines.append(line)
-                else:
-                    field, _, rest = line.partition(": ")
-                    lines.append(f"{field}: optional<{rest.rstrip(';')}>;")
-        return lines
 
     @staticmethod
     def tag_of(alternatives: list[Json]) -> str | None:

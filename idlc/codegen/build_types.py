@@ -32,6 +32,7 @@ from idlc.semantics.python_mapping import (
     list_union,
     native_union,
     union_case,
+    variant_case,
 )
 
 
@@ -181,6 +182,15 @@ class TypeBuilder:
                     for index in range(len(union.alternatives))
                 ]
                 continue
+            inner = variant_case(self.model, case)
+            if inner is not None:
+                assert marker is not None and tag is not None  # hooked, tagged
+                case_base, nested_classes = self.define_variant_case(
+                    ctx, name, case, inner, marker, tag, shared
+                )
+                cases.append((case.tag, case_base))
+                classes += nested_classes
+                continue
             cases.append((case.tag, case_name))
             classes.append(case_name)
             record = case.type if isinstance(case.type, m.Record) else None
@@ -302,6 +312,88 @@ class TypeBuilder:
         module.registrations.append(UnionInfoView(case_base, names))
         return case_base
 
+    def define_variant_case(
+        self,
+        ctx: ModuleContext,
+        variant: str,
+        case: m.Case,
+        inner: m.Variant,
+        marker: str,
+        tag: tuple[str, str],
+        shared: tuple[m.Field, ...],
+    ) -> tuple[str, list[str]]:
+        """The classes of a tagged case that is a variant on another tag field
+        (docs/language.md, "Variants"): one per case of the inner variant,
+        `<Case><InnerTag>`, carrying this variant's tag (msgspec's) and the inner tag (a
+        field always encoded), this variant's shared fields and the inner variant's, and
+        the inner case's own; an open inner variant adds its unknown-tag class. They derive
+        from the case's own variant base, returned with their names: this variant's
+        decoding maps the tag to that base, whose decoding then reads the inner tag."""
+        module = ctx.module
+        case_name = naming.case_class_name(variant, case.tag)
+        case_base = naming.choice_base_name(case_name)
+        module.classes.append(ClassView(case_base, "marker", ["_hooks.VariantBase"]))
+        all_shared = shared + (inner.shared.fields if inner.shared is not None else ())
+        names: list[str] = []
+        cases: list[tuple[str | None, str]] = []
+        for inner_case in inner.cases:
+            class_name = naming.case_class_name(case_name, inner_case.tag)
+            resolved = queries.follow_typedefs(inner_case.type, self.model.typedefs)
+            own = resolved if isinstance(resolved, m.Record) else None
+            base = "msgspec.Struct"
+            inherited: tuple[m.Field, ...] = ()
+            if (
+                own is not None
+                and isinstance(inner_case.type, m.TypeRef)
+                and naming.declared_name(inner_case.type.name) not in self.plan.case_records
+            ):
+                # A named record: the class derives from it (its class has no tag).
+                base, inherited, own = str(ctx.expr(inner_case.type)), own.fields, None
+            view = self.record_class(
+                ctx,
+                class_name,
+                own,
+                inner_case.doc,
+                base=base,
+                marker=marker,
+                tag=tag,
+                shared=all_shared,
+                inherited=inherited,
+            )
+            if inner_case.tag is not None:
+                view.fields.insert(0, _constant_field(inner.tag_field, inner_case.tag))
+                module.uses_typing = True
+            view.bases.append(case_base)
+            view.after += (case_base,)
+            module.classes.append(view)
+            module.public.append(class_name)
+            names.append(class_name)
+            cases.append((inner_case.tag, class_name))
+        unknown: str | None = None
+        if inner.open:
+            unknown = naming.unknown_case_class_name(case_name, (c.tag for c in inner.cases))
+            module.classes.append(
+                ClassView(
+                    unknown,
+                    "unknown",
+                    ["_hooks.UnknownCase", case_base, marker],
+                    Doc(None, f"A case of `{case_name}` with a tag this version does not know."),
+                    after=(case_base, marker),
+                )
+            )
+            module.public.append(unknown)
+            names.append(unknown)
+        module.registrations.append(
+            VariantInfoView(
+                case_base,
+                python_string(inner.tag_field),
+                [CaseView(python_string(t), class_) for t, class_ in cases if t is not None],
+                default=next((class_ for t, class_ in cases if t is None), None),
+                unknown=unknown,
+            )
+        )
+        return case_base, names
+
     def define_union(self, ctx: ModuleContext, union: m.Union_, name: str, doc: str | None) -> None:
         module = ctx.module
         for index, alternative in enumerate(union.alternatives):
@@ -342,3 +434,20 @@ class TypeBuilder:
         for inner in nested(type_):
             inner_name, _ = self.plan.inline[id(inner)]
             self.define(module, inner, inner_name, None)
+
+
+def _constant_field(wire: str, value: str) -> FieldView:
+    """The inner tag of a case of a variant inside a variant case: a field whose only value
+    is `value`, filled in by a factory so that it is always encoded (msgspec leaves out a
+    plain default; docs/language.md, "Variants")."""
+    attribute = naming.attribute_name(wire)
+    literal = python_string(value)
+    return FieldView(
+        attribute=attribute,
+        annotation=TypeExpr("typing.Literal", (TypeExpr(literal),)),
+        wire=wire,
+        renamed=attribute != wire,
+        default=literal,
+        factory=f"lambda: {literal}",
+        doc=None,
+    )

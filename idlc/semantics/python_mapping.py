@@ -176,6 +176,14 @@ class _Namer:
                 if records is not None:
                     self.name_union_case(case, records, case_name, module, label, name)
                     continue
+                inner = variant_case(self.model, case)
+                if inner is not None:
+                    # A case that is a variant: one class per case of it (`define_variant`).
+                    span = case.name_span or case.span
+                    self.claim(case_name, module, span, f"the name of {label} of `{name}`")
+                    for inner_name, inner_what in nested_case_classes(case_name, inner):
+                        self.claim(inner_name, module, span, f"{inner_what} of {label} of `{name}`")
+                    continue
                 if self.is_case_record(case.type, case_name):
                     # `"http": McpServerHttp` in `McpServer`: the record's class is the case
                     # class, and its typedef has claimed the name.
@@ -465,6 +473,27 @@ def union_case(model: m.Model, case: m.Case) -> m.Union_ | None:
     return None
 
 
+def variant_case(model: m.Model, case: m.Case) -> m.Variant | None:
+    """The variant a tagged case holds through typedef names (docs/language.md, "Variants":
+    a case that is itself a variant on another tag field), or None."""
+    if case.tag is None or not isinstance(case.type, m.TypeRef):
+        return None
+    inner = resolve_alias(model, case.type)
+    return inner if isinstance(inner, m.Variant) else None
+
+
+def nested_case_classes(case_name: str, inner: m.Variant) -> Iterator[tuple[str, str]]:
+    """The classes of a case (named `case_name`) that is the variant `inner`: one per case of
+    `inner`, `<Case><InnerTag>`, and its unknown-tag class when `inner` is open; with what
+    each is, for diagnostics."""
+    for case in inner.cases:
+        shown = "the default case" if case.tag is None else f"case {case.tag!r}"
+        yield naming.case_class_name(case_name, case.tag), f"the class of its {shown}"
+    if inner.open:
+        tags = [case.tag for case in inner.cases]
+        yield naming.unknown_case_class_name(case_name, tags), "the class of its unknown tags"
+
+
 def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
     """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
 
@@ -483,7 +512,10 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
     if isinstance(type_, m.Variant):
         # msgspec's tagged unions need one class per tag: a union case has several.
         return type_.open or any(
-            case.tag is None or union_case(model, case) is not None for case in type_.cases
+            case.tag is None
+            or union_case(model, case) is not None
+            or variant_case(model, case) is not None
+            for case in type_.cases
         )
     if isinstance(type_, m.Union_):
         return not native_union(model, type_, seen)

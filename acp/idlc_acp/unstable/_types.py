@@ -45,7 +45,15 @@ class _SetSessionConfigOptionRequestBase(_hooks.VariantBase):
     __slots__ = ()
 
 
+class _StateUpdateIdleBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
 class _StateUpdateBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _IdleStateUpdateBase(_hooks.VariantBase):
     __slots__ = ()
 
 
@@ -4132,10 +4140,203 @@ class StateUpdateRunning(
     """Foreground work is in progress."""
 
 
-class IdleStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The child is ready to process another prompt.
+class StateUpdateIdleEndTurn(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended successfully."""
 
-    An omitted, `null`, or malformed `stopReason` means not reported.
+    stop_reason: typing.Literal["end_turn"] = msgspec.field(
+        default_factory=lambda: "end_turn",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleMaxTokens(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because the agent reached the maximum number of tokens."""
+
+    stop_reason: typing.Literal["max_tokens"] = msgspec.field(
+        default_factory=lambda: "max_tokens",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleMaxTurnRequests(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because the agent reached the maximum number of allowed
+    agent requests.
+    """
+
+    stop_reason: typing.Literal["max_turn_requests"] = msgspec.field(
+        default_factory=lambda: "max_turn_requests",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleRefusal(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because the agent refused to continue."""
+
+    stop_reason: typing.Literal["refusal"] = msgspec.field(
+        default_factory=lambda: "refusal",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleCancelled(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work was cancelled."""
+
+    stop_reason: typing.Literal["cancelled"] = msgspec.field(
+        default_factory=lambda: "cancelled",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ErrorStopReason(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Details of a failure that ended a child's foreground work.
+    """
+
+    error: Error | None = None
+    """The failure, as a JSON-RPC error object.
+
+    Optional. Omitted or `null` both mean the agent is not reporting failure details.
+    Agents SHOULD include it.
+    """
+
+
+class StateUpdateIdleError(
+    ErrorStopReason,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because something failed."""
+
+    stop_reason: typing.Literal["error"] = msgspec.field(
+        default_factory=lambda: "error",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleDefault(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """No `stopReason`: not reported (the schema describes `null` and a malformed
+    value as the same).
     """
 
     usage: Usage | None = None
@@ -4149,30 +4350,14 @@ class IdleStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
-    stop_reason: str | None = msgspec.field(default=None, name="stopReason")
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
-    """
-    error: Error | None = None
-    """The failure, as a JSON-RPC error object.
-
-    Optional. Omitted or `null` both mean the agent is not reporting failure details.
-    Agents SHOULD include it.
-    """
 
 
-class StateUpdateIdle(
-    IdleStateUpdate,
-    _StateUpdateBase,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="state",
-    tag="idle",
+class StateUpdateIdleUnknown(
+    _hooks.UnknownCase, _StateUpdateIdleBase, _StateUpdateBase
 ):
-    """The child is ready to process another prompt."""
+    """A case of `StateUpdateIdle` with a tag this version does not know."""
+
+    __slots__ = ()
 
 
 class RequiresActionStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -4241,20 +4426,173 @@ class StateUpdateUnknown_(_hooks.UnknownCase, _StateUpdateBase):
     __slots__ = ()
 
 
-class ErrorStopReason(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """**UNSTABLE**
+class IdleStateUpdateEndTurn(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="end_turn",
+):
+    """The work ended successfully."""
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
 
-    Details of a failure that ended a child's foreground work.
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    error: Error | None = None
-    """The failure, as a JSON-RPC error object.
 
-    Optional. Omitted or `null` both mean the agent is not reporting failure details.
-    Agents SHOULD include it.
+class IdleStateUpdateMaxTokens(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_tokens",
+):
+    """The work ended because the agent reached the maximum number of tokens."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
     """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateMaxTurnRequests(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_turn_requests",
+):
+    """The work ended because the agent reached the maximum number of allowed
+    agent requests.
+    """
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateRefusal(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="refusal",
+):
+    """The work ended because the agent refused to continue."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateCancelled(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="cancelled",
+):
+    """The work was cancelled."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateError(
+    ErrorStopReason,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="error",
+):
+    """The work ended because something failed."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateDefault(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    """No `stopReason`: not reported (the schema describes `null` and a malformed
+    value as the same).
+    """
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateUnknown(_hooks.UnknownCase, _IdleStateUpdateBase):
+    """A case of `IdleStateUpdate` with a tag this version does not know."""
+
+    __slots__ = ()
 
 
 class Error(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -5612,7 +5950,14 @@ CompactionId: typing.TypeAlias = str
 if typing.TYPE_CHECKING:
     StateUpdate: typing.TypeAlias = (
         StateUpdateRunning
-        | StateUpdateIdle
+        | StateUpdateIdleEndTurn
+        | StateUpdateIdleMaxTokens
+        | StateUpdateIdleMaxTurnRequests
+        | StateUpdateIdleRefusal
+        | StateUpdateIdleCancelled
+        | StateUpdateIdleError
+        | StateUpdateIdleDefault
+        | StateUpdateIdleUnknown
         | StateUpdateRequiresAction
         | StateUpdateUnknown
         | StateUpdateUnknown_
@@ -5628,6 +5973,25 @@ Current foreground-work state of a reusable child session.
 Each update is a whole-object snapshot. Idle does not terminate the child.
 The parent can message it again, transitioning it back to running.
 Background activity may still emit other session updates while idle.
+"""
+
+
+if typing.TYPE_CHECKING:
+    IdleStateUpdate: typing.TypeAlias = (
+        IdleStateUpdateEndTurn
+        | IdleStateUpdateMaxTokens
+        | IdleStateUpdateMaxTurnRequests
+        | IdleStateUpdateRefusal
+        | IdleStateUpdateCancelled
+        | IdleStateUpdateError
+        | IdleStateUpdateDefault
+        | IdleStateUpdateUnknown
+    )
+else:
+    IdleStateUpdate = _IdleStateUpdateBase
+"""The child is ready to process another prompt.
+
+An omitted, `null`, or malformed `stopReason` means not reported.
 """
 
 
@@ -6383,11 +6747,47 @@ _hooks.forward_compatible(SubagentSessionCapabilities, lenient=("cancel", "meta"
 _hooks.forward_compatible(SessionCancelCapabilities, lenient=("meta",))
 
 
+_hooks.forward_compatible(StateUpdateIdleEndTurn, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleMaxTokens, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleMaxTurnRequests, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleRefusal, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleCancelled, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleError, lenient=("usage", "meta", "error"))
+
+
+_hooks.forward_compatible(StateUpdateIdleDefault, lenient=("usage", "meta"))
+
+
+_StateUpdateIdleBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="stopReason",
+    cases={
+        "end_turn": StateUpdateIdleEndTurn,
+        "max_tokens": StateUpdateIdleMaxTokens,
+        "max_turn_requests": StateUpdateIdleMaxTurnRequests,
+        "refusal": StateUpdateIdleRefusal,
+        "cancelled": StateUpdateIdleCancelled,
+        "error": StateUpdateIdleError,
+    },
+    default=StateUpdateIdleDefault,
+    unknown=StateUpdateIdleUnknown,
+)
+
+
 _StateUpdateBase.__idlc_variant__ = _hooks.VariantInfo(
     tag_field="state",
     cases={
         "running": StateUpdateRunning,
-        "idle": StateUpdateIdle,
+        "idle": _StateUpdateIdleBase,
         "requires_action": StateUpdateRequiresAction,
         "unknown": StateUpdateUnknown,
     },
@@ -6399,9 +6799,39 @@ _StateUpdateBase.__idlc_variant__ = _hooks.VariantInfo(
 _hooks.forward_compatible(RunningStateUpdate, lenient=("meta",))
 
 
-_hooks.forward_compatible(
-    IdleStateUpdate,
-    lenient=("usage", "meta", "stop_reason", "error"),
+_hooks.forward_compatible(IdleStateUpdateEndTurn, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateMaxTokens, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateMaxTurnRequests, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateRefusal, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateCancelled, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateError, lenient=("usage", "meta", "error"))
+
+
+_hooks.forward_compatible(IdleStateUpdateDefault, lenient=("usage", "meta"))
+
+
+_IdleStateUpdateBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="stopReason",
+    cases={
+        "end_turn": IdleStateUpdateEndTurn,
+        "max_tokens": IdleStateUpdateMaxTokens,
+        "max_turn_requests": IdleStateUpdateMaxTurnRequests,
+        "refusal": IdleStateUpdateRefusal,
+        "cancelled": IdleStateUpdateCancelled,
+        "error": IdleStateUpdateError,
+    },
+    default=IdleStateUpdateDefault,
+    unknown=IdleStateUpdateUnknown,
 )
 
 
