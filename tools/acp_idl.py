@@ -58,7 +58,8 @@ MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
 #: The unstable schema's methods the unstable package serves (docs/acp.md, "The unstable
 #: surface"). `mcp/message` (MCP over ACP) is a request the client answers and a
 #: notification the agent receives: two members, one binding id (docs/language.md,
-#: "Bindings"). Left out: `proxy/*` (the proxy-chain role; docs/acp-gaps.md, G12).
+#: "Bindings"). `proxy/*` (the proxy-chain role) has its types generated but no interface
+#: (docs/acp-gaps.md, G12).
 UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "session/fork": ("Agent", "forkSession", False, False),
     "session/archive": ("Agent", "archiveSession", False, False),
@@ -506,6 +507,13 @@ class Converter:
                 )
             out.append("}")
             out.append("")
+        if self.unstable:
+            # The proxy-chain messages (`proxy/initialize`, `proxy/successor`): their types,
+            # as the TypeScript SDK offers them, but no role to serve them (docs/acp-gaps.md,
+            # G12).
+            for name in sorted(self.defs):
+                if self.defs[name].get("x-side") == "proxy":
+                    self.reach(name)
         for name in self.order:
             out += doc_lines(self.defs[name].get("description"), "")
             out.append(f"type {name} = {self.definition(name)};")

@@ -5715,6 +5715,75 @@ class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True
     """
 
 
+class ProxySuccessorNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` notification.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
+    and `params` are the wrapped notification's method and params.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    method: str
+    """Method name of the wrapped notification."""
+    params: _hooks.JsonValue | None = None
+    """Params of the wrapped notification, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped notification's own `_meta` stays inside these params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ProxySuccessorRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` request.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one request: `method`
+    and `params` are the wrapped request's method and params.
+
+    The result or error of the wrapped request is returned unchanged, as the same JSON value,
+    as the result or error of the `proxy/successor` request. Errors the conductor returns
+    itself, for example because the successor has exited, are not wrapped results.
+
+    To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
+    request on the same connection. Cancellation is never forwarded to another hop.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    method: str
+    """Method name of the wrapped request."""
+    params: _hooks.JsonValue | None = None
+    """Params of the wrapped request, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped request's own `_meta` stays inside these params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
 ProtocolVersion: typing.TypeAlias = _UInt16
 """Protocol version identifier.
 
@@ -6130,6 +6199,47 @@ Both branches require their carrier key. An error must be a non-null object.
 Unknown outer fields are ignored. Inner result and error fields are preserved.
 Carrier `_meta` is optional. Null or invalid values are treated as absent.
 Senders must include exactly one outcome. Receivers prefer `result` if both are present.
+"""
+
+
+InitializeProxyRequest: typing.TypeAlias = InitializeRequest
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Request parameters for `proxy/initialize`.
+
+A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
+successor, which tells the component to run as a proxy. The params and the response are
+the same as for `initialize`. A conductor sends `initialize` to the final agent.
+
+The params carry the protocol version the conductor selected: the client's requested
+version, unless the conductor supports only a lower one. Before answering successfully,
+the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
+
+See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+"""
+
+
+InitializeProxyResponse: typing.TypeAlias = InitializeResponse
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Response to `proxy/initialize`.
+
+The same as the `initialize` response. The proxy builds it from its successor's
+`initialize` response and answers with the capabilities of the chain from itself onward.
+It MUST NOT change `protocolVersion`.
+"""
+
+
+ProxySuccessorResponse: typing.TypeAlias = _hooks.JsonValue
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Result of a `proxy/successor` request: the wrapped request's result, forwarded unchanged.
 """
 
 
@@ -7102,3 +7212,9 @@ _MessageMcpResponseBase.__idlc_union__ = _hooks.UnionInfo(
 
 
 _hooks.forward_compatible(CancelRequestNotification, lenient=("meta",))
+
+
+_hooks.forward_compatible(ProxySuccessorNotification, lenient=("meta",))
+
+
+_hooks.forward_compatible(ProxySuccessorRequest, lenient=("meta",))
