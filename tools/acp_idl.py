@@ -282,7 +282,8 @@ class Converter:
                 lines += doc_lines(META_DOC, indent)
                 lines.append(f"{indent}_meta: {META_TYPE}{leniency(prop)};")
                 continue
-            lines += doc_lines(prop.get("description"), indent)
+            doc = prop.get("description", "")
+            lines += doc_lines(doc, indent)
             type_ = self.type_of(prop)
             if name in patched:
                 # Absent leaves the stored value, `null` clears it: a tri-state field
@@ -305,6 +306,10 @@ class Converter:
                     default = " = {}"
                 else:
                     raise ValueError(f"{name}: cannot say the default {json.dumps(value)}")
+            elif name not in required and type_ == "json" and "null is retained" in doc:
+                # Absent and `null` apart (`McpError.data`): the tri-state of `json`
+                # (docs/language.md, "Nullable and tri-state fields").
+                type_ = "optional<nullable<json>>"
             elif name not in required and not type_.startswith("optional<"):
                 type_ = f"optional<{type_}>"
             lines.append(f"{indent}{name}: {type_}{default}{leniency(prop, type_)};")

@@ -353,10 +353,24 @@ def _check_variant_case(
                 help="flatten the inner case into a record",
                 related=[Related("the inner case", inner_case.span)],
             )
+    inner_tag = naming.attribute_name(inner.tag_field)
     for record in records:
         if shared:
             _check_shared_against_case(shared, case, record, diagnostics)
         _check_tag_field(variant, case, record, diagnostics)
+    # The inner tag is an attribute of every class of the case (`StateUpdateIdleEndTurn.
+    # stop_reason`): no field of them may take its Python name under another wire name.
+    for field in shared + tuple(f for record in records for f in record.fields):
+        if field.name != inner.tag_field and naming.attribute_name(field.name) == inner_tag:
+            diagnostics.add(
+                codes.PYTHON_NAME_COLLISION,
+                f'field `{field.name}` and the tag field "{inner.tag_field}" of the variant '
+                f'of case "{case.tag}" both become the Python attribute `{inner_tag}`',
+                case.type.span,
+                label=f"its classes would have two `{inner_tag}` attributes",
+                help="rename the field or the tag field",
+                related=[Related("the field is declared here", name_span(field.span, field.name))],
+            )
 
 
 def _check_tag_field(

@@ -161,6 +161,17 @@ INNER = 'type Inner = variant tag "{tag}"{fields} {{ "a": {case}; }};\n'
             "",
             [codes.INVALID_CASE_TYPE.id],
         ),
+        # The inner tag's Python attribute is taken by a field of another wire name.
+        (
+            INNER.format(tag="subKind", fields="", case="record { sub_kind: string; }"),
+            "",
+            [codes.PYTHON_NAME_COLLISION.id],
+        ),
+        (
+            INNER.format(tag="subKind", fields="", case="unit"),
+            " fields { sub_kind: string; }",
+            [codes.PYTHON_NAME_COLLISION.id],
+        ),
         # Fine: distinct tags and names.
         (INNER.format(tag="sub", fields=" fields { m: string; }", case="unit"), "", []),
     ],

@@ -5695,7 +5695,7 @@ class McpError(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Inner MCP error code. Never an ACP error code."""
     message: str
     """Inner MCP error message."""
-    data: _hooks.JsonValue | None = None
+    data: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.UNSET
     """Optional error data. Explicit null is retained."""
 
 
