@@ -184,3 +184,69 @@ def test_checks_of_a_variant_inside_a_case(inner: str, outer: str, expected: lis
 def test_an_inline_variant_as_a_case_is_not_allowed() -> None:
     text = 'type Outer = variant tag "kind" { "x": variant tag "sub" { "a": unit; }; };\n'
     assert _errors(text) == [codes.INVALID_CASE_TYPE.id]
+
+
+_NAMES = st.sampled_from(["kind", "sub", "subKind", "sub_kind", "state", "n", "m"])
+_TAG_VALUES = st.sampled_from(["a", "b", "unknown", "Unknown_", "a_b", "aB", "x"])
+
+
+@st.composite
+def _variant_pairs(draw: st.DrawFn) -> str:
+    """An outer variant whose case "c" names an inner variant, with names drawn from a small
+    set so that the checks' collisions come up often."""
+
+    def cases(inner: bool) -> list[str]:
+        tags = draw(st.lists(_TAG_VALUES, max_size=3, unique=True))
+        body = []
+        for tag in tags:
+            kind = draw(st.sampled_from(["unit", "record", "named"]))
+            if kind == "record":
+                body.append(f'"{tag}": record {{ {draw(_NAMES)}: string; }};')
+            elif kind == "named":
+                body.append(f'"{tag}": Leaf;')
+            else:
+                body.append(f'"{tag}": unit;')
+        if draw(st.booleans()):
+            body.append("default: unit;")
+        if not inner:
+            body.append('"c": Inner;')
+        return body
+
+    def head(name: str) -> str:
+        open_ = "open " if draw(st.booleans()) else ""
+        fields = f" fields {{ {draw(_NAMES)}: uint32 = 0; }}" if draw(st.booleans()) else ""
+        return f'type {name} = {open_}variant tag "{draw(_NAMES)}"{fields}'
+
+    inner = head("Inner") + " { " + " ".join(cases(True)) + " };\n"
+    outer = head("Outer") + " { " + " ".join(cases(False)) + " };\n"
+    return f"type Leaf = record {{ {draw(_NAMES)}: bool = false; }};\n" + inner + outer
+
+
+@settings(max_examples=60, deadline=None)
+@given(idl=_variant_pairs())
+def test_any_variant_inside_a_case_is_reported_or_generates_importable_code(idl: str) -> None:
+    """Never a traceback: the checks refuse what the classes could not say, and whatever
+    they accept generates a package that imports, whose classes encode both tags."""
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "pair.idl"
+        source.write_text(idl, encoding="utf-8")
+        compilation = compile_files([source])
+        if compilation.model is None:
+            assert all(d.code.id.startswith(("E0", "W0")) for d in compilation.diagnostics)
+            return
+        with generated_package(Path(folder), "gen_variant_pair", idl) as package:
+            decoder = msgspec.json.Decoder(package.Outer, dec_hook=hooks.dec_hook)
+            for name in dir(package):
+                cls = getattr(package, name)
+                if not (
+                    name.startswith("OuterC")
+                    and isinstance(cls, type)
+                    and issubclass(cls, msgspec.Struct)
+                ):
+                    continue
+                try:
+                    value = cls()
+                except TypeError:
+                    continue  # a required field: nothing to build without values
+                encoded = _encode(value)
+                assert decoder.decode(json.dumps(encoded)) == value, (name, encoded)
