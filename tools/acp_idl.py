@@ -4,8 +4,10 @@
     python tools/acp_idl.py --unstable idl/acp-schema/v1 > idl/acp-unstable.idl && idlc fmt …
 
 With `--unstable` it reads `schema.unstable.json` instead (the stable protocol plus what is
-not part of the spec yet: `session/fork`, archive, title, status, providers, auth status)
-and adds those methods to the interfaces (docs/acp.md, "The unstable surface").
+not part of the spec yet: `session/fork`, archive, title, status, providers, auth status,
+`mcp/message`) and adds those methods to the interfaces, and the proxy-chain types (docs/acp.md,
+"The unstable surface"); `idl/acp-unstable.idl` is exactly its output, formatted
+(`tests/interop/test_unstable.py` checks).
 
 The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
 translation so that a schema update can be diffed against it. It knows the member names of
@@ -59,7 +61,7 @@ MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
 #: surface"). `mcp/message` (MCP over ACP) is a request the client answers and a
 #: notification the agent receives: two members, one binding id (docs/language.md,
 #: "Bindings"). `proxy/*` (the proxy-chain role) has its types generated but no interface
-#: (docs/acp-gaps.md, G12).
+#: (docs/acp-gaps.md, G13).
 UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "session/fork": ("Agent", "forkSession", False, False),
     "session/archive": ("Agent", "archiveSession", False, False),
@@ -515,7 +517,7 @@ class Converter:
         if self.unstable:
             # The proxy-chain messages (`proxy/initialize`, `proxy/successor`): their types,
             # as the TypeScript SDK offers them, but no role to serve them (docs/acp-gaps.md,
-            # G12).
+            # G13).
             for name in sorted(self.defs):
                 if self.defs[name].get("x-side") == "proxy":
                     self.reach(name)

@@ -338,7 +338,7 @@ ENVELOPES = {
 
 def test_every_type_of_the_unstable_schema_is_generated() -> None:
     """Nothing of schema.unstable.json is left out but the envelopes: the proxy-chain types
-    too, which no interface serves (docs/acp-gaps.md, G12)."""
+    too, which no interface serves (docs/acp-gaps.md, G13)."""
     from idlc_acp import unstable as u
 
     defs = json.loads(SCHEMA.read_text())["$defs"]
