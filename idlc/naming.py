@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import keyword
 import re
+from collections.abc import Iterable
 
 _WORD_BOUNDARY_1 = re.compile(r"([A-Z]+)([A-Z][a-z])")
 _WORD_BOUNDARY_2 = re.compile(r"([a-z0-9])([A-Z])")
@@ -196,13 +197,21 @@ def case_class_name(variant: str, tag: str | None) -> str:
     return variant + case_suffix(tag)
 
 
-#: The suffix of the class keeping an unknown tag of an `open variant` (no case may take it).
+#: The suffix of the class keeping an unknown tag of an `open variant`.
 UNKNOWN_CASE_SUFFIX = "Unknown"
 
 
-def unknown_case_class_name(variant: str) -> str:
-    """The class keeping an unknown tag of an `open variant`: `McpServerUnknown`."""
-    return variant + UNKNOWN_CASE_SUFFIX
+def unknown_case_class_name(variant: str, tags: Iterable[str | None]) -> str:
+    """The class keeping an unknown tag of an `open variant` whose cases have `tags`:
+    `McpServerUnknown`, or `StateUpdateUnknown_` when a case (tagged `"unknown"`) is
+    `StateUpdateUnknown` already (docs/language.md, "Variants").
+
+    A taken name gets a trailing `_`, as keywords and the generated modules' own names do
+    (`declared_name`). No case can take that one: a case suffix never ends with `_`
+    (`case_suffix` strips it), so the rule holds whatever the tags are.
+    """
+    taken = any(case_suffix(tag) == UNKNOWN_CASE_SUFFIX for tag in tags)
+    return variant + UNKNOWN_CASE_SUFFIX + ("_" if taken else "")
 
 
 def shared_fields_class_name(variant: str) -> str:

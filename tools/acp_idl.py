@@ -4,8 +4,10 @@
     python tools/acp_idl.py --unstable idl/acp-schema/v1 > idl/acp-unstable.idl && idlc fmt …
 
 With `--unstable` it reads `schema.unstable.json` instead (the stable protocol plus what is
-not part of the spec yet: `session/fork`, archive, title, status, providers, auth status)
-and adds those methods to the interfaces (docs/acp.md, "The unstable surface").
+not part of the spec yet: `session/fork`, archive, title, status, providers, auth status,
+`mcp/message`) and adds those methods to the interfaces, and the proxy-chain types (docs/acp.md,
+"The unstable surface"); `idl/acp-unstable.idl` is exactly its output, formatted
+(`tests/interop/test_unstable.py` checks).
 
 The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
 translation so that a schema update can be diffed against it. It knows the member names of
@@ -24,7 +26,9 @@ from typing import Any
 
 Json = Any
 
-#: wire method → (interface, member name, required, notify). Names follow the seed traits.
+#: member id → (interface, member name, required, notify). Names follow the seed traits. A
+#: member id is its wire method (docs/acp-gaps.md, G6), or `<method>:<verb>` for a method
+#: that is a request of one interface and a notification of the other (`wire_of`).
 MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "initialize": ("Agent", "initialize", True, False),
     "authenticate": ("Agent", "authenticate", False, False),
@@ -54,9 +58,10 @@ MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
 }
 
 #: The unstable schema's methods the unstable package serves (docs/acp.md, "The unstable
-#: surface"). Left out: `mcp/message` (MCP over ACP: one method name both as a client
-#: request and an agent notification, which one IDL member id cannot be) and `proxy/*` (the
-#: proxy-chain role, neither agent nor client).
+#: surface"). `mcp/message` (MCP over ACP) is a request the client answers and a
+#: notification the agent receives: two members, one binding id (docs/language.md,
+#: "Bindings"). `proxy/*` (the proxy-chain role) has its types generated but no interface
+#: (docs/acp-gaps.md, G13).
 UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "session/fork": ("Agent", "forkSession", False, False),
     "session/archive": ("Agent", "archiveSession", False, False),
@@ -68,6 +73,8 @@ UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "providers/disable": ("Agent", "disableProvider", False, False),
     "auth/status": ("Agent", "authStatus", False, False),
     "auth/status_update": ("Client", "authStatusUpdate", False, True),
+    "mcp/message:call": ("Client", "messageMcp", False, False),
+    "mcp/message:notify": ("Agent", "messageMcp", False, True),
 }
 
 #: Schema definitions the unstable surface needs that the stable one skips: a child
@@ -128,6 +135,11 @@ SKIPPED = {
     "Error",
     "ErrorCode",
 }
+
+
+def wire_of(member_id: str) -> str:
+    """The wire method of a member id of `MEMBERS`: `mcp/message:notify` → `mcp/message`."""
+    return member_id.partition(":")[0]
 
 
 def ref_name(node: Json) -> str | None:
@@ -211,16 +223,19 @@ class Converter:
             for item in node:
                 yield from self.refs(item)
 
-    def method_types(self) -> dict[str, tuple[str, str | None]]:
-        """wire method → (params def, result def or None for notifications)."""
+    def method_types(self) -> dict[str, dict[str, str]]:
+        """wire method → its defs: "request" and "result", or "notification" (or both, for
+        a method that is a request one way and a notification the other: `mcp/message`)."""
         found: dict[str, dict[str, str]] = {}
         for name, node in self.defs.items():
             method = node.get("x-method")
             if method is None:
                 continue
-            kind = "result" if name.endswith("Response") else "params"
+            kind = "result" if name.endswith("Response") else "request"
+            if name.endswith("Notification"):
+                kind = "notification"
             found.setdefault(method, {})[kind] = name
-        return {m: (v["params"], v.get("result")) for m, v in found.items()}
+        return found
 
     # -- types --
 
@@ -269,7 +284,8 @@ class Converter:
                 lines += doc_lines(META_DOC, indent)
                 lines.append(f"{indent}_meta: {META_TYPE}{leniency(prop)};")
                 continue
-            lines += doc_lines(prop.get("description"), indent)
+            doc = prop.get("description", "")
+            lines += doc_lines(doc, indent)
             type_ = self.type_of(prop)
             if name in patched:
                 # Absent leaves the stored value, `null` clears it: a tri-state field
@@ -292,6 +308,10 @@ class Converter:
                     default = " = {}"
                 else:
                     raise ValueError(f"{name}: cannot say the default {json.dumps(value)}")
+            elif name not in required and type_ == "json" and "null is retained" in doc:
+                # Absent and `null` apart (`McpError.data`): the tri-state of `json`
+                # (docs/language.md, "Nullable and tri-state fields").
+                type_ = "optional<nullable<json>>"
             elif name not in required and not type_.startswith("optional<"):
                 type_ = f"optional<{type_}>"
             lines.append(f"{indent}{name}: {type_}{default}{leniency(prop, type_)};")
@@ -372,13 +392,6 @@ class Converter:
             else:
                 case = "unit"
             lines.append(f"    {label}: {case};")
-        if open_ and '"unknown"' in "".join(lines):
-            # A case tagged "unknown" would be named like the class an open variant keeps
-            # unknown tags in (E0113): closed until the generator can name them apart (G10).
-            open_ = False
-            lines.insert(
-                0, '    // G10: open in the schema; a case tagged "unknown" keeps it closed here.'
-            )
         head = ("open " if open_ else "") + f'variant tag "{tag}"'
         if node.get("properties"):
             # The object's own properties sit beside every case's (docs/language.md,
@@ -393,10 +406,19 @@ class Converter:
             return "int32"
         tag = self.tag_of(alternatives) if alternatives else None
         if tag is not None and tag in node.get("properties", {}):
-            # A record that is also a variant on one of its own fields (the unstable
-            # `IdleStateUpdate`, on `stopReason`): the record, its tag a plain field, and the
-            # cases' fields flattened into optional ones (G3).
-            return self.record(node, "", self.flattened_cases(alternatives, "    "))
+            # A record that is also a variant on one of its own optional fields (the unstable
+            # `IdleStateUpdate`, on `stopReason`): a variant with the other properties as
+            # shared fields and a `default:` case for an absent tag (docs/language.md,
+            # "Variants"; a case of `StateUpdate`, it is a variant inside a variant case).
+            if tag in node.get("required", []):
+                raise ValueError(f"{name}: a required tag property is the tag alone")
+            properties = {k: v for k, v in node["properties"].items() if k != tag}
+            shared = {**node, "properties": properties}
+            absent = (
+                f"    /// No `{tag}`: not reported (the schema describes `null` and a malformed\n"
+                "    /// value as the same).\n    default: unit;\n}"
+            )
+            return self.variant(name, shared, alternatives, tag).removesuffix("}") + absent
         if (
             alternatives
             and node.get("properties")
@@ -412,7 +434,7 @@ class Converter:
             tag = self.tag_of(alternatives)
             if tag is not None:
                 return self.variant(name, node, alternatives, tag)
-            parts = [self.type_of(a) for a in alternatives if a.get("type") != "null"]
+            parts = [self.alternative(a) for a in alternatives if a.get("type") != "null"]
             union = "union { " + " ".join(f"{p};" for p in parts) + " }"
             # `RequestId`: JSON-RPC's null id is one of its values.
             return f"nullable<{union}>" if len(parts) < len(alternatives) else union
@@ -420,22 +442,12 @@ class Converter:
             return self.record(node, "")
         return self.type_of(node)
 
-    def flattened_cases(self, alternatives: list[Json], indent: str) -> list[str]:
-        lines: list[str] = []
-        for alternative in alternatives:
-            ref = ref_name({"allOf": alternative.get("allOf", [])})
-            if ref is None:
-                continue
-            const = alternative["properties"][self.tag_of([alternative]) or ""]["const"]
-            lines.append(f"{indent}// G3: the fields of the {json.dumps(const)} case.")
-            for line in self.fields(self.defs[ref], indent):
-                stripped = line.strip()
-                if stripped.startswith("//") or "optional<" in line:
-                    lines.append(line)
-                else:
-                    field, _, rest = line.partition(": ")
-                    lines.append(f"{field}: optional<{rest.rstrip(';')}>;")
-        return lines
+    def alternative(self, node: Json) -> str:
+        """An alternative of an untagged union: an inline object with properties is a record
+        (`MessageMcpResponse`: `{result}` or `{error}`), anything else its type."""
+        if node.get("type") == "object" and node.get("properties") and ref_name(node) is None:
+            return self.record(node, "")
+        return self.type_of(node)
 
     @staticmethod
     def tag_of(alternatives: list[Json]) -> str | None:
@@ -456,9 +468,9 @@ class Converter:
             *(methods if self.unstable else ()),
         ]
         by_interface: dict[str, list[str]] = {"Agent": [], "Client": [], "Protocol": []}
-        for wire in self.members:
-            assert wire in wire_order, wire
-            by_interface[self.members[wire][0]].append(wire)
+        for member_id in self.members:
+            assert wire_of(member_id) in wire_order, member_id
+            by_interface[self.members[member_id][0]].append(member_id)
         unstable = [
             "// UNSTABLE: drawn from schema.unstable.json with `tools/acp_idl.py --unstable`: the",
             "// protocol below plus what is not part of the spec yet and may change or go at any",
@@ -483,14 +495,16 @@ class Converter:
             ident = f"acp:{interface.lower()}"
             out += doc_lines(INTERFACE_DOCS[interface], "")
             out.append(f'interface {interface} id "{ident}" revision "{ident}@1" {{')
-            for wire in wires:
-                _, member, required, notify = self.members[wire]
-                params, result = methods[wire]
+            for member_id in wires:
+                _, member, required, notify = self.members[member_id]
+                wire = wire_of(member_id)
+                types = methods[wire]
+                params = types["notification"] if notify else types["request"]
                 self.reach(params)
-                if result is not None:
-                    self.reach(result)
+                if not notify:
+                    self.reach(types["result"])
                 out += doc_lines(self.defs[params].get("description"), "    ")
-                output = "unit" if notify else result
+                output = "unit" if notify else types["result"]
                 binding = (
                     f'notify id "{wire}";'
                     if notify
@@ -498,11 +512,18 @@ class Converter:
                     f'{"snapshot" if wire in SNAPSHOT else "transaction"};'
                 )
                 out.append(
-                    f'    {"required " if required else ""}operation {member} id "{wire}"'
+                    f'    {"required " if required else ""}operation {member} id "{member_id}"'
                     f" : {params} -> {output} {{ {binding} }}"
                 )
             out.append("}")
             out.append("")
+        if self.unstable:
+            # The proxy-chain messages (`proxy/initialize`, `proxy/successor`): their types,
+            # as the TypeScript SDK offers them, but no role to serve them (docs/acp-gaps.md,
+            # G13).
+            for name in sorted(self.defs):
+                if self.defs[name].get("x-side") == "proxy":
+                    self.reach(name)
         for name in self.order:
             out += doc_lines(self.defs[name].get("description"), "")
             out.append(f"type {name} = {self.definition(name)};")

@@ -32,6 +32,7 @@ from idlc.semantics.python_mapping import (
     list_union,
     native_union,
     union_case,
+    variant_case,
 )
 
 
@@ -181,6 +182,15 @@ class TypeBuilder:
                     for index in range(len(union.alternatives))
                 ]
                 continue
+            inner = variant_case(self.model, case)
+            if inner is not None:
+                assert marker is not None and tag is not None  # hooked, tagged
+                case_base, nested_classes = self.define_variant_case(
+                    ctx, name, case, inner, marker, tag, shared
+                )
+                cases.append((case.tag, case_base))
+                classes += nested_classes
+                continue
             cases.append((case.tag, case_name))
             classes.append(case_name)
             record = case.type if isinstance(case.type, m.Record) else None
@@ -231,33 +241,9 @@ class TypeBuilder:
         unknown: str | None = None
         fields: str | None = None
         if variant.open:
-            unknown = naming.unknown_case_class_name(name)
+            unknown = naming.unknown_case_class_name(name, (case.tag for case in variant.cases))
             alternatives.append(TypeExpr(unknown))
-            view = ClassView(
-                unknown,
-                "unknown",
-                ["_hooks.UnknownCase", marker],
-                Doc(None, f"A case of `{name}` with a tag this version does not know."),
-                after=(marker,),
-            )
-            if shared:
-                # It carries the shared fields decoded, as every case does (docs/language.md,
-                # "Variants"): a private struct of them, read through properties.
-                fields = naming.shared_fields_class_name(name)
-                module.classes.append(
-                    self.record_class(
-                        ctx,
-                        fields,
-                        None,
-                        f"The shared fields of `{name}`, as its unknown case holds them.",
-                        shared=shared,
-                    )
-                )
-                view.fields = [self.field_view(ctx, field_) for field_ in shared]
-                view.shared = fields
-                view.after += (fields,)
-            module.classes.append(view)
-            module.public.append(unknown)
+            fields = self.define_unknown_case(ctx, name, unknown, [marker], shared)
         module.registrations.append(
             VariantInfoView(
                 marker,
@@ -270,6 +256,45 @@ class TypeBuilder:
         )
         module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))
         module.public.append(name)
+
+    def define_unknown_case(
+        self,
+        ctx: ModuleContext,
+        variant: str,
+        unknown: str,
+        markers: list[str],
+        shared: tuple[m.Field, ...],
+    ) -> str | None:
+        """The class keeping an unknown tag of open variant (or variant case) `variant`,
+        deriving from its `markers`; with `shared` fields it carries them decoded, as every
+        case does (docs/language.md, "Variants"): a private struct of them, read through
+        properties, whose name it returns for the variant's registration."""
+        module = ctx.module
+        view = ClassView(
+            unknown,
+            "unknown",
+            ["_hooks.UnknownCase", *markers],
+            Doc(None, f"A case of `{variant}` with a tag this version does not know."),
+            after=tuple(markers),
+        )
+        fields: str | None = None
+        if shared:
+            fields = naming.shared_fields_class_name(variant)
+            module.classes.append(
+                self.record_class(
+                    ctx,
+                    fields,
+                    None,
+                    f"The shared fields of `{variant}`, as its unknown case holds them.",
+                    shared=shared,
+                )
+            )
+            view.fields = [self.field_view(ctx, field_) for field_ in shared]
+            view.shared = fields
+            view.after += (fields,)
+        module.classes.append(view)
+        module.public.append(unknown)
+        return fields
 
     def define_union_case(
         self,
@@ -319,6 +344,83 @@ class TypeBuilder:
         module.registrations.append(UnionInfoView(case_base, names))
         return case_base
 
+    def define_variant_case(
+        self,
+        ctx: ModuleContext,
+        variant: str,
+        case: m.Case,
+        inner: m.Variant,
+        marker: str,
+        tag: tuple[str, str],
+        shared: tuple[m.Field, ...],
+    ) -> tuple[str, list[str]]:
+        """The classes of a tagged case that is a variant on another tag field
+        (docs/language.md, "Variants"): one per case of the inner variant,
+        `<Case><InnerTag>`, carrying this variant's tag (msgspec's) and the inner tag (a
+        field always encoded), this variant's shared fields and the inner variant's, and
+        the inner case's own; an open inner variant adds its unknown-tag class. They derive
+        from the case's own variant base, returned with their names: this variant's
+        decoding maps the tag to that base, whose decoding then reads the inner tag."""
+        module = ctx.module
+        case_name = naming.case_class_name(variant, case.tag)
+        case_base = naming.choice_base_name(case_name)
+        module.classes.append(ClassView(case_base, "marker", ["_hooks.VariantBase"]))
+        all_shared = shared + (inner.shared.fields if inner.shared is not None else ())
+        names: list[str] = []
+        cases: list[tuple[str | None, str]] = []
+        for inner_case in inner.cases:
+            class_name = naming.case_class_name(case_name, inner_case.tag)
+            resolved = queries.follow_typedefs(inner_case.type, self.model.typedefs)
+            own = resolved if isinstance(resolved, m.Record) else None
+            base = "msgspec.Struct"
+            inherited: tuple[m.Field, ...] = ()
+            if (
+                own is not None
+                and isinstance(inner_case.type, m.TypeRef)
+                and naming.declared_name(inner_case.type.name) not in self.plan.case_records
+            ):
+                # A named record: the class derives from it (its class has no tag).
+                base, inherited, own = str(ctx.expr(inner_case.type)), own.fields, None
+            view = self.record_class(
+                ctx,
+                class_name,
+                own,
+                inner_case.doc,
+                base=base,
+                marker=marker,
+                tag=tag,
+                shared=all_shared,
+                inherited=inherited,
+            )
+            if inner_case.tag is not None:
+                view.fields.insert(0, _constant_field(inner.tag_field, inner_case.tag))
+                module.uses_typing = True
+            view.bases.append(case_base)
+            view.after += (case_base,)
+            module.classes.append(view)
+            module.public.append(class_name)
+            names.append(class_name)
+            cases.append((inner_case.tag, class_name))
+        unknown: str | None = None
+        fields: str | None = None
+        if inner.open:
+            unknown = naming.unknown_case_class_name(case_name, (c.tag for c in inner.cases))
+            fields = self.define_unknown_case(
+                ctx, case_name, unknown, [case_base, marker], all_shared
+            )
+            names.append(unknown)
+        module.registrations.append(
+            VariantInfoView(
+                case_base,
+                python_string(inner.tag_field),
+                [CaseView(python_string(t), class_) for t, class_ in cases if t is not None],
+                default=next((class_ for t, class_ in cases if t is None), None),
+                unknown=unknown,
+                fields=fields,
+            )
+        )
+        return case_base, names
+
     def define_union(self, ctx: ModuleContext, union: m.Union_, name: str, doc: str | None) -> None:
         module = ctx.module
         for index, alternative in enumerate(union.alternatives):
@@ -359,3 +461,20 @@ class TypeBuilder:
         for inner in nested(type_):
             inner_name, _ = self.plan.inline[id(inner)]
             self.define(module, inner, inner_name, None)
+
+
+def _constant_field(wire: str, value: str) -> FieldView:
+    """The inner tag of a case of a variant inside a variant case: a field whose only value
+    is `value`, filled in by a factory so that it is always encoded (msgspec leaves out a
+    plain default; docs/language.md, "Variants")."""
+    attribute = naming.attribute_name(wire)
+    literal = python_string(value)
+    return FieldView(
+        attribute=attribute,
+        annotation=TypeExpr("typing.Literal", (TypeExpr(literal),)),
+        wire=wire,
+        renamed=attribute != wire,
+        default=literal,
+        factory=f"lambda: {literal}",
+        doc=None,
+    )

@@ -288,12 +288,20 @@ def check_variant(
                     _check_shared_against_case(shared, case, record, diagnostics)
                 _check_tag_field(variant, case, record, diagnostics)
             continue
+        if (
+            isinstance(resolved, model.Variant)
+            and case.tag is not None
+            and isinstance(case.type, model.TypeRef)
+        ):
+            _check_variant_case(variant, case, resolved, typedefs, diagnostics)
+            continue
         if not isinstance(resolved, model.Record):
             shown = f'"{case.tag}"' if case.tag is not None else "`default`"
             diagnostics.add(
                 codes.INVALID_CASE_TYPE,
                 f"variant case {shown} is {_described_through(case.type, resolved)}, "
-                "not a record, a union of records (tagged cases only) or `unit`",
+                "not a record or `unit` (nor, for a tagged case, a union of records or a "
+                "named variant)",
                 case.type.span,
                 label="not a record",
                 help="the case's fields sit beside the tag field in one JSON object; wrap the "
@@ -303,6 +311,66 @@ def check_variant(
         if shared:
             _check_shared_against_case(shared, case, resolved, diagnostics)
         _check_tag_field(variant, case, resolved, diagnostics)
+
+
+def _check_variant_case(
+    variant: model.Variant,
+    case: model.Case,
+    inner: model.Variant,
+    typedefs: Mapping[str, model.Typedef],
+    diagnostics: Diagnostics,
+) -> None:
+    """A tagged case that is a variant on another tag field (docs/language.md, "Variants"):
+    its tag, shared fields and cases sit in the object beside this variant's tag and shared
+    fields, so no name may be there twice; its cases are records or `unit` (one level)."""
+    shared = variant.shared.fields if variant.shared is not None else ()
+    if inner.tag_field == variant.tag_field or inner.tag_field in {f.name for f in shared}:
+        what = "tag field" if inner.tag_field == variant.tag_field else "shared field"
+        diagnostics.add(
+            codes.TAG_FIELD_CONFLICT,
+            f'the variant of case "{case.tag}" has the tag field "{inner.tag_field}", '
+            f"which is this variant's {what}",
+            case.type.span,
+            label=f'tagged on "{inner.tag_field}"',
+            help="the two tags sit in one JSON object: give them different names",
+        )
+    records = [inner.shared] if inner.shared is not None else []
+    for inner_case in inner.cases:
+        resolved = queries.follow_typedefs(inner_case.type, typedefs)
+        if isinstance(resolved, model.Record):
+            records.append(resolved)
+        elif resolved is not None and not (
+            isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT
+        ):
+            shown = f'"{inner_case.tag}"' if inner_case.tag is not None else "`default`"
+            diagnostics.add(
+                codes.INVALID_CASE_TYPE,
+                f'case "{case.tag}" is a variant whose case {shown} is '
+                f"{_described_through(inner_case.type, resolved)}: a variant inside a case "
+                "has cases that are records or `unit`",
+                case.type.span,
+                label="a variant with a case that is not a record",
+                help="flatten the inner case into a record",
+                related=[Related("the inner case", inner_case.span)],
+            )
+    inner_tag = naming.attribute_name(inner.tag_field)
+    for record in records:
+        if shared:
+            _check_shared_against_case(shared, case, record, diagnostics)
+        _check_tag_field(variant, case, record, diagnostics)
+    # The inner tag is an attribute of every class of the case (`StateUpdateIdleEndTurn.
+    # stop_reason`): no field of them may take its Python name under another wire name.
+    for field in shared + tuple(f for record in records for f in record.fields):
+        if field.name != inner.tag_field and naming.attribute_name(field.name) == inner_tag:
+            diagnostics.add(
+                codes.PYTHON_NAME_COLLISION,
+                f'field `{field.name}` and the tag field "{inner.tag_field}" of the variant '
+                f'of case "{case.tag}" both become the Python attribute `{inner_tag}`',
+                case.type.span,
+                label=f"its classes would have two `{inner_tag}` attributes",
+                help="rename the field or the tag field",
+                related=[Related("the field is declared here", name_span(field.span, field.name))],
+            )
 
 
 def _check_tag_field(

@@ -140,16 +140,16 @@ class _Namer:
             return
         self.package_names[name] = Place(name, module, span, what)
 
-    def check_unknown_case_fields(self, variant: m.Variant, name: str) -> None:
+    def check_unknown_case_fields(self, shared: tuple[m.Field, ...], owner: str) -> None:
         """The unknown case of an open variant carries its shared fields as attributes beside
         its own `data` and `tag` (docs/language.md, "Variants"): none may be named so."""
-        for field_ in variant.shared.fields if variant.shared is not None else ():
+        for field_ in shared:
             attribute = naming.attribute_name(field_.name)
             if attribute in UNKNOWN_CASE_ATTRIBUTES:
                 self.diagnostics.add(
                     codes.UNKNOWN_CASE_ATTRIBUTE,
-                    f"shared field `{field_.name}` of open variant `{name}` would be the "
-                    f"attribute `{attribute}`, which its unknown case keeps for itself",
+                    f"shared field `{field_.name}` of {owner} would be the attribute "
+                    f"`{attribute}`, which its unknown case keeps for itself",
                     _field_name_span(field_),
                     label=f"becomes `{attribute}`",
                     help="rename the field, or make the variant closed",
@@ -195,6 +195,19 @@ class _Namer:
                 if records is not None:
                     self.name_union_case(case, records, case_name, module, label, name)
                     continue
+                inner = variant_case(self.model, case)
+                if inner is not None:
+                    # A case that is a variant: one class per case of it (`define_variant`).
+                    span = case.name_span or case.span
+                    self.claim(case_name, module, span, f"the name of {label} of `{name}`")
+                    for inner_name, inner_what in nested_case_classes(case_name, inner):
+                        self.claim(inner_name, module, span, f"{inner_what} of {label} of `{name}`")
+                    if inner.open:  # its unknown tags carry both variants' shared fields
+                        self.check_unknown_case_fields(
+                            _shared(type_) + _shared(inner),
+                            f"{label} of `{name}` (an open variant)",
+                        )
+                    continue
                 if self.is_case_record(case.type, case_name):
                     # `"http": McpServerHttp` in `McpServer`: the record's class is the case
                     # class, and its typedef has claimed the name.
@@ -221,12 +234,12 @@ class _Namer:
                 )
             if type_.open:
                 self.claim(
-                    naming.unknown_case_class_name(name),
+                    naming.unknown_case_class_name(name, (case.tag for case in type_.cases)),
                     module,
                     span or type_.span,
                     f"the unknown case of `{name}`",
                 )
-                self.check_unknown_case_fields(type_, name)
+                self.check_unknown_case_fields(_shared(type_), f"open variant `{name}`")
         elif isinstance(type_, m.Union_):
             for index, alternative in enumerate(type_.alternatives):
                 self.name_inline(
@@ -485,6 +498,31 @@ def union_case(model: m.Model, case: m.Case) -> m.Union_ | None:
     return None
 
 
+def _shared(variant: m.Variant) -> tuple[m.Field, ...]:
+    return variant.shared.fields if variant.shared is not None else ()
+
+
+def variant_case(model: m.Model, case: m.Case) -> m.Variant | None:
+    """The variant a tagged case holds through typedef names (docs/language.md, "Variants":
+    a case that is itself a variant on another tag field), or None."""
+    if case.tag is None or not isinstance(case.type, m.TypeRef):
+        return None
+    inner = resolve_alias(model, case.type)
+    return inner if isinstance(inner, m.Variant) else None
+
+
+def nested_case_classes(case_name: str, inner: m.Variant) -> Iterator[tuple[str, str]]:
+    """The classes of a case (named `case_name`) that is the variant `inner`: one per case of
+    `inner`, `<Case><InnerTag>`, and its unknown-tag class when `inner` is open; with what
+    each is, for diagnostics."""
+    for case in inner.cases:
+        shown = "the default case" if case.tag is None else f"case {case.tag!r}"
+        yield naming.case_class_name(case_name, case.tag), f"the class of its {shown}"
+    if inner.open:
+        tags = [case.tag for case in inner.cases]
+        yield naming.unknown_case_class_name(case_name, tags), "the class of its unknown tags"
+
+
 def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
     """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
 
@@ -503,7 +541,10 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
     if isinstance(type_, m.Variant):
         # msgspec's tagged unions need one class per tag: a union case has several.
         return type_.open or any(
-            case.tag is None or union_case(model, case) is not None for case in type_.cases
+            case.tag is None
+            or union_case(model, case) is not None
+            or variant_case(model, case) is not None
+            for case in type_.cases
         )
     if isinstance(type_, m.Union_):
         return not native_union(model, type_, seen)

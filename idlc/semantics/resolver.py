@@ -78,7 +78,8 @@ class _Resolver:
         self.atom_ids: dict[str, tuple[str, Span]] = {}
         self.interface_ids: dict[str, Span] = {}
         self.member_ids: dict[str, Span] = {}
-        self.binding_ids: dict[str, Span] = {}
+        #: binding id → its uses so far: (interface, whether a `notify` binding, span)
+        self.binding_ids: dict[str, list[tuple[str, bool, Span]]] = {}
         #: `notify` operations and their outputs, checked once typedefs are known
         self.notifications: list[tuple[ast.OperationMember, model.Type]] = []
 
@@ -187,7 +188,7 @@ class _Resolver:
         for member in decl.members:
             name = member.name
             names.add(name.value, f"`{name.value}`", name.span)
-            members.append(self._member(member))
+            members.append(self._member(member, decl.name.value))
         return model.Interface(
             decl.name.value,
             decl.id.value,
@@ -198,9 +199,9 @@ class _Resolver:
             decl.name.span,
         )
 
-    def _member(self, member: ast.Member) -> model.Member:
+    def _member(self, member: ast.Member, interface: str) -> model.Member:
         self._unique_id(self.member_ids, member.id, codes.DUPLICATE_ID, "member id", "member")
-        binding = self._binding(member)
+        binding = self._binding(member, interface)
         lints.check_binding_id(member, self.diagnostics)
         if isinstance(member, ast.ValueMember):
             self._lint_queryable(member)
@@ -256,7 +257,7 @@ class _Resolver:
         source = self.source_map.get(member.span.file) if self.source_map is not None else None
         lints.check_queryable_execution(member, source, self.diagnostics)
 
-    def _binding(self, member: ast.Member) -> model.Binding:
+    def _binding(self, member: ast.Member, interface: str) -> model.Binding:
         binding = member.binding
         allowed = _VERBS_FOR[type(member)]
         if binding.verb not in allowed:
@@ -268,15 +269,45 @@ class _Resolver:
                 label=f"expected {words}",
                 help=f"{_MEMBER_WORD[type(member)]} is bound with {words}",
             )
-        self._unique_id(
-            self.binding_ids, binding.id, codes.DUPLICATE_BINDING_ID, "binding id", "binding"
-        )
+        self._unique_binding_id(binding, interface)
         return model.Binding(
             _VERBS[binding.verb],
             binding.id.value,
             _EXECUTIONS[binding.execution] if binding.execution is not None else None,
             binding.span,
         )
+
+    def _unique_binding_id(self, binding: ast.Binding, interface: str) -> None:
+        """A binding id is unique in a compilation, except that one request binding and one
+        `notify` binding of different interfaces may share it (docs/language.md,
+        "Bindings"): JSON-RPC tells a request from a notification, and each interface's
+        dispatch table still has one entry per method."""
+        literal = binding.id
+        notify = binding.verb is ast.Verb.NOTIFY
+        uses = self.binding_ids.setdefault(literal.value, [])
+        for other_interface, other_notify, span in uses:
+            if other_notify != notify and other_interface != interface:
+                continue
+            if other_notify == notify:
+                help = (
+                    "binding ids are JSON-RPC method names: everything compiled together is "
+                    "served together, so each needs its own"
+                )
+            else:
+                help = (
+                    "a request and a notification may share a method name only in different "
+                    "interfaces: an interface's dispatch table has one entry per method"
+                )
+            self.diagnostics.add(
+                codes.DUPLICATE_BINDING_ID,
+                f"binding id {literal.raw} is used twice",
+                literal.span,
+                label="used again here",
+                help=help,
+                related=[Related("first used here", span)],
+            )
+            return
+        uses.append((interface, notify, literal.span))
 
     def _unique_id(
         self,
@@ -290,13 +321,7 @@ class _Resolver:
         if first is None:
             seen[literal.value] = literal.span
             return
-        if code is codes.DUPLICATE_BINDING_ID:
-            help = (
-                "binding ids are JSON-RPC method names: everything compiled together is "
-                "served together, so each needs its own"
-            )
-        else:
-            help = f"every {owner} of a compilation needs its own id"
+        help = f"every {owner} of a compilation needs its own id"
         self.diagnostics.add(
             code,
             f"{what} {literal.raw} is used twice",

@@ -184,6 +184,17 @@ class TypeConverter:
             optional = model.Optional(self.convert(node.inner), node.span, node.nullable)
             if optional.nullable:
                 self.nullables.append(optional)
+            elif (
+                isinstance(optional.inner, model.Optional)
+                and _is_json(optional.inner.inner)
+                and self.nullables
+                and self.nullables[-1] is optional.inner
+            ):
+                # `optional<nullable<json>>` is the tri-state of `json` (absent, `null`, a
+                # value): `nullable` adds nothing to `json` alone (E0129), but inside
+                # `optional<…>` it tells `null` from absent (docs/language.md, "Nullable and
+                # tri-state fields").
+                self.nullables.pop()
             return optional
         if isinstance(node, ast.ListType):
             return model.List(self.convert(node.inner), node.span)
@@ -327,18 +338,9 @@ class TypeConverter:
                     )
                 else:
                     seen[tag.value] = item
-                    suffix = naming.case_suffix(tag.value)
-                    if node.open and suffix == naming.UNKNOWN_CASE_SUFFIX:
-                        self.diagnostics.add(
-                            codes.PYTHON_NAME_COLLISION,
-                            f"variant case {tag.raw} becomes the Python class suffix `Unknown`, "
-                            "which an open variant uses for tags it does not know",
-                            tag.span,
-                            label="becomes `…Unknown`",
-                            help="rename the case, or make the variant closed",
-                        )
-                    else:
-                        self._case_class(item, suffix, python)
+                    # A case may be `…Unknown`: the unknown-tag class of an open variant
+                    # then takes another name (`naming.unknown_case_class_name`).
+                    self._case_class(item, naming.case_suffix(tag.value), python)
             cases.append(
                 model.Case(
                     tag.value if tag is not None else None,
@@ -364,3 +366,7 @@ def _case_span(case: ast.VariantCase) -> Span:
 
 def _keyword_span(span: Span, keyword: str) -> Span:
     return name_span(span, keyword)
+
+
+def _is_json(type_: model.Type) -> bool:
+    return isinstance(type_, model.Primitive) and type_.kind is model.PrimitiveKind.JSON

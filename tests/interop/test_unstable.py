@@ -127,6 +127,31 @@ def _unstable_samples() -> list[tuple[str, Any]]:
         ("SessionStatusRequest", u.SessionStatusRequest(session_id="s-1")),
         ("ListProvidersRequest", u.ListProvidersRequest()),
         ("AuthStatusRequest", u.AuthStatusRequest()),
+        (
+            "MessageMcpRequest",
+            u.MessageMcpRequest(server_id="s", request_id="r", method="tools/list", params={}),
+        ),
+        (
+            "MessageMcpNotification",
+            u.MessageMcpNotification(server_id="s", request_id="r", method="notifications/x"),
+        ),
+        ("MessageMcpResponse", u.MessageMcpResponseOption1(result=None)),
+        (
+            "MessageMcpResponse",
+            u.MessageMcpResponseOption2(error=u.McpError(code=1, message="m"), meta={"k": 1}),
+        ),
+        (
+            "StateUpdate",
+            u.StateUpdateIdleEndTurn(
+                usage=u.Usage(total_tokens=1, input_tokens=1, output_tokens=0)
+            ),
+        ),
+        ("StateUpdate", u.StateUpdateIdleError(error=u.Error(code=-1, message="m"))),
+        ("StateUpdate", u.StateUpdateIdleDefault(meta={"k": 1})),
+        ("StateUpdate", u.StateUpdateIdleUnknown({"state": "idle", "stopReason": "_x"})),
+        ("StateUpdate", u.StateUpdateUnknown()),
+        ("StateUpdate", u.StateUpdateUnknown_({"state": "_custom", "n": 1})),
+        ("StateUpdate", u.StateUpdateRunning()),
     ]
 
 
@@ -144,7 +169,7 @@ def test_what_the_unstable_surface_encodes_is_valid_under_the_unstable_schema(in
 
 def test_every_unstable_method_but_the_ones_left_out_is_served() -> None:
     """The unstable package has every method of schema.unstable.json except those docs/acp.md
-    lists as left out (`mcp/message`, `proxy/*`)."""
+    lists as left out (`proxy/*`)."""
     from idlc_acp import unstable as u
 
     schema = json.loads(SCHEMA.read_text())
@@ -154,5 +179,183 @@ def test_every_unstable_method_but_the_ones_left_out_is_served() -> None:
         for interface in (u.Agent, u.Client, u.Protocol)
         for wire in interface.__idlc_interface__.methods
     }
-    left_out = {"mcp/message", "proxy/initialize", "proxy/successor"}
+    left_out = {"proxy/initialize", "proxy/successor"}
     assert served == methods - left_out
+
+
+# -- MCP over ACP and a child session's state (`mcp/message`, `StateUpdate`) ----------------
+
+MCP_AGENT = [PYTHON, str(HERE / "idlc_mcp_agent.py")]
+TS_MCP_AGENT = ["node", str(JS / "mcp_agent.mjs")]
+NOTIFICATION = {
+    "serverId": "srv-1",
+    "requestId": "mcp-7",
+    "method": "notifications/progress",
+    "params": {"progress": 1},
+}
+
+
+def test_the_official_ts_client_and_an_idlc_agent_speak_mcp_over_acp() -> None:
+    """`mcp/message` both ways on one connection: the TypeScript client notifies the agent
+    and answers its requests; the agent's child states reach the client as sent."""
+    require_node_modules()
+    from idlc_runtime.hooks import enc_hook
+
+    from .idlc_mcp_agent import STATES
+
+    completed = subprocess.run(
+        ["node", str(JS / "mcp_client.mjs"), "--", *MCP_AGENT],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=RUN_TIMEOUT,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    found = json.loads(completed.stdout.splitlines()[-1])
+    assert found["prompt"] == {"stopReason": "end_turn"}
+    assert [(r["method"], r["requestId"]) for r in found["requests"]] == [
+        ("tools/list", "r-tools/list"),
+        ("fail", "r-fail"),
+    ]
+    chunk, *states = found["updates"]
+    report = json.loads(chunk["content"]["text"])
+    assert report["notifications"] == [NOTIFICATION]
+    assert report["answer_classes"] == ["MessageMcpResponseOption1", "MessageMcpResponseOption2"]
+    assert report["answers"][0] == {"result": {"tools": [{"name": "echo"}], "echoed": {"n": 1}}}
+    # The MCP error's explicit `"data": null` is kept (optional<nullable<json>>, G15).
+    assert report["answers"][1] == {
+        "error": {"code": -32602, "message": "no such tool", "data": None}
+    }
+    # The TypeScript SDK validated each snapshot and kept it as the agent encoded it.
+    import msgspec
+
+    assert [update["state"] for update in states] == [
+        json.loads(msgspec.json.encode(state, enc_hook=enc_hook)) for state in STATES
+    ]
+
+
+async def mcp_with_our_client(agent: list[str]) -> tuple[Any, list[Any], list[Any]]:
+    from idlc_acp import PromptRequest
+    from idlc_acp.unstable import Client as UnstableClient
+    from idlc_acp.unstable import (
+        ContentBlockText,
+        McpError,
+        MessageMcpNotification,
+        MessageMcpRequest,
+        MessageMcpResponse,
+        MessageMcpResponseOption1,
+        MessageMcpResponseOption2,
+    )
+    from idlc_acp.unstable import RequestPermissionOutcomeCancelled as Cancelled
+    from idlc_acp.unstable import RequestPermissionRequest as PermissionRequest
+    from idlc_acp.unstable import RequestPermissionResponse as PermissionResponse
+    from idlc_acp.unstable import SessionNotification as Notification
+
+    requests: list[MessageMcpRequest] = []
+    updates: list[Any] = []
+
+    class McpClient(UnstableClient):
+        async def update(self, input: Notification) -> None:
+            updates.append(input.update)
+
+        async def request_permission(self, input: PermissionRequest) -> PermissionResponse:
+            return PermissionResponse(outcome=Cancelled())
+
+        async def message_mcp(self, input: MessageMcpRequest) -> MessageMcpResponse:
+            requests.append(input)
+            if input.method == "fail":
+                return MessageMcpResponseOption2(error=McpError(code=-32602, message="no"))
+            return MessageMcpResponseOption1(result={"tools": [], "echoed": input.params})
+
+    async with spawn_agent(McpClient(), agent, env=child_env()) as connection:
+        await connection.initialize(InitializeRequest(protocol_version=1))
+        created = await connection.new_session(NewSessionRequest(cwd="/", mcp_servers=[]))
+        await connection.unstable().message_mcp(
+            MessageMcpNotification(
+                server_id="srv-1",
+                request_id="mcp-7",
+                method="notifications/progress",
+                params={"progress": 1},
+            )
+        )
+        answer = await connection.prompt(PromptRequest(session_id=created.session_id, prompt=[]))
+    chunk = updates[0].content
+    assert isinstance(chunk, ContentBlockText)
+    return answer, requests, [json.loads(chunk.text), *updates[1:]]
+
+
+@pytest.mark.parametrize("agent", ["ts", "idlc"])
+def test_idlc_client_speaks_mcp_over_acp(agent: str) -> None:
+    """idlc's client notifies the agent on `mcp/message` and answers its `mcp/message`
+    requests, and reads the child states the agent sends into their classes."""
+    from idlc_acp import StopReason
+    from idlc_acp import unstable as u
+
+    if agent == "ts":
+        require_node_modules()
+    command = TS_MCP_AGENT if agent == "ts" else MCP_AGENT
+    answer, requests, (report, *states) = asyncio.run(
+        asyncio.wait_for(mcp_with_our_client(command), 60)
+    )
+    assert answer.stop_reason == StopReason.END_TURN
+    assert [(r.method, r.request_id, r.params) for r in requests] == [
+        ("tools/list", "r-tools/list", {"n": 1}),
+        ("fail", "r-fail", {"n": 1}),
+    ]
+    assert report["notifications"] == [NOTIFICATION]
+    assert report["answers"] == [
+        {"result": {"tools": [], "echoed": {"n": 1}}},
+        {"error": {"code": -32602, "message": "no"}},
+    ]
+    assert all(isinstance(update, u.SessionUpdateSubagentUpdate) for update in states)
+    kinds = [type(update.state) for update in states]
+    if agent == "ts":
+        assert kinds == [
+            u.StateUpdateIdleMaxTokens,
+            u.StateUpdateIdleError,
+            u.StateUpdateIdleDefault,
+            u.StateUpdateIdleUnknown,
+            u.StateUpdateUnknown,
+            u.StateUpdateUnknown_,
+        ]
+        assert states[0].state.usage.total_tokens == 3
+        assert states[1].state.error.message == "child failed"
+        assert states[3].state.data["extra"] == 1
+        assert states[5].state.tag == "_sleeping" and states[5].state.data["until"] == "later"
+    else:
+        from .idlc_mcp_agent import STATES
+
+        assert [update.state for update in states] == STATES
+
+
+#: JSON-RPC envelopes of the unstable schema (method + params unions), not ACP types.
+ENVELOPES = {
+    f"{side}{kind}"
+    for side in ("Agent", "Client", "Proxy", "Ext")
+    for kind in ("Request", "Response", "Notification")
+}
+
+
+def test_every_type_of_the_unstable_schema_is_generated() -> None:
+    """Nothing of schema.unstable.json is left out but the envelopes: the proxy-chain types
+    too, which no interface serves (docs/acp-gaps.md, G13)."""
+    from idlc_acp import unstable as u
+
+    defs = json.loads(SCHEMA.read_text())["$defs"]
+    assert ENVELOPES <= set(defs)
+    assert [name for name in defs if name not in ENVELOPES and not hasattr(u, name)] == []
+
+
+def test_the_unstable_idl_is_what_tools_acp_idl_writes(tmp_path: Any) -> None:
+    """idl/acp-unstable.idl is the converter's output, formatted: no hand edit hides in it."""
+    tool = HERE.parents[1] / "tools" / "acp_idl.py"
+    drawn = subprocess.run(
+        [PYTHON, str(tool), "--unstable"], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    target = tmp_path / "acp-unstable.idl"
+    target.write_text(drawn, encoding="utf-8")
+    subprocess.run(
+        [PYTHON, "-m", "idlc", "fmt", str(target)], capture_output=True, timeout=120, check=True
+    )
+    committed = HERE.parents[1] / "idl" / "acp-unstable.idl"
+    assert target.read_text(encoding="utf-8") == committed.read_text(encoding="utf-8")

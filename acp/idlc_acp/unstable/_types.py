@@ -45,6 +45,18 @@ class _SetSessionConfigOptionRequestBase(_hooks.VariantBase):
     __slots__ = ()
 
 
+class _StateUpdateIdleBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _StateUpdateBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _IdleStateUpdateBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
 class _CreateElicitationRequestFormBase(_hooks.UnionBase):
     __slots__ = ()
 
@@ -74,6 +86,10 @@ class _ElicitationUrlModeBase(_hooks.UnionBase):
 
 
 class _CreateElicitationResponseBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _MessageMcpResponseBase(_hooks.UnionBase):
     __slots__ = ()
 
 
@@ -3018,6 +3034,36 @@ class AuthAccount(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
+class MessageMcpNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification parameters for `mcp/message`.
+
+    Sent by the provider to the consumer for an active request (including
+    subscription acknowledgements and updates). The outer envelope has no `id`.
+    """
+
+    server_id: McpServerAcpId = msgspec.field(name="serverId")
+    """The declared ACP MCP server handling the associated request."""
+    request_id: McpRequestId = msgspec.field(name="requestId")
+    """The identifier of the active inner MCP request."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, _hooks.JsonValue] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
 class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Notification containing a session update from the agent.
 
@@ -4085,6 +4131,7 @@ class RunningStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class StateUpdateRunning(
     RunningStateUpdate,
+    _StateUpdateBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="state",
@@ -4093,10 +4140,203 @@ class StateUpdateRunning(
     """Foreground work is in progress."""
 
 
-class IdleStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The child is ready to process another prompt.
+class StateUpdateIdleEndTurn(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended successfully."""
 
-    An omitted, `null`, or malformed `stopReason` means not reported.
+    stop_reason: typing.Literal["end_turn"] = msgspec.field(
+        default_factory=lambda: "end_turn",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleMaxTokens(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because the agent reached the maximum number of tokens."""
+
+    stop_reason: typing.Literal["max_tokens"] = msgspec.field(
+        default_factory=lambda: "max_tokens",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleMaxTurnRequests(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because the agent reached the maximum number of allowed
+    agent requests.
+    """
+
+    stop_reason: typing.Literal["max_turn_requests"] = msgspec.field(
+        default_factory=lambda: "max_turn_requests",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleRefusal(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because the agent refused to continue."""
+
+    stop_reason: typing.Literal["refusal"] = msgspec.field(
+        default_factory=lambda: "refusal",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleCancelled(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work was cancelled."""
+
+    stop_reason: typing.Literal["cancelled"] = msgspec.field(
+        default_factory=lambda: "cancelled",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ErrorStopReason(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Details of a failure that ended a child's foreground work.
+    """
+
+    error: Error | None = None
+    """The failure, as a JSON-RPC error object.
+
+    Optional. Omitted or `null` both mean the agent is not reporting failure details.
+    Agents SHOULD include it.
+    """
+
+
+class StateUpdateIdleError(
+    ErrorStopReason,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """The work ended because something failed."""
+
+    stop_reason: typing.Literal["error"] = msgspec.field(
+        default_factory=lambda: "error",
+        name="stopReason",
+    )
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class StateUpdateIdleDefault(
+    msgspec.Struct,
+    _StateUpdateBase,
+    _StateUpdateIdleBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="state",
+    tag="idle",
+):
+    """No `stopReason`: not reported (the schema describes `null` and a malformed
+    value as the same).
     """
 
     usage: Usage | None = None
@@ -4110,29 +4350,48 @@ class IdleStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
-    stop_reason: str | None = msgspec.field(default=None, name="stopReason")
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
 
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
 
-    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
+class _StateUpdateIdleFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The shared fields of `StateUpdateIdle`, as its unknown case holds them."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
     """
-    error: Error | None = None
-    """The failure, as a JSON-RPC error object.
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
 
-    Optional. Omitted or `null` both mean the agent is not reporting failure details.
-    Agents SHOULD include it.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
-class StateUpdateIdle(
-    IdleStateUpdate,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="state",
-    tag="idle",
+class StateUpdateIdleUnknown(
+    _hooks.UnknownCase, _StateUpdateIdleBase, _StateUpdateBase
 ):
-    """The child is ready to process another prompt."""
+    """A case of `StateUpdateIdle` with a tag this version does not know."""
+
+    __slots__ = ()
+    _idlc_fields: _StateUpdateIdleFields
+
+    @property
+    def usage(self) -> Usage | None:
+        """**UNSTABLE** Token usage for completed foreground work.
+
+        Optional. Omitted or `null` means not reported.
+        """
+        return self._idlc_fields.usage
+
+    @property
+    def meta(self) -> dict[str, _hooks.JsonValue] | None:
+        """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+        values at these keys.
+
+        See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+        """
+        return self._idlc_fields.meta
 
 
 class RequiresActionStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -4148,6 +4407,7 @@ class RequiresActionStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True
 
 class StateUpdateRequiresAction(
     RequiresActionStateUpdate,
+    _StateUpdateBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="state",
@@ -4182,6 +4442,7 @@ class UnknownStateUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class StateUpdateUnknown(
     UnknownStateUpdate,
+    _StateUpdateBase,
     kw_only=True,
     omit_defaults=True,
     tag_field="state",
@@ -4193,20 +4454,213 @@ class StateUpdateUnknown(
     """
 
 
-class ErrorStopReason(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """**UNSTABLE**
+class StateUpdateUnknown_(_hooks.UnknownCase, _StateUpdateBase):
+    """A case of `StateUpdate` with a tag this version does not know."""
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
+    __slots__ = ()
 
-    Details of a failure that ended a child's foreground work.
+
+class IdleStateUpdateEndTurn(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="end_turn",
+):
+    """The work ended successfully."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    error: Error | None = None
-    """The failure, as a JSON-RPC error object.
 
-    Optional. Omitted or `null` both mean the agent is not reporting failure details.
-    Agents SHOULD include it.
+class IdleStateUpdateMaxTokens(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_tokens",
+):
+    """The work ended because the agent reached the maximum number of tokens."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
     """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateMaxTurnRequests(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_turn_requests",
+):
+    """The work ended because the agent reached the maximum number of allowed
+    agent requests.
+    """
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateRefusal(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="refusal",
+):
+    """The work ended because the agent refused to continue."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateCancelled(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="cancelled",
+):
+    """The work was cancelled."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateError(
+    ErrorStopReason,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="stopReason",
+    tag="error",
+):
+    """The work ended because something failed."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateDefault(
+    msgspec.Struct,
+    _IdleStateUpdateBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    """No `stopReason`: not reported (the schema describes `null` and a malformed
+    value as the same).
+    """
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class _IdleStateUpdateFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The shared fields of `IdleStateUpdate`, as its unknown case holds them."""
+
+    usage: Usage | None = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class IdleStateUpdateUnknown(_hooks.UnknownCase, _IdleStateUpdateBase):
+    """A case of `IdleStateUpdate` with a tag this version does not know."""
+
+    __slots__ = ()
+    _idlc_fields: _IdleStateUpdateFields
+
+    @property
+    def usage(self) -> Usage | None:
+        """**UNSTABLE** Token usage for completed foreground work.
+
+        Optional. Omitted or `null` means not reported.
+        """
+        return self._idlc_fields.usage
+
+    @property
+    def meta(self) -> dict[str, _hooks.JsonValue] | None:
+        """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+        values at these keys.
+
+        See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+        """
+        return self._idlc_fields.meta
 
 
 class Error(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -5290,6 +5744,82 @@ class AuthStatusUpdateNotification(msgspec.Struct, kw_only=True, omit_defaults=T
     """
 
 
+class MessageMcpRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `mcp/message`.
+    """
+
+    server_id: McpServerAcpId = msgspec.field(name="serverId")
+    """The declared ACP MCP server receiving this request."""
+    request_id: McpRequestId = msgspec.field(name="requestId")
+    """The caller-generated identifier for the inner MCP request."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, _hooks.JsonValue] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class MessageMcpResponseOption1(
+    msgspec.Struct,
+    _MessageMcpResponseBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    result: _hooks.JsonValue
+    """Required, even if JSON null."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class MessageMcpResponseOption2(
+    msgspec.Struct,
+    _MessageMcpResponseBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    error: McpError
+    """Required, non-null MCP error object."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class McpError(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    An inner MCP error, distinct from an outer ACP binding or runtime error.
+
+    `code` and `message` are required and non-null. `data` is optional.
+    Explicit `null` is preserved separately from an omitted key.
+    """
+
+    code: _Int32
+    """Inner MCP error code. Never an ACP error code."""
+    message: str
+    """Inner MCP error message."""
+    data: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.UNSET
+    """Optional error data. Explicit null is retained."""
+
+
 class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Notification to cancel an ongoing request.
 
@@ -5298,6 +5828,75 @@ class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True
 
     request_id: RequestId = msgspec.field(name="requestId")
     """The ID of the request to cancel."""
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ProxySuccessorNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` notification.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
+    and `params` are the wrapped notification's method and params.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    method: str
+    """Method name of the wrapped notification."""
+    params: _hooks.JsonValue | None = None
+    """Params of the wrapped notification, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped notification's own `_meta` stays inside these params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ProxySuccessorRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` request.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one request: `method`
+    and `params` are the wrapped request's method and params.
+
+    The result or error of the wrapped request is returned unchanged, as the same JSON value,
+    as the result or error of the `proxy/successor` request. Errors the conductor returns
+    itself, for example because the successor has exited, are not wrapped results.
+
+    To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
+    request on the same connection. Cancellation is never forwarded to another hop.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    method: str
+    """Method name of the wrapped request."""
+    params: _hooks.JsonValue | None = None
+    """Params of the wrapped request, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped request's own `_meta` stays inside these params.
+    """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
@@ -5445,6 +6044,18 @@ Unique identifier for a configurable LLM provider.
 """
 
 
+McpRequestId: typing.TypeAlias = str
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Identifies an inner MCP request active against a server on this ACP connection.
+
+Generated by the caller and preserved unchanged by proxies. This is distinct
+from the outer ACP JSON-RPC request ID.
+"""
+
+
 SessionUpdate: typing.TypeAlias = (
     SessionUpdateUserMessageChunk
     | SessionUpdateAgentMessageChunk
@@ -5526,12 +6137,23 @@ CompactionId: typing.TypeAlias = str
 """Unique identifier for a context compaction within a session."""
 
 
-StateUpdate: typing.TypeAlias = (
-    StateUpdateRunning
-    | StateUpdateIdle
-    | StateUpdateRequiresAction
-    | StateUpdateUnknown
-)
+if typing.TYPE_CHECKING:
+    StateUpdate: typing.TypeAlias = (
+        StateUpdateRunning
+        | StateUpdateIdleEndTurn
+        | StateUpdateIdleMaxTokens
+        | StateUpdateIdleMaxTurnRequests
+        | StateUpdateIdleRefusal
+        | StateUpdateIdleCancelled
+        | StateUpdateIdleError
+        | StateUpdateIdleDefault
+        | StateUpdateIdleUnknown
+        | StateUpdateRequiresAction
+        | StateUpdateUnknown
+        | StateUpdateUnknown_
+    )
+else:
+    StateUpdate = _StateUpdateBase
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5541,6 +6163,25 @@ Current foreground-work state of a reusable child session.
 Each update is a whole-object snapshot. Idle does not terminate the child.
 The parent can message it again, transitioning it back to running.
 Background activity may still emit other session updates while idle.
+"""
+
+
+if typing.TYPE_CHECKING:
+    IdleStateUpdate: typing.TypeAlias = (
+        IdleStateUpdateEndTurn
+        | IdleStateUpdateMaxTokens
+        | IdleStateUpdateMaxTurnRequests
+        | IdleStateUpdateRefusal
+        | IdleStateUpdateCancelled
+        | IdleStateUpdateError
+        | IdleStateUpdateDefault
+        | IdleStateUpdateUnknown
+    )
+else:
+    IdleStateUpdate = _IdleStateUpdateBase
+"""The child is ready to process another prompt.
+
+An omitted, `null`, or malformed `stopReason` means not reported.
 """
 
 
@@ -5661,6 +6302,66 @@ else:
 
 ElicitationContentValue: typing.TypeAlias = str | _Int64 | float | bool | list[str]
 """Allowed wire representations for `ElicitationContentValue`."""
+
+
+if typing.TYPE_CHECKING:
+    MessageMcpResponse: typing.TypeAlias = (
+        MessageMcpResponseOption1 | MessageMcpResponseOption2
+    )
+else:
+    MessageMcpResponse = _MessageMcpResponseBase
+"""**UNSTABLE**
+
+The successful outer ACP `mcp/message` response carries exactly one
+inner MCP outcome: an opaque result (including JSON null), or an MCP error.
+Outer ACP errors are reserved for binding and runtime failures.
+
+Both branches require their carrier key. An error must be a non-null object.
+Unknown outer fields are ignored. Inner result and error fields are preserved.
+Carrier `_meta` is optional. Null or invalid values are treated as absent.
+Senders must include exactly one outcome. Receivers prefer `result` if both are present.
+"""
+
+
+InitializeProxyRequest: typing.TypeAlias = InitializeRequest
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Request parameters for `proxy/initialize`.
+
+A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
+successor, which tells the component to run as a proxy. The params and the response are
+the same as for `initialize`. A conductor sends `initialize` to the final agent.
+
+The params carry the protocol version the conductor selected: the client's requested
+version, unless the conductor supports only a lower one. Before answering successfully,
+the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
+
+See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+"""
+
+
+InitializeProxyResponse: typing.TypeAlias = InitializeResponse
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Response to `proxy/initialize`.
+
+The same as the `initialize` response. The proxy builds it from its successor's
+`initialize` response and answers with the capabilities of the chain from itself onward.
+It MUST NOT change `protocolVersion`.
+"""
+
+
+ProxySuccessorResponse: typing.TypeAlias = _hooks.JsonValue
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Result of a `proxy/successor` request: the wrapped request's result, forwarded unchanged.
+"""
 
 
 _hooks.forward_compatible(
@@ -6141,6 +6842,9 @@ _hooks.forward_compatible(
 )
 
 
+_hooks.forward_compatible(MessageMcpNotification, lenient=("meta",))
+
+
 _hooks.forward_compatible(SessionNotification, lenient=("meta",))
 
 
@@ -6274,12 +6978,99 @@ _hooks.forward_compatible(SubagentSessionCapabilities, lenient=("cancel", "meta"
 _hooks.forward_compatible(SessionCancelCapabilities, lenient=("meta",))
 
 
+_hooks.forward_compatible(StateUpdateIdleEndTurn, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleMaxTokens, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleMaxTurnRequests, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleRefusal, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleCancelled, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(StateUpdateIdleError, lenient=("usage", "meta", "error"))
+
+
+_hooks.forward_compatible(StateUpdateIdleDefault, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(_StateUpdateIdleFields, lenient=("usage", "meta"))
+
+
+_StateUpdateIdleBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="stopReason",
+    cases={
+        "end_turn": StateUpdateIdleEndTurn,
+        "max_tokens": StateUpdateIdleMaxTokens,
+        "max_turn_requests": StateUpdateIdleMaxTurnRequests,
+        "refusal": StateUpdateIdleRefusal,
+        "cancelled": StateUpdateIdleCancelled,
+        "error": StateUpdateIdleError,
+    },
+    default=StateUpdateIdleDefault,
+    unknown=StateUpdateIdleUnknown,
+    fields=_StateUpdateIdleFields,
+)
+
+
+_StateUpdateBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="state",
+    cases={
+        "running": StateUpdateRunning,
+        "idle": _StateUpdateIdleBase,
+        "requires_action": StateUpdateRequiresAction,
+        "unknown": StateUpdateUnknown,
+    },
+    default=None,
+    unknown=StateUpdateUnknown_,
+)
+
+
 _hooks.forward_compatible(RunningStateUpdate, lenient=("meta",))
 
 
-_hooks.forward_compatible(
-    IdleStateUpdate,
-    lenient=("usage", "meta", "stop_reason", "error"),
+_hooks.forward_compatible(IdleStateUpdateEndTurn, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateMaxTokens, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateMaxTurnRequests, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateRefusal, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateCancelled, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(IdleStateUpdateError, lenient=("usage", "meta", "error"))
+
+
+_hooks.forward_compatible(IdleStateUpdateDefault, lenient=("usage", "meta"))
+
+
+_hooks.forward_compatible(_IdleStateUpdateFields, lenient=("usage", "meta"))
+
+
+_IdleStateUpdateBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="stopReason",
+    cases={
+        "end_turn": IdleStateUpdateEndTurn,
+        "max_tokens": IdleStateUpdateMaxTokens,
+        "max_turn_requests": IdleStateUpdateMaxTurnRequests,
+        "refusal": IdleStateUpdateRefusal,
+        "cancelled": IdleStateUpdateCancelled,
+        "error": IdleStateUpdateError,
+    },
+    default=IdleStateUpdateDefault,
+    unknown=IdleStateUpdateUnknown,
+    fields=_IdleStateUpdateFields,
 )
 
 
@@ -6543,4 +7334,24 @@ _hooks.forward_compatible(
 )
 
 
+_hooks.forward_compatible(MessageMcpRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(MessageMcpResponseOption1, lenient=("meta",))
+
+
+_hooks.forward_compatible(MessageMcpResponseOption2, lenient=("meta",))
+
+
+_MessageMcpResponseBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(MessageMcpResponseOption1, MessageMcpResponseOption2),
+)
+
+
 _hooks.forward_compatible(CancelRequestNotification, lenient=("meta",))
+
+
+_hooks.forward_compatible(ProxySuccessorNotification, lenient=("meta",))
+
+
+_hooks.forward_compatible(ProxySuccessorRequest, lenient=("meta",))

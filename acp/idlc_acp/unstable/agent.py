@@ -37,6 +37,7 @@ from ._types import (
     LoadSessionResponse,
     LogoutRequest,
     LogoutResponse,
+    MessageMcpNotification,
     NewSessionRequest,
     NewSessionResponse,
     PromptRequest,
@@ -315,6 +316,18 @@ class Agent(abc.ABC):
         whether authentication is required.
         """
         raise Unsupported("auth/status")
+
+    async def message_mcp(self, input: MessageMcpNotification) -> None:
+        """**UNSTABLE**
+
+        This capability is not part of the spec yet, and may be removed or changed at any point.
+
+        Notification parameters for `mcp/message`.
+
+        Sent by the provider to the consumer for an active request (including
+        subscription acknowledgements and updates). The outer envelope has no `id`.
+        """
+        return None
 
 
 class AgentProxy:
@@ -744,6 +757,18 @@ class AgentProxy:
             ),
         )
 
+    async def message_mcp(self, input: MessageMcpNotification) -> None:
+        """**UNSTABLE**
+
+        This capability is not part of the spec yet, and may be removed or changed at any point.
+
+        Notification parameters for `mcp/message`.
+
+        Sent by the provider to the consumer for an active request (including
+        subscription acknowledgements and updates). The outer envelope has no `id`.
+        """
+        await self._peer.notify("mcp/message", input, target=self._target)
+
 
 async def _invoke_initialize(
     impl: Agent,
@@ -888,6 +913,10 @@ async def _invoke_auth_status(
     params: AuthStatusRequest,
 ) -> AuthStatusResponse:
     return await impl.auth_status(params)
+
+
+async def _invoke_message_mcp(impl: Agent, params: MessageMcpNotification) -> None:
+    await impl.message_mcp(params)
 
 
 _METHODS = (
@@ -1131,6 +1160,17 @@ _METHODS = (
         invoke=_invoke_auth_status,
         execution=_rt.Execution.SNAPSHOT,
         notify=False,
+        required=False,
+    ),
+    _rt.MethodSpec(
+        wire="mcp/message",
+        member="message_mcp",
+        shape=_rt.InputShape.RECORD,
+        params_type=MessageMcpNotification,
+        result_type=None,
+        invoke=_invoke_message_mcp,
+        execution=None,
+        notify=True,
         required=False,
     ),
 )

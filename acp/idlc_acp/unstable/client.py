@@ -20,6 +20,8 @@ from ._types import (
     CreateTerminalResponse,
     KillTerminalRequest,
     KillTerminalResponse,
+    MessageMcpRequest,
+    MessageMcpResponse,
     ReadTextFileRequest,
     ReadTextFileResponse,
     ReleaseTerminalRequest,
@@ -147,6 +149,15 @@ class Client(abc.ABC):
         send it when the reported status differs from the last one sent on the connection.
         """
         return None
+
+    async def message_mcp(self, input: MessageMcpRequest) -> MessageMcpResponse:
+        """**UNSTABLE**
+
+        This capability is not part of the spec yet, and may be removed or changed at any point.
+
+        Request parameters for `mcp/message`.
+        """
+        raise Unsupported("mcp/message")
 
 
 class ClientProxy:
@@ -335,6 +346,23 @@ class ClientProxy:
         """
         await self._peer.notify("auth/status_update", input, target=self._target)
 
+    async def message_mcp(self, input: MessageMcpRequest) -> MessageMcpResponse:
+        """**UNSTABLE**
+
+        This capability is not part of the spec yet, and may be removed or changed at any point.
+
+        Request parameters for `mcp/message`.
+        """
+        return typing.cast(
+            "MessageMcpResponse",
+            await self._peer.request(
+                "mcp/message",
+                input,
+                MessageMcpResponse,
+                target=self._target,
+            ),
+        )
+
 
 async def _invoke_update(impl: Client, params: SessionNotification) -> None:
     await impl.update(params)
@@ -415,6 +443,13 @@ async def _invoke_auth_status_update(
     params: AuthStatusUpdateNotification,
 ) -> None:
     await impl.auth_status_update(params)
+
+
+async def _invoke_message_mcp(
+    impl: Client,
+    params: MessageMcpRequest,
+) -> MessageMcpResponse:
+    return await impl.message_mcp(params)
 
 
 _METHODS = (
@@ -548,6 +583,17 @@ _METHODS = (
         invoke=_invoke_auth_status_update,
         execution=None,
         notify=True,
+        required=False,
+    ),
+    _rt.MethodSpec(
+        wire="mcp/message",
+        member="message_mcp",
+        shape=_rt.InputShape.RECORD,
+        params_type=MessageMcpRequest,
+        result_type=MessageMcpResponse,
+        invoke=_invoke_message_mcp,
+        execution=_rt.Execution.TRANSACTION,
+        notify=False,
         required=False,
     ),
 )
