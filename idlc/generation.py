@@ -77,7 +77,7 @@ def run_generate(
             )
             continue
         names = source_names(compilation.model.sources, job.root)
-        generated = generate(compilation.model, package, source_names=names)
+        generated = generate(compilation.model, package, source_names=names, plan=compilation.plan)
         diagnostics.extend(generated.diagnostics)
         planned.append((job, generated))
     if diagnostics.has_errors:

@@ -25,6 +25,7 @@ from idlc.syntax import ast, parser, reader
 if TYPE_CHECKING:
     # compile_files imports them when it runs: `idlc fmt` (parse_files) needs no resolver.
     from idlc.semantics import model
+    from idlc.semantics.python_mapping import Plan
 
 __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
 
@@ -68,6 +69,8 @@ class Compilation:
     sources: SourceMap
     #: The syntax trees, given files first (in order) and then those found on include paths.
     files: list[ast.File] = field(default_factory=list)
+    #: The Python mapping's plan of `model`, which the resolver made (`generate` takes it).
+    plan: Plan | None = None
 
     @property
     def ok(self) -> bool:
@@ -274,11 +277,11 @@ def _compile(paths: Sequence[Path], include_dirs: Sequence[Path], loader: _Loade
     if diagnostics.has_errors or len(files) != len(units):
         return Compilation(None, diagnostics, sources, files)
     from idlc.semantics import model
-    from idlc.semantics.resolver import resolve
+    from idlc.semantics.resolver import resolve_with_plan
 
     infos = [model.SourceInfo(unit.display, unit.sha256 or "") for unit in units]
-    resolved = resolve(files, diagnostics, sources=infos, source_map=sources)
-    return Compilation(resolved, diagnostics, sources, files)
+    resolved, plan = resolve_with_plan(files, diagnostics, sources=infos, source_map=sources)
+    return Compilation(resolved, diagnostics, sources, files, plan)
 
 
 def _note_definitions(unit: ParsedFile, defined: set[str]) -> None:
