@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import keyword
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +118,8 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
 
     def bad(message: str, help: str | None = None) -> None:
         diagnostics.add(codes.BAD_CONFIGURATION, f"{shown}: {message}", None, help=help)
+
+    import tomllib  # only where there is a pyproject.toml to read: `generate FILES` needs none
 
     try:
         document = tomllib.loads(pyproject.read_text(encoding="utf-8"))

@@ -149,3 +149,4 @@ def test_plain_generate_runs_without_click(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
         assert "| idlc.codegen" in result.stderr  # the log is what this test reads
         assert "| click" not in result.stderr
+        assert "| tomllib" not in result.stderr  # files named: no pyproject.toml read
