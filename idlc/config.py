@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import keyword
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from idlc.diagnostics import Diagnostics, codes
+from idlc.nodes import node
 from idlc.source import display_path
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class PackageConfig:
     name: str
     sources: tuple[Path, ...]
@@ -41,7 +41,7 @@ class PackageConfig:
     format: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Config:
     path: Path  # the pyproject.toml it came from
     packages: tuple[PackageConfig, ...]
@@ -69,7 +69,7 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class NotConfigured:
     """Nothing configures idlc here: no pyproject.toml from the working folder up, or one
     without a `[tool.idlc]` table (a Python project that does not use idlc's configuration)."""
