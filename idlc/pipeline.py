@@ -84,6 +84,16 @@ class _Loader:
         self.diagnostics = diagnostics
         self.sources = sources
         self.loaded: dict[Path, ParsedFile] = {}
+        #: Each path's resolved form (`key`), resolved once: a large compilation looks
+        #: every file up three times, and resolving a path costs a system call per folder.
+        self._keys: dict[Path, Path] = {}
+
+    def key(self, path: Path) -> Path:
+        """What identifies the file at `path` in this compilation: its resolved path."""
+        found = self._keys.get(path)
+        if found is None:
+            found = self._keys[path] = _key(path)
+        return found
 
     def expand(self, paths: Iterable[Path]) -> list[Path]:
         """Files named, and the `*.idl` files under folders named (sorted), each once."""
@@ -106,7 +116,7 @@ class _Loader:
         seen: set[Path] = set()
         unique: list[Path] = []
         for path in result:
-            key = _key(path)
+            key = self.key(path)
             if key not in seen:
                 seen.add(key)
                 unique.append(path)
@@ -134,11 +144,11 @@ class _Loader:
             self.sources.add(source)
             file = parser.parse(source, self.diagnostics)
         parsed = ParsedFile(path, display, reader.digest(data), source, file)
-        self.loaded[_key(path)] = parsed
+        self.loaded[self.key(path)] = parsed
         return parsed
 
     def load(self, path: Path) -> ParsedFile:
-        key = _key(path)
+        key = self.key(path)
         existing = self.loaded.get(key)
         if existing is not None:
             return existing
