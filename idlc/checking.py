@@ -1,11 +1,14 @@
-"""`idlc check` and `idlc fmt` without click: the commands pre-commit hooks and editors run
-on every save.
+"""`idlc check`, `idlc fmt` and `idlc generate` without click: the commands pre-commit hooks,
+editors and builds run again and again.
 
 Their whole-process start-up is what users wait for, and importing and setting up click is a
 sixth of it. So `idlc` (`idlc.checking:main`, also `python -m idlc`) runs a plain `check`
-here — `idlc check` with nothing else, or with file names only — and a plain `fmt` (file
-names and `--check` only), and hands every other command line (any other option, `--help`,
-other commands) to click (`idlc.cli`), which calls the same `run_check` and `run_fmt`. The output, the exit codes and the files read are the same either way;
+here — `idlc check` with nothing else, or with file names only — a plain `fmt` (file
+names and `--check` only) and a plain `generate` (file names, `--out`, `--package`,
+`--check`), and hands every other command line (any other option, `--help`, other
+commands, and anything click would refuse) to click (`idlc.cli`), which calls the same
+`run_check`, `run_fmt` and `run_generate_command`. The output, the exit codes and the files
+read are the same either way (tests/cli/test_plain_commands.py compares the two paths);
 tests/cli/test_startup.py pins what this path imports.
 
 The helpers take an `echo` with click's signature (`message`, `nl`, `err`): `click.echo`
@@ -32,16 +35,30 @@ Echo = Callable[..., None]
 
 
 def main() -> None:
-    """The `idlc` command: a plain `check` or `fmt` here, everything else through click."""
+    """The `idlc` command: a plain `check`, `fmt` or `generate` here, everything else through
+    click."""
     arguments = sys.argv[1:]
     command, rest = arguments[:1], arguments[1:]
     if os.name != "nt":  # click expands wildcards in arguments on Windows
         names = [argument for argument in rest if argument and not argument.startswith("-")]
         options = [argument for argument in rest if argument not in names]
-        if command == ["check"] and not options:
+        if command == ["check"] and not options and _click_accepts(names):
             _plain(lambda: run_check(_paths(names), (), (), "human", _echo))
-        if command == ["fmt"] and set(options) <= {"--check"}:
+        if command == ["fmt"] and set(options) <= {"--check"} and _click_accepts(names):
             _plain(lambda: run_fmt(_paths(names), bool(options), False, "human", _echo))
+        if command == ["generate"]:
+            plain = _plain_generate(rest)
+            if plain is not None:
+                files, out, package, check_only = plain
+                try:
+                    _plain(
+                        lambda: run_generate_command(
+                            files, out, package, (), check_only, (), "human", _echo
+                        ),
+                        passed=(UsageProblem,),
+                    )
+                except UsageProblem:
+                    pass  # nothing said yet: click says it, with its usage line
     from idlc.cli import main as with_click
 
     with_click()
@@ -51,12 +68,68 @@ def _paths(names: list[str]) -> tuple[Path, ...]:
     return tuple(Path(name) for name in names)
 
 
-def _plain(run: Callable[[], NoReturn]) -> NoReturn:
+def _click_accepts(names: Sequence[str], folders_only: bool = False) -> bool:
+    """Whether click's `click.Path` (`file_okay=not folders_only`) takes every one of `names`:
+    a path that exists must be readable (and a folder where only folders are allowed). What
+    it refuses goes to click, which says so with its usage line and exit code 2."""
+    import stat
+
+    for name in names:
+        try:
+            mode = os.stat(name).st_mode
+        except OSError:
+            continue  # need not exist: the command reports a missing file itself
+        if folders_only and stat.S_ISREG(mode) or not os.access(name, os.R_OK):
+            return False
+    return True
+
+
+def _plain_generate(
+    arguments: Sequence[str],
+) -> tuple[tuple[Path, ...], Path | None, str | None, bool] | None:
+    """FILES, `--out`, `--package` and `--check` of a plain `idlc generate` command line
+    (each option at most once, `--out DIR` or `--out=DIR`), or None for anything else, or
+    anything click would refuse: click takes those."""
+    names: list[str] = []
+    values: dict[str, str] = {}
+    check_only = False
+    position = 0
+    while position < len(arguments):
+        argument = arguments[position]
+        position += 1
+        option, equals, value = argument.partition("=")
+        if argument == "--check" and not check_only:
+            check_only = True
+        elif option in ("--out", "--package") and option not in values:
+            if not equals:
+                if position == len(arguments):
+                    return None
+                value = arguments[position]
+                position += 1
+            if not value or value.startswith("-"):
+                return None  # click's to read: it may take it as the value or refuse it
+            values[option] = value
+        elif argument and not argument.startswith("-"):
+            names.append(argument)
+        else:
+            return None
+    out, package = values.get("--out"), values.get("--package")
+    if not _click_accepts(names) or out is not None and not _click_accepts([out], True):
+        return None
+    if package is not None:
+        from idlc.config import package_name_problem
+
+        if package_name_problem(package) is not None:
+            return None
+    return _paths(names), None if out is None else Path(out), package, check_only
+
+
+def _plain(run: Callable[[], NoReturn], passed: tuple[type[BaseException], ...] = ()) -> NoReturn:
     """A command run as click would run it: the same settings, exit codes, `Aborted!`."""
     # As the command group does (idlc.cli.main): no cyclic collection in a short batch.
     gc.disable()
     try:
-        with internal_errors(_echo):
+        with internal_errors(_echo, passed):
             run()
     except (EOFError, KeyboardInterrupt):
         _echo(err=True)
@@ -167,6 +240,73 @@ def run_fmt(
     for path in result.changed:
         echo(f"{verb} {path}", err=True)
     finish(diagnostics, failed=bool(result.changed) and (check_only or diff))
+
+
+class UsageProblem(Exception):
+    """A command line that cannot run, found before anything was said: click reports it
+    (`idlc.cli`), as a usage error with exit code 2."""
+
+    def __init__(self, message: str, needs_output: bool = False) -> None:
+        super().__init__(message)
+        #: No `--out` and nothing configured: `idlc.cli` says how to configure idlc.
+        self.needs_output = needs_output
+
+
+def run_generate_command(
+    files: Sequence[Path],
+    out: Path | None,
+    package: str | None,
+    include: Sequence[Path],
+    check_only: bool,
+    allow: Sequence[str],
+    error_format: str,
+    echo: Echo,
+) -> NoReturn:
+    """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
+    it, every *.idl file under the current folder into `out`); with `check_only`, write
+    nothing and exit 1 naming what is stale. Raises `UsageProblem` before saying anything
+    when the command line cannot run."""
+    from idlc.config import Config
+    from idlc.generation import GenerateJob, run_generate
+
+    diagnostics = Diagnostics()
+    jobs: list[GenerateJob] = []
+    if files:
+        if out is None:
+            raise UsageProblem("`--out DIR` is required when files are named")
+        jobs.append(GenerateJob(files, include, out, package, allow))
+    else:
+        configuration = configuration_of(diagnostics)
+        if configuration is None or isinstance(configuration, Config):
+            if out is not None or package is not None:
+                raise UsageProblem(
+                    "`--out` and `--package` go with named files (`[tool.idlc]` sets both)"
+                )
+            if configuration is not None:
+                jobs.extend(
+                    GenerateJob(
+                        p.sources,
+                        (*p.include, *include),
+                        p.out,
+                        p.name,
+                        (*p.allow, *allow),
+                        root=configuration.path.parent,
+                    )
+                    for p in configuration.packages
+                )
+        elif out is None:
+            raise UsageProblem("no output folder", needs_output=True)
+        else:
+            found = discovered(diagnostics, echo)
+            if found:
+                jobs.append(GenerateJob(found, include, out, package, allow))
+    outcome = run_generate(jobs, check=check_only, diagnostics=diagnostics)
+    report(unique(diagnostics), outcome.sources, error_format, echo)
+    for line in outcome.messages:
+        echo(line, err=True)
+    for text in outcome.diffs:
+        echo(text, nl=False)
+    finish(diagnostics, failed=outcome.failed)
 
 
 def use_color(stream: object) -> bool:

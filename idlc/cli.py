@@ -4,8 +4,8 @@ Exit codes: 0 success (warnings allowed), 1 errors or `--check` findings, 2 usag
 (click's own), 3 an internal error of idlc itself.
 
 Heavy imports (Jinja2, black) happen only inside `generate`, so `idlc check` starts fast;
-a plain `idlc check [FILES]` does not even import this module (idlc/checking.py runs it
-without click).
+a plain `idlc check`, `fmt` or `generate` does not even import this module
+(idlc/checking.py runs them without click).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.source import SourceMap
 
 if TYPE_CHECKING:
-    from idlc.config import Config, NotConfigured
+    from idlc.config import Config
 
 _FORMATS = click.Choice(["human", "json", "github"])
 
@@ -50,16 +50,6 @@ def _configured(diagnostics: Diagnostics) -> Config | None:
     from idlc import config
 
     return config.load(diagnostics)
-
-
-def _configuration(diagnostics: Diagnostics) -> Config | NotConfigured | None:
-    """`[tool.idlc]`, `NotConfigured` when nothing configures idlc, None when it is broken."""
-    return checking.configuration_of(diagnostics)
-
-
-def _discovered(diagnostics: Diagnostics) -> tuple[Path, ...]:
-    """Every IDL file under the working folder (`checking.discovered`)."""
-    return checking.discovered(diagnostics, click.echo)
 
 
 class _NeedsOutput(click.ClickException):
@@ -230,48 +220,15 @@ def generate(
 ) -> None:
     """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
     it, every *.idl file under the current folder into `--out`)."""
-    from idlc.config import Config
-    from idlc.generation import GenerateJob, run_generate
-
     with _internal_errors():
-        diagnostics = Diagnostics()
-        jobs: list[GenerateJob] = []
-        if files:
-            if out is None:
-                raise click.UsageError("`--out DIR` is required when files are named")
-            jobs.append(GenerateJob(files, include, out, package, allow))
-        else:
-            configuration = _configuration(diagnostics)
-            if configuration is None or isinstance(configuration, Config):
-                if out is not None or package is not None:
-                    raise click.UsageError(
-                        "`--out` and `--package` go with named files (`[tool.idlc]` sets both)"
-                    )
-                if configuration is not None:
-                    jobs.extend(
-                        GenerateJob(
-                            p.sources,
-                            (*p.include, *include),
-                            p.out,
-                            p.name,
-                            (*p.allow, *allow),
-                            root=configuration.path.parent,
-                        )
-                        for p in configuration.packages
-                    )
-            elif out is None:
-                raise _NeedsOutput()
-            else:
-                discovered = _discovered(diagnostics)
-                if discovered:
-                    jobs.append(GenerateJob(discovered, include, out, package, allow))
-        outcome = run_generate(jobs, check=check_only, diagnostics=diagnostics)
-        _report(_unique(diagnostics), outcome.sources, error_format)
-        for line in outcome.messages:
-            click.echo(line, err=True)
-        for text in outcome.diffs:
-            click.echo(text, nl=False)
-        _finish(diagnostics, failed=outcome.failed)
+        try:
+            checking.run_generate_command(
+                files, out, package, include, check_only, allow, error_format, click.echo
+            )
+        except checking.UsageProblem as problem:
+            if problem.needs_output:
+                raise _NeedsOutput() from None
+            raise click.UsageError(str(problem)) from None
 
 
 @main.command()

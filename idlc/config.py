@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import keyword
 import sys
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 from idlc.diagnostics import Diagnostics, codes
+from idlc.nodes import node
 from idlc.source import display_path
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class PackageConfig:
     name: str
     sources: tuple[Path, ...]
@@ -42,7 +41,7 @@ class PackageConfig:
     format: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Config:
     path: Path  # the pyproject.toml it came from
     packages: tuple[PackageConfig, ...]
@@ -70,7 +69,7 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class NotConfigured:
     """Nothing configures idlc here: no pyproject.toml from the working folder up, or one
     without a `[tool.idlc]` table (a Python project that does not use idlc's configuration)."""
@@ -119,6 +118,8 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
 
     def bad(message: str, help: str | None = None) -> None:
         diagnostics.add(codes.BAD_CONFIGURATION, f"{shown}: {message}", None, help=help)
+
+    import tomllib  # only where there is a pyproject.toml to read: `generate FILES` needs none
 
     try:
         document = tomllib.loads(pyproject.read_text(encoding="utf-8"))

@@ -9,19 +9,19 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from idlc.diagnostics import Diagnostics, codes, without_allowed
 from idlc.naming import snake_case
+from idlc.nodes import field, node
 from idlc.source import SourceMap, display_path
 
 if TYPE_CHECKING:
     from idlc.codegen import GeneratedPackage
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class GenerateJob:
     sources: Sequence[Path]
     include: Sequence[Path]
@@ -33,7 +33,7 @@ class GenerateJob:
     root: Path | None = None
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class GenerateOutcome:
     sources: SourceMap = field(default_factory=SourceMap)
     messages: list[str] = field(default_factory=list)
@@ -77,7 +77,7 @@ def run_generate(
             )
             continue
         names = source_names(compilation.model.sources, job.root)
-        generated = generate(compilation.model, package, source_names=names)
+        generated = generate(compilation.model, package, source_names=names, plan=compilation.plan)
         diagnostics.extend(generated.diagnostics)
         planned.append((job, generated))
     if diagnostics.has_errors:

@@ -12,17 +12,42 @@ resolver make hundreds of thousands of nodes): it stores each field through its 
 descriptor, which is quicker than the `object.__setattr__` a frozen dataclass goes through.
 The other methods are shared closures. Type checkers read it as a frozen dataclass
 (`dataclass_transform`). `fields_of` lists a node class's fields.
+
+`@node(frozen=False)` makes the mutable kind, as `@dataclass(slots=True)` does (assignment
+allowed, no hash), for the code generator's view models (`idlc.codegen.views`), which
+`idlc generate` defines at start-up too; `field(default_factory=…)` gives a field a new
+default value for each object, as `dataclasses.field` does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any, TypeVar, dataclass_transform, overload
 
-__all__ = ["FrozenInstanceError", "node", "fields_of", "is_node"]
+__all__ = ["FrozenInstanceError", "node", "field", "fields_of", "is_node"]
 
 _Class = TypeVar("_Class", bound=type)
+_Value = TypeVar("_Value")
+
+
+class _Factory:
+    """The default of a field made anew for each object (`field(default_factory=…)`)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+
+
+def field(*, default_factory: Callable[[], _Value]) -> _Value:
+    """A field whose default is `default_factory()`, called for each object made without
+    it (`dataclasses.field(default_factory=…)`)."""
+    return _Factory(default_factory)  # type: ignore[return-value]
+
+
+#: What a factory-made field's parameter defaults to: "not given".
+_NOT_GIVEN: Any = object()
 
 
 class FrozenInstanceError(AttributeError):
@@ -46,14 +71,31 @@ def is_node(value: Any) -> bool:
     return hasattr(type(value), _FIELDS)
 
 
-@dataclass_transform(frozen_default=True)
-def node(cls: _Class) -> _Class:
-    """Make `cls` a frozen value class with slots (see the module's docstring)."""
+@overload
+def node(cls: _Class, /) -> _Class: ...
+
+
+@overload
+def node(*, frozen: bool = True) -> Callable[[_Class], _Class]: ...
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def node(cls: _Class | None = None, /, *, frozen: bool = True) -> Any:
+    """Make `cls` a frozen value class with slots (see the module's docstring); with
+    `frozen=False`, a mutable one."""
+    if cls is None:
+        return lambda cls: _make(cls, frozen)
+    return _make(cls, frozen)
+
+
+def _make(cls: _Class, frozen: bool) -> _Class:
     own = cls.__dict__
     if any(hasattr(base, _FIELDS) for base in cls.__mro__[1:]):
         # A dataclass would inherit the base's fields; nothing here needs that, so it is
         # refused rather than done differently.
         raise TypeError(f"{cls.__name__}: a node class cannot derive from another node class")
+    if "__post_init__" in own:  # a dataclass would call it; `__init__` here does not
+        raise TypeError(f"{cls.__name__}: __post_init__ is not supported in nodes")
     annotations = own.get("__annotations__", {})
     for name, annotation in annotations.items():
         if "ClassVar" in str(annotation):
@@ -83,13 +125,13 @@ def node(cls: _Class) -> _Class:
         __match_args__=names,
         __node_fields__=names,
         __eq__=_equality(key),
-        __hash__=_hashing(key),
+        __hash__=_hashing(key) if frozen else None,  # as a dataclass: mutable, unhashable
         __repr__=_representation(names),
-        __setattr__=_refuse_assignment,
-        __delattr__=_refuse_deletion,
         __getstate__=_state(key),
         __setstate__=_restore(names),
     )
+    if frozen:
+        namespace.update(__setattr__=_refuse_assignment, __delattr__=_refuse_deletion)
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__
     made.__init__ = _initializer(made, names, defaults)  # type: ignore[misc]
@@ -101,14 +143,22 @@ def _initializer(cls: type, names: tuple[str, ...], defaults: dict[str, Any]) ->
     scope: dict[str, Any] = {}
     parameters = []
     lines = []
+    scope["_NOT_GIVEN"] = _NOT_GIVEN
     for name in names:
         scope[f"_set_{name}"] = cls.__dict__[name].__set__
-        if name in defaults:
-            scope[f"_default_{name}"] = defaults[name]
+        default = defaults.get(name, _NOT_GIVEN)
+        if isinstance(default, _Factory):
+            scope[f"_make_{name}"] = default.make
+            parameters.append(f"{name}=_NOT_GIVEN")
+            value = f"_make_{name}() if {name} is _NOT_GIVEN else {name}"
+        elif name in defaults:
+            scope[f"_default_{name}"] = default
             parameters.append(f"{name}=_default_{name}")
+            value = name
         else:
             parameters.append(name)
-        lines.append(f"    _set_{name}(self, {name})")
+            value = name
+        lines.append(f"    _set_{name}(self, {value})")
     source = f"def __init__(self, {', '.join(parameters)}):\n" + ("\n".join(lines) or "    pass")
     exec(source, scope)  # noqa: S102 - the source is made of the class's own field names
     init = scope["__init__"]

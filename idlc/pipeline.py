@@ -25,6 +25,7 @@ from idlc.syntax import ast, parser, reader
 if TYPE_CHECKING:
     # compile_files imports them when it runs: `idlc fmt` (parse_files) needs no resolver.
     from idlc.semantics import model
+    from idlc.semantics.python_mapping import Plan
 
 __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
 
@@ -68,6 +69,8 @@ class Compilation:
     sources: SourceMap
     #: The syntax trees, given files first (in order) and then those found on include paths.
     files: list[ast.File] = field(default_factory=list)
+    #: The Python mapping's plan of `model`, which the resolver made (`generate` takes it).
+    plan: Plan | None = None
 
     @property
     def ok(self) -> bool:
@@ -81,6 +84,16 @@ class _Loader:
         self.diagnostics = diagnostics
         self.sources = sources
         self.loaded: dict[Path, ParsedFile] = {}
+        #: Each path's resolved form (`key`), resolved once: a large compilation looks
+        #: every file up three times, and resolving a path costs a system call per folder.
+        self._keys: dict[Path, Path] = {}
+
+    def key(self, path: Path) -> Path:
+        """What identifies the file at `path` in this compilation: its resolved path."""
+        found = self._keys.get(path)
+        if found is None:
+            found = self._keys[path] = _key(path)
+        return found
 
     def expand(self, paths: Iterable[Path]) -> list[Path]:
         """Files named, and the `*.idl` files under folders named (sorted), each once."""
@@ -103,7 +116,7 @@ class _Loader:
         seen: set[Path] = set()
         unique: list[Path] = []
         for path in result:
-            key = _key(path)
+            key = self.key(path)
             if key not in seen:
                 seen.add(key)
                 unique.append(path)
@@ -131,11 +144,11 @@ class _Loader:
             self.sources.add(source)
             file = parser.parse(source, self.diagnostics)
         parsed = ParsedFile(path, display, reader.digest(data), source, file)
-        self.loaded[_key(path)] = parsed
+        self.loaded[self.key(path)] = parsed
         return parsed
 
     def load(self, path: Path) -> ParsedFile:
-        key = _key(path)
+        key = self.key(path)
         existing = self.loaded.get(key)
         if existing is not None:
             return existing
@@ -274,11 +287,11 @@ def _compile(paths: Sequence[Path], include_dirs: Sequence[Path], loader: _Loade
     if diagnostics.has_errors or len(files) != len(units):
         return Compilation(None, diagnostics, sources, files)
     from idlc.semantics import model
-    from idlc.semantics.resolver import resolve
+    from idlc.semantics.resolver import resolve_with_plan
 
     infos = [model.SourceInfo(unit.display, unit.sha256 or "") for unit in units]
-    resolved = resolve(files, diagnostics, sources=infos, source_map=sources)
-    return Compilation(resolved, diagnostics, sources, files)
+    resolved, plan = resolve_with_plan(files, diagnostics, sources=infos, source_map=sources)
+    return Compilation(resolved, diagnostics, sources, files, plan)
 
 
 def _note_definitions(unit: ParsedFile, defined: set[str]) -> None:

@@ -1,6 +1,7 @@
 """`idlc.nodes.node` behaves as `@dataclass(frozen=True, slots=True)` did for the syntax tree
 and the model: construction, equality, hashing, repr, immutability, pattern matching,
-copying and pickling."""
+copying and pickling; `@node(frozen=False)` as `@dataclass(slots=True)` did for the code
+generator's view models."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from idlc.nodes import FrozenInstanceError, fields_of, is_node, node
+from idlc.codegen import views
+from idlc.nodes import FrozenInstanceError, field, fields_of, is_node, node
 from idlc.semantics import model
 from idlc.syntax import ast
 
@@ -66,6 +68,15 @@ def test_what_a_dataclass_would_do_differently_is_refused() -> None:
         @node
         class Derived(Other):  # a dataclass would inherit `left` and `right`
             extra: object = None
+
+    with pytest.raises(TypeError, match="__post_init__"):
+
+        @node(frozen=False)
+        class WithPostInit:
+            value: object = None
+
+            def __post_init__(self) -> None:
+                self.value = 1
 
     with pytest.raises(TypeError, match="class variables"):
 
@@ -153,3 +164,56 @@ def test_the_tree_and_the_model_are_made_of_nodes() -> None:
         assert not any(dataclasses.is_dataclass(cls) for cls in classes)
     assert is_node(ast.Name("x", None))  # type: ignore[arg-type]
     assert not is_node("x")
+
+
+@node(frozen=False)
+class Bag:
+    name: object
+    items: list[object] = field(default_factory=list)
+    extra: object = None
+
+
+@dataclasses.dataclass(slots=True)
+class BagDataclass:
+    name: object
+    items: list[object] = dataclasses.field(default_factory=list)
+    extra: object = None
+
+
+@settings(max_examples=100, deadline=None)
+@given(values, values, values, values)
+def test_a_mutable_node_is_the_dataclass_one(a: object, b: object, c: object, d: object) -> None:
+    ours, theirs = Bag(a, [b]), BagDataclass(a, [b])
+    other_ours, other_theirs = Bag(c, extra=d), BagDataclass(c, extra=d)
+    assert (ours == other_ours) == (theirs == other_theirs)
+    assert repr(ours) == repr(theirs).replace("BagDataclass", "Bag")
+    assert repr(other_ours) == repr(other_theirs).replace("BagDataclass", "Bag")
+    ours.extra, theirs.extra = c, c  # assignment is allowed
+    assert repr(ours) == repr(theirs).replace("BagDataclass", "Bag")
+
+
+def test_a_mutable_nodes_factory_default_is_new_for_each_object() -> None:
+    first, second = Bag(1), Bag(2)
+    first.items.append("x")
+    assert second.items == [] and first.items == ["x"]
+    given: list[object] = []
+    assert Bag(3, given).items is given
+    assert Bag(4, items=None).items is None  # given, even if falsy or None: no factory call
+    assert Bag.__hash__ is None and BagDataclass.__hash__ is None  # unhashable, as a dataclass
+    with pytest.raises(TypeError):
+        hash(Bag(1))
+    with pytest.raises(AttributeError):
+        Bag(1).unknown = 2  # type: ignore[attr-defined]
+    assert copy.deepcopy(Bag(1, [2])) == Bag(1, [2])
+    assert pickle.loads(pickle.dumps(Bag(1, [2], 3))) == Bag(1, [2], 3)
+    assert fields_of(Bag) == ("name", "items", "extra") == Bag.__match_args__
+
+
+def test_the_view_models_are_made_of_nodes() -> None:
+    classes = [
+        value
+        for value in vars(views).values()
+        if isinstance(value, type) and value.__module__ == views.__name__
+    ]
+    assert len([cls for cls in classes if hasattr(cls, "__node_fields__")]) > 10
+    assert not any(dataclasses.is_dataclass(cls) for cls in classes)

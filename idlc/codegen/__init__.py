@@ -27,10 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from idlc.diagnostics import Diagnostic
 from idlc.gcpause import paused_gc
 from idlc.semantics.model import Model
+
+if TYPE_CHECKING:
+    from idlc.semantics.python_mapping import Plan
 
 __all__ = ["GeneratedPackage", "generate"]
 
@@ -49,12 +53,18 @@ class GeneratedPackage:
 
 
 def generate(
-    model: Model, package: str, *, source_names: Sequence[str] | None = None
+    model: Model,
+    package: str,
+    *,
+    source_names: Sequence[str] | None = None,
+    plan: Plan | None = None,
 ) -> GeneratedPackage:
     """Generate the Python package `package` for `model` (files empty on any error).
 
     `source_names` are the IDL files as the modules' headers name them; by default
     `idlc.codegen.provenance.source_names(model.sources)`, relative to the project.
+    `plan` is the Python mapping's plan of `model` as `compile_files` made it
+    (`Compilation.plan`: it has no errors); by default it is made here.
     """
     from idlc.codegen.build import build
     from idlc.codegen.provenance import source_names as names_of
@@ -64,7 +74,7 @@ def generate(
         source_names = names_of(model.sources)
 
     with paused_gc():
-        view, diagnostics = build(model, package)
+        view, diagnostics = build(model, package, plan)
         if any(diagnostic.is_error for diagnostic in diagnostics):
             return GeneratedPackage(package, {}, tuple(diagnostics))
         return GeneratedPackage(package, render_package(view, source_names), tuple(diagnostics))

@@ -4,7 +4,8 @@
    and a module (typedefs and the inline types inside them go to `_types`; inline types of
    an interface's members go to that interface's module) and reports every name clash and
    every shape Python cannot express. The resolver runs the same plan, so `idlc check`
-   has already reported them; `generate` writes nothing when there is one.
+   has already reported them; `generate` writes nothing when there is one, and takes the
+   resolver's plan (`Compilation.plan`) rather than making it twice.
 2. `TypeBuilder` (`build_types`) turns declarations into class and alias views,
    `build_interface` interfaces into skeleton, proxy and dispatch-table views; type
    expressions record every name they use from another module as an import.
@@ -77,10 +78,17 @@ def _refs_module(model: m.Model) -> ModuleView:
     return refs
 
 
-def build(model: m.Model, package: str) -> tuple[PackageView, list[Diagnostic]]:
-    """The view of the whole generated package, and the problems found on the way."""
+def build(
+    model: m.Model, package: str, plan: python_mapping.Plan | None = None
+) -> tuple[PackageView, list[Diagnostic]]:
+    """The view of the whole generated package, and the problems found on the way.
+
+    `plan`: the model's plan as the resolver made it (without errors: it reported them);
+    None to make it here.
+    """
     diagnostics = Diagnostics()
-    plan = python_mapping.plan(model, diagnostics)
+    if plan is None:
+        plan = python_mapping.plan(model, diagnostics)
     if diagnostics.has_errors:
         return PackageView([], [], []), diagnostics.items
     builder = TypeBuilder(model, plan)

@@ -35,11 +35,11 @@ import os
 import re
 import shutil
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from idlc.codegen import GeneratedPackage
 from idlc.fsutil import create_file, exchange_folders
+from idlc.nodes import field, node
 
 __all__ = [
     "MANIFEST",
@@ -75,7 +75,7 @@ class OutputConflict(Exception):
         self.paths = paths
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Finding:
     """One way the package on disk differs from what would be generated."""
 
@@ -84,7 +84,7 @@ class Finding:
     diff: str = ""
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class WriteReport:
     folder: Path
     written: list[Path] = field(default_factory=list)
@@ -104,7 +104,7 @@ class WriteReport:
         return lines
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class _Places:
     """Where a package lives, and the two sibling names a switch uses."""
 

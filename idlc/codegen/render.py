@@ -7,7 +7,9 @@ the body actually used (collected while the view model was built).
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import types
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,21 +22,58 @@ from idlc.codegen.layout import needs_black
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.resources import data_dir
 
+#: How the templates are compiled. Part of the compiled code, so part of the cache's key.
+_OPTIONS: dict[str, bool | list[str]] = {
+    "autoescape": False,
+    "keep_trailing_newline": True,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "extensions": ["jinja2.ext.do"],  # `{% do list.append(…) %}`, to collect without copying
+}
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
+
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
     """Compiled templates kept between runs: compiling them costs more than rendering.
 
-    Jinja2 keys entries by template source checksum, so an edited template is never stale.
+    Jinja2 keys each entry by the template's name and checks it against the source's
+    checksum, so an edited template is compiled again; the folder's name covers idlc's
+    version and the compile options (`_OPTIONS`), which the checksum does not see. The
+    cache only saves time: an entry that cannot be read back (cut short, overwritten) is
+    compiled again, and one that cannot be written (a read-only or full folder) is not
+    kept.
     """
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # noqa: BLE001 - any damage to an entry: compile again
+            bucket.reset()
+        if bucket.code is not None and not isinstance(bucket.code, types.CodeType):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass  # not kept: the next run compiles the template again
+
+
+def cache_folder() -> Path:
+    """Where compiled templates are kept (`IDLC_CACHE_DIR`, default `~/.cache/idlc`)."""
     base = os.environ.get("IDLC_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "idlc"
     )
-    folder = Path(base) / f"jinja-{idlc.__version__}"
+    options = hashlib.sha256(repr(sorted(_OPTIONS.items())).encode()).hexdigest()[:12]
+    return Path(base) / f"jinja-{idlc.__version__}-{options}"
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    folder = cache_folder()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
-        return None
-    return jinja2.FileSystemBytecodeCache(str(folder))
+        return None  # no cache: every run compiles the templates
+    return _TemplateCache(str(folder))
 
 
 @functools.cache
@@ -43,12 +82,8 @@ def environment() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
         auto_reload=False,  # one run renders thousands of modules: no stat() per template use
-        extensions=["jinja2.ext.do"],  # `{% do list.append(…) %}`, to collect without copying
+        **_OPTIONS,  # type: ignore[arg-type]
     )
     env.filters.update(FILTERS)
     # Plain attribute access: the view models are dataclasses, never mappings, so `x.name`

@@ -8,14 +8,14 @@ table). Nothing here is generated code. Built by `idlc.codegen.build`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 from idlc.codegen.typeexpr import TypeExpr
+from idlc.nodes import field, node
 from idlc.source import Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Doc:
     """A doc comment (as written in the IDL) and idlc's own sentence added after it; the
     `docstring` filter writes it for the indentation the template puts it at."""
@@ -31,7 +31,7 @@ def doc_of(text: str | None) -> Doc | None:
 # -- type definitions -----------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class FieldView:
     """A field of a record class (also a keyword argument of a proxy method)."""
 
@@ -54,7 +54,7 @@ class FieldView:
         return None if self.factory is not None else self.default
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class EnumMemberView:
     name: str
     value: str  # the Python literal of the wire value
@@ -64,7 +64,7 @@ class EnumMemberView:
 ClassKind = Literal["struct", "enum", "marker", "unknown"]
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class ClassView:
     """A generated class.
 
@@ -90,7 +90,7 @@ class ClassView:
     shared: str | None = None
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class AliasView:
     """`name: typing.TypeAlias = A | B`; for a hooked choice, what mypy sees is that union
     while at run time `name` is the marker base class `runtime` (`if typing.TYPE_CHECKING`)."""
@@ -103,7 +103,7 @@ class AliasView:
     span: Span | None = None
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class IntegerAliasView:
     """A bounded integer (`_UInt8`): `typing.Annotated[int, msgspec.Meta(ge=…, le=…)]`, or
     for `uint64`, beyond what msgspec bounds, a class of the hooks that checks it."""
@@ -114,13 +114,13 @@ class IntegerAliasView:
     checked_by_hooks: bool
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class CaseView:
     tag: str  # Python literal
     class_name: str
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class VariantInfoView:
     """How a hooked variant decodes: `<base>.__idlc_variant__ = _hooks.VariantInfo(…)`."""
 
@@ -134,7 +134,7 @@ class VariantInfoView:
     kind: Literal["variant"] = "variant"
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class UnionInfoView:
     """How a union of records decodes: `<base>.__idlc_union__ = _hooks.UnionInfo(…)`."""
 
@@ -143,7 +143,7 @@ class UnionInfoView:
     kind: Literal["union"] = "union"
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class ForwardCompatibleView:
     """The forward-compatible fields of a record class (docs/language.md, "Forward-compatible
     fields"): `_hooks.forward_compatible(<class>, lenient=(…), …)`; each list holds the
@@ -156,7 +156,7 @@ class ForwardCompatibleView:
     kind: Literal["forward_compatible"] = "forward_compatible"
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class RefView:
     """A reference type of `_refs`: `typing.NewType(name, str)`."""
 
@@ -175,7 +175,7 @@ InputStyle = Literal["none", "fields", "object", "wrapped"]
 _SHAPES = {"none": "UNIT", "fields": "RECORD", "object": "RECORD", "wrapped": "WRAPPED"}
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class MethodView:
     name: str
     #: The member's method id on the wire, as a Python literal.
@@ -198,17 +198,19 @@ class MethodView:
     invoke: str
     #: `SNAPSHOT`, `TRANSACTION` (a member of `_rt.Execution`), or None.
     execution: str | None
-    #: The member of `_rt.InputShape` (docs/wire.md §4), from `input_style`.
-    shape: str = field(init=False)
-    #: Whether the method returns something (not `None`).
-    returns_value: bool = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.shape = _SHAPES[self.input_style]
-        self.returns_value = not self.returns.is_none
+    @property
+    def shape(self) -> str:
+        """The member of `_rt.InputShape` (docs/wire.md §4), from `input_style`."""
+        return _SHAPES[self.input_style]
+
+    @property
+    def returns_value(self) -> bool:
+        """Whether the method returns something (not `None`)."""
+        return not self.returns.is_none
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class InterfaceView:
     name: str
     idl_name: str
@@ -222,7 +224,7 @@ class InterfaceView:
 # -- modules --------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class ImportView:
     """`from .<module> import <names>`."""
 
@@ -230,7 +232,7 @@ class ImportView:
     names: list[str]
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class ModuleView:
     """One generated Python module."""
 
@@ -271,7 +273,7 @@ class ModuleView:
         return [self.integer_aliases[name] for name in sorted(self.integer_aliases)]
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class PackageView:
     modules: list[ModuleView]
     #: What `__init__` imports from each module, and the sorted `__all__`.

@@ -88,11 +88,16 @@ def _typedef_uses(model: m.Model) -> dict[str, int]:
                 pending.append(member.type)
     while pending:
         type_ = pending.pop()
-        if isinstance(type_, m.TypeRef):
-            counts[type_.name] = counts.get(type_.name, 0) + 1
-        else:
+        kind = type(type_)
+        if kind is m.TypeRef:
+            counts[type_.name] = counts.get(type_.name, 0) + 1  # type: ignore[union-attr]
+        elif kind not in _LEAVES:
             pending.extend(queries.children(type_))
     return counts
+
+
+#: The types with nothing written inside (`queries.children` is empty): most of a schema's.
+_LEAVES = frozenset({m.Primitive, m.AtomRef, m.InterfaceRef, m.Enum})
 
 
 class _Namer:

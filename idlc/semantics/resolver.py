@@ -50,12 +50,27 @@ def resolve(
     Every problem found is added to `diagnostics`, errors and lint warnings sorted by file
     (in the order of `files`) and position. Returns None when there is any error.
     """
+    return resolve_with_plan(files, diagnostics, sources=sources, source_map=source_map)[0]
+
+
+def resolve_with_plan(
+    files: Sequence[ast.File],
+    diagnostics: Diagnostics,
+    *,
+    sources: Sequence[model.SourceInfo] = (),
+    source_map: SourceMap | None = None,
+) -> tuple[model.Model | None, python_mapping.Plan | None]:
+    """`resolve`, and the Python mapping's plan of the model it made (None with the model):
+    `generate` takes it rather than making the same plan again."""
     found = Diagnostics()
     with paused_gc():
-        result = _Resolver(files, found, source_map).run(sources)
+        resolver = _Resolver(files, found, source_map)
+        result = resolver.run(sources)
     order = {file.path: index for index, file in enumerate(files)}
     diagnostics.extend(sorted(found, key=lambda item: _sort_key(item, order)))
-    return None if found.has_errors else result
+    if found.has_errors:
+        return None, None
+    return result, resolver.python_plan
 
 
 def _sort_key(diagnostic: Diagnostic, order: dict[str, int]) -> tuple[int, int, int]:
@@ -82,6 +97,8 @@ class _Resolver:
         self.binding_ids: dict[str, list[tuple[str, bool, Span]]] = {}
         #: `notify` operations and their outputs, checked once typedefs are known
         self.notifications: list[tuple[ast.OperationMember, model.Type]] = []
+        #: The Python mapping's plan of the model, once made (`run`, when all is well)
+        self.python_plan: python_mapping.Plan | None = None
 
     def run(self, sources: Sequence[model.SourceInfo]) -> model.Model:
         atoms: dict[str, model.Atom] = {}
@@ -133,7 +150,7 @@ class _Resolver:
         if not self.diagnostics.has_errors:
             # The Python mapping looks through every typedef, so it needs a model without
             # errors; it is the same plan `generate` uses, so `check` sees all it would.
-            python_mapping.plan(result, self.diagnostics)
+            self.python_plan = python_mapping.plan(result, self.diagnostics)
         return result
 
     def _wins(self, decl: ast.TypeDecl | ast.InterfaceDecl) -> bool:

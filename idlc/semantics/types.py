@@ -7,6 +7,8 @@ through a typedef) wait until every typedef is converted; see `checks.py`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
@@ -176,47 +178,55 @@ class TypeConverter:
     # -- type expressions ----------------------------------------------------------------
 
     def convert(self, node: ast.TypeExpr) -> model.Type:
-        if isinstance(node, ast.PrimitiveType):
-            return model.Primitive(_PRIMITIVES[node.kind], node.span)
-        if isinstance(node, ast.NamedType):
-            return self.named(node.name)
-        if isinstance(node, ast.OptionalType):
-            optional = model.Optional(self.convert(node.inner), node.span, node.nullable)
-            if optional.nullable:
-                self.nullables.append(optional)
-            elif (
-                isinstance(optional.inner, model.Optional)
-                and _is_json(optional.inner.inner)
-                and self.nullables
-                and self.nullables[-1] is optional.inner
-            ):
-                # `optional<nullable<json>>` is the tri-state of `json` (absent, `null`, a
-                # value): `nullable` adds nothing to `json` alone (E0129), but inside
-                # `optional<…>` it tells `null` from absent (docs/language.md, "Nullable and
-                # tri-state fields").
-                self.nullables.pop()
-            return optional
-        if isinstance(node, ast.ListType):
-            return model.List(self.convert(node.inner), node.span)
-        if isinstance(node, ast.RecordType):
-            return self.record(node)
-        if isinstance(node, ast.AtomRefType):
-            return model.AtomRef(self.atom(node.atom, "atom-ref"), node.span)
-        if isinstance(node, ast.InterfaceRefType):
-            return model.InterfaceRef(self.interface(node.interface, "interface-ref"), node.span)
-        if isinstance(node, ast.MapType):
-            return model.Map(self.convert(node.value), node.span)
-        if isinstance(node, ast.EnumType):
-            return self.enum(node)
-        if isinstance(node, ast.VariantType):
-            return self.variant(node)
-        if isinstance(node, ast.UnionType):
-            if not node.alternatives:
-                self._empty_choice(node.span, "union", "alternative")
-            union = model.Union_(tuple(self.convert(alt) for alt in node.alternatives), node.span)
-            self.unions.append(union)
-            return union
-        raise AssertionError(f"unknown type node {node!r}")
+        # One dictionary lookup on the node's class rather than a chain of `isinstance`
+        # (tens of thousands of type expressions in a large schema; node classes have no
+        # subclasses, see `idlc.nodes`).
+        convert = _CONVERTERS.get(type(node))
+        if convert is None:
+            raise AssertionError(f"unknown type node {node!r}")
+        return convert(self, node)
+
+    def _primitive(self, node: ast.PrimitiveType) -> model.Type:
+        return model.Primitive(_PRIMITIVES[node.kind], node.span)
+
+    def _named_type(self, node: ast.NamedType) -> model.Type:
+        return self.named(node.name)
+
+    def _optional(self, node: ast.OptionalType) -> model.Type:
+        optional = model.Optional(self.convert(node.inner), node.span, node.nullable)
+        if optional.nullable:
+            self.nullables.append(optional)
+        elif (
+            isinstance(optional.inner, model.Optional)
+            and _is_json(optional.inner.inner)
+            and self.nullables
+            and self.nullables[-1] is optional.inner
+        ):
+            # `optional<nullable<json>>` is the tri-state of `json` (absent, `null`, a
+            # value): `nullable` adds nothing to `json` alone (E0129), but inside
+            # `optional<…>` it tells `null` from absent (docs/language.md, "Nullable and
+            # tri-state fields").
+            self.nullables.pop()
+        return optional
+
+    def _list(self, node: ast.ListType) -> model.Type:
+        return model.List(self.convert(node.inner), node.span)
+
+    def _atom_ref(self, node: ast.AtomRefType) -> model.Type:
+        return model.AtomRef(self.atom(node.atom, "atom-ref"), node.span)
+
+    def _interface_ref(self, node: ast.InterfaceRefType) -> model.Type:
+        return model.InterfaceRef(self.interface(node.interface, "interface-ref"), node.span)
+
+    def _map(self, node: ast.MapType) -> model.Type:
+        return model.Map(self.convert(node.value), node.span)
+
+    def _union(self, node: ast.UnionType) -> model.Type:
+        if not node.alternatives:
+            self._empty_choice(node.span, "union", "alternative")
+        union = model.Union_(tuple(self.convert(alt) for alt in node.alternatives), node.span)
+        self.unions.append(union)
+        return union
 
     def _empty_choice(self, span: Span, what: str, part: str) -> None:
         # No JSON value is one of these, so no message holding one could ever be decoded.
@@ -370,3 +380,19 @@ def _keyword_span(span: Span, keyword: str) -> Span:
 
 def _is_json(type_: model.Type) -> bool:
     return isinstance(type_, model.Primitive) and type_.kind is model.PrimitiveKind.JSON
+
+
+#: `TypeConverter.convert`'s method for each kind of type expression.
+_CONVERTERS: dict[type, Callable[[TypeConverter, Any], model.Type]] = {
+    ast.PrimitiveType: TypeConverter._primitive,
+    ast.NamedType: TypeConverter._named_type,
+    ast.OptionalType: TypeConverter._optional,
+    ast.ListType: TypeConverter._list,
+    ast.RecordType: TypeConverter.record,
+    ast.AtomRefType: TypeConverter._atom_ref,
+    ast.InterfaceRefType: TypeConverter._interface_ref,
+    ast.MapType: TypeConverter._map,
+    ast.EnumType: TypeConverter.enum,
+    ast.VariantType: TypeConverter.variant,
+    ast.UnionType: TypeConverter._union,
+}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Protocol
 
 
@@ -310,6 +311,10 @@ def _callback(plan: RulePlan, builder: type | None) -> Callback:
     expand1 = plan.expand1
     if method is not None and include is None and not trailing and not expand1:
         return method  # the children as they are: the builder's method is the callback
+    if method is not None and include is not None and not trailing and not expand1:
+        shaped = _shaped(method, include)
+        if shaped is not None:
+            return shaped
 
     def callback(target: Any, children: list[Any]) -> Any:
         if include is not None:
@@ -329,6 +334,40 @@ def _callback(plan: RulePlan, builder: type | None) -> Callback:
         return children if method is None else method(target, children)
 
     return callback
+
+
+def _shaped(method: Callback, include: tuple[tuple[int, bool, int], ...]) -> Callback | None:
+    """The callback of a rule with a method whose children need reshaping, in one step for
+    the two shapes the grammar has (`_callback`'s loop gives the same list), or None.
+
+    Placeholders only (`field`, members: absent `[optional]` parts): the children are picked
+    by one `itemgetter`, with a `None` appended to pick for each placeholder. One list
+    spliced in, nothing else (`record_type`: `{ field* }`): the three parts joined.
+    """
+    splices = [index for index, splice, _ in include if splice]
+    placeholders = sum(count for _, _, count in include)
+    if not splices and placeholders and len(include) + placeholders > 1:
+        size = len(include)  # where the appended `None` is
+        picks: list[int] = []
+        for index, _, count in include:
+            picks.extend([size] * count)
+            picks.append(index)
+        pick = itemgetter(*picks)
+
+        def with_placeholders(target: Any, children: list[Any]) -> Any:
+            children.append(None)
+            return method(target, list(pick(children)))
+
+        return with_placeholders
+    if len(splices) == 1 and not placeholders:
+        (at,) = splices
+        after = at + 1
+
+        def with_list(target: Any, children: list[Any]) -> Any:
+            return method(target, [*children[:at], *children[at], *children[after:]])
+
+        return with_list
+    return None
 
 
 def _appending(plan: RulePlan) -> Callback | None:
@@ -394,11 +433,12 @@ class Parser:
         text: str,
         on_comment: Callable[[str, int, int], None],
         recovery: Recoverer,
-        on_shift: dict[str, Callable[[Tok], Any]] | None = None,
+        on_shift: dict[str, Callable[[str, int, int], Any]] | None = None,
         builder: Any = None,
     ) -> None:
         self.tables = tables
-        #: Turns tokens of these terminals into values as they are shifted.
+        #: Turns tokens of these terminals into values as they are shifted: called with the
+        #: token's text, start and end (no `Tok` is made for them).
         self.on_shift = on_shift or {}
         self.builder = builder
         self.text = text
@@ -438,6 +478,7 @@ class Parser:
         values = self.values
         builder = self.builder
         converter = self.on_shift.get
+        new_object = object.__new__
         next_match = finditer(text, self.position).__next__
         while True:
             try:
@@ -450,7 +491,8 @@ class Parser:
                 position = self.position = found.end()
                 if position >= length:
                     kind = END
-                    token = Tok(END, "", length, length)
+                    value = ""
+                    position = end = length
                 else:
                     resumed = self.recovery.characters(self, position)
                     if resumed is None:
@@ -482,7 +524,6 @@ class Parser:
                     kind = terminal
                 elif kind == "PUNCTUATION":
                     kind = punctuation[value]
-                token = Tok(kind, value, position, end)
             # The reduce step, as in `step`.
             action = actions[stack[-1]].get(kind)
             while action is not None and not action[0]:
@@ -502,16 +543,25 @@ class Parser:
                 if state == finish:
                     self.accepted = True
                     self.result = values[-1]
-                    self.position = token.end
+                    self.position = end
                     return self.result
                 action = actions[state].get(kind)
             if action is not None:
                 stack.append(action[1])
                 convert = converter(kind)
-                values.append(token if convert is None else convert(token))
+                if convert is None:
+                    # `Tok(kind, value, position, end)` without its `__init__`'s call.
+                    token = new_object(Tok)
+                    token.type = kind
+                    token.value = value
+                    token.start = position
+                    token.end = end
+                    values.append(token)
+                else:
+                    values.append(convert(value, position, end))
                 continue
-            self.position = token.end
-            if not self.recovery.token(self, token):
+            self.position = end
+            if not self.recovery.token(self, Tok(kind, value, position, end)):
                 raise SyntaxStop
             if self.accepted:
                 return self.result
@@ -552,7 +602,7 @@ class Parser:
                 return False
         stack.append(action[1])
         convert = self.on_shift.get(kind)
-        values.append(token if convert is None else convert(token))
+        values.append(token if convert is None else convert(token.value, token.start, token.end))
         return True
 
     # -- what recovery uses -----------------------------------------------------------

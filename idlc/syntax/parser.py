@@ -134,15 +134,11 @@ class _Builder:
 
     # NAME and STRING tokens are turned into nodes as they are shifted (no rule to reduce).
 
-    def NAME(self, token: Tok) -> ast.Name:
-        return ast.Name(token.value, self.state.source.span(token.start, token.end))
+    def NAME(self, value: str, start: int, end: int) -> ast.Name:
+        return ast.Name(value, self.state.source.span(start, end))
 
-    def STRING(self, token: Tok) -> ast.StringLiteral:
-        return self._string_literal(token)
-
-    def _string_literal(self, token: Tok) -> ast.StringLiteral:
-        raw = str(token)
-        span = self._token_span(token)
+    def STRING(self, raw: str, start: int, end: int) -> ast.StringLiteral:
+        span = self.state.source.span(start, end)
 
         def report(start: int, end: int, message: str, help: str | None) -> None:
             self.state.diagnostics.add(

@@ -131,3 +131,22 @@ def test_a_closed_standard_stream_is_no_crash(descriptor: int, command: str) -> 
     assert "Traceback" not in output, output
     expected = 1 if command == "fmt --check" else 0  # the seeds are kept unformatted
     assert f"rc={expected}" in output, output
+
+
+def test_plain_generate_runs_without_click(tmp_path: Path) -> None:
+    """`idlc generate` with files, `--out`, `--package` and `--check`, or with none of them
+    (the configured packages), as builds and CI run it: no click (idlc/checking.py)."""
+    names = [*map(str, SEEDS), "--out", str(tmp_path / "out"), "--package", "seeds"]
+    for options in ([], ["--check"]):
+        result = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "idlc", "generate", *names, *options],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "| idlc.codegen" in result.stderr  # the log is what this test reads
+        assert "| click" not in result.stderr
+        assert "| tomllib" not in result.stderr  # files named: no pyproject.toml read

@@ -1,0 +1,84 @@
+"""The compiled-template cache (`idlc.codegen.render`) only ever saves time: a cache folder
+that cannot be written, or entries that cannot be read back, give the same package."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from idlc.codegen import generate, render
+from idlc.pipeline import compile_files
+from tests.conftest import SEEDS
+
+
+@pytest.fixture
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A cache folder of its own, and an environment that has not loaded any template."""
+    monkeypatch.setenv("IDLC_CACHE_DIR", str(tmp_path / "cache"))
+    render.environment.cache_clear()
+    yield render.cache_folder()
+    render.environment.cache_clear()
+
+
+def _files() -> dict[str, str]:
+    compilation = compile_files(SEEDS)
+    assert compilation.model is not None
+    return generate(compilation.model, "seeds").files
+
+
+@pytest.fixture(scope="module")
+def expected() -> dict[str, str]:
+    return _files()
+
+
+def test_a_cache_folder_that_refuses_writes_is_no_error(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch, expected: dict[str, str]
+) -> None:
+    def refused(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")  # a read-only (or full) folder
+
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", refused)
+    assert _files() == expected
+    assert not any(fresh_cache.iterdir())
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda entry: b"",
+        lambda entry: entry[:20],  # cut short inside the checksum
+        lambda entry: entry[: len(entry) // 2],  # cut short inside the code
+        lambda entry: entry[:14] + b"\xff" * 40,  # the checksum overwritten
+        lambda entry: entry[:14] + entry[14:54] + b"not marshal data",
+    ],
+)
+def test_damaged_entries_are_compiled_again(
+    fresh_cache: Path, expected: dict[str, str], damage: object
+) -> None:
+    assert _files() == expected
+    entries = sorted(fresh_cache.iterdir())
+    assert entries  # the run above kept its compiled templates
+    for entry in entries:
+        entry.write_bytes(damage(entry.read_bytes()))  # type: ignore[operator]
+    render.environment.cache_clear()
+    assert _files() == expected
+
+
+def test_entries_kept_are_used_again(fresh_cache: Path, expected: dict[str, str]) -> None:
+    assert _files() == expected
+    kept = {entry.name: entry.stat().st_mtime_ns for entry in fresh_cache.iterdir()}
+    render.environment.cache_clear()
+    assert _files() == expected
+    assert {entry.name: entry.stat().st_mtime_ns for entry in fresh_cache.iterdir()} == kept
+
+
+def test_the_compile_options_are_part_of_the_folders_name(
+    fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The source's checksum does not see them, yet they change the compiled code.
+    monkeypatch.setitem(render._OPTIONS, "trim_blocks", False)
+    assert render.cache_folder() != fresh_cache
+    assert render.cache_folder().parent == fresh_cache.parent
