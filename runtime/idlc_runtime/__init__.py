@@ -12,6 +12,7 @@ from idlc_runtime.dispatch import (
     MethodSpec,
     implemented_members,
     spec_of,
+    specs_of,
 )
 from idlc_runtime.errors import (
     ConnectionClosed,
@@ -144,4 +145,5 @@ __all__ = [
     "serve_unix",
     "spawn",
     "spec_of",
+    "specs_of",
 ]

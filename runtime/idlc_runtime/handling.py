@@ -20,7 +20,7 @@ import msgspec
 from msgspec import Raw
 
 from idlc_runtime.codec import decoder_for
-from idlc_runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
+from idlc_runtime.dispatch import InputShape, MethodSpec, implemented_methods, serving_tables
 from idlc_runtime.eager import start_eagerly
 from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
 from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
@@ -64,21 +64,30 @@ RequestAdmission = Callable[[str], None]
 @dataclass(frozen=True, slots=True)
 class _Served:
     implementation: object
-    methods: Mapping[str, MethodSpec]
-    #: The wire methods the implementation answers itself; the others would only raise
-    #: `Unsupported`, so they are answered -32601 before their params are even decoded.
-    implemented: frozenset[str]
+    #: The members of every interface the object answers, by wire method, one table per
+    #: kind: a request is looked up among requests only, a notification among
+    #: notifications (docs/wire.md §4).
+    requests: Mapping[str, MethodSpec]
+    notifications: Mapping[str, MethodSpec]
+    #: The wire methods of each kind the implementation answers itself; the others would
+    #: only raise `Unsupported`, so they are answered -32601 before their params are even
+    #: decoded.
+    implemented_requests: frozenset[str]
+    implemented_notifications: frozenset[str]
     #: The interceptors that wrap each method, outermost first (see `applies_to`).
     chains: Mapping[str, tuple[Interceptor, ...]]
 
 
 def _served(implementation: object, interceptors: tuple[Interceptor, ...]) -> _Served:
-    methods = spec_of(implementation).methods
+    requests, notifications = serving_tables(implementation)
+    implemented = implemented_methods(implementation)
     return _Served(
         implementation,
-        methods,
-        implemented_members(implementation),
-        {wire: _chain(interceptors, wire) for wire in methods},
+        requests,
+        notifications,
+        frozenset(method.wire for method in implemented if not method.notify),
+        frozenset(method.wire for method in implemented if method.notify),
+        {wire: _chain(interceptors, wire) for wire in (*requests, *notifications)},
     )
 
 
@@ -232,8 +241,13 @@ class Handling:
                 raise RpcError(
                     ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target}
                 )
-        spec = served.methods.get(method)
-        if spec is not None and method not in served.implemented:
+        if notify:
+            spec = served.notifications.get(method)
+            implemented = served.implemented_notifications
+        else:
+            spec = served.requests.get(method)
+            implemented = served.implemented_requests
+        if spec is not None and method not in implemented:
             raise Unsupported(method, f"Method not found: {method}")
         if spec is None:
             fallback = self._fallback

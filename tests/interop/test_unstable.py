@@ -175,9 +175,9 @@ def test_every_unstable_method_but_the_ones_left_out_is_served() -> None:
     schema = json.loads(SCHEMA.read_text())
     methods = {node["x-method"] for node in schema["$defs"].values() if "x-method" in node}
     served = {
-        wire
+        method.wire
         for interface in (u.Agent, u.Client, u.Protocol)
-        for wire in interface.__idlc_interface__.methods
+        for method in interface.__idlc_interface__.methods
     }
     left_out = {"proxy/initialize", "proxy/successor"}
     assert served == methods - left_out
