@@ -13,6 +13,7 @@ from idlc_runtime.dispatch import (
     implemented_members,
     spec_of,
     specs_of,
+    stand_in,
 )
 from idlc_runtime.errors import (
     ConnectionClosed,
@@ -146,4 +147,5 @@ __all__ = [
     "spawn",
     "spec_of",
     "specs_of",
+    "stand_in",
 ]

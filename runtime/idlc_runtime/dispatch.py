@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Final, TypeVar
 
 
 class InputShape(enum.Enum):
@@ -209,10 +209,27 @@ def implemented_members(implementation: object) -> frozenset[str]:
 def implemented_methods(implementation: object) -> tuple[MethodSpec, ...]:
     """The members of every interface `implementation` answers that it implements itself."""
     cls = type(implementation)
-    return tuple(
-        method
-        for spec in specs_of(implementation)
-        for method in spec.methods
-        if method.required
-        or getattr(cls, method.member, None) is not getattr(spec.skeleton, method.member, None)
-    )
+    found: list[MethodSpec] = []
+    for spec in specs_of(implementation):
+        for method in spec.methods:
+            body = getattr(cls, method.member, None)
+            if getattr(body, _STANDS_IN, False):
+                continue
+            if method.required or body is not getattr(spec.skeleton, method.member, None):
+                found.append(method)
+    return tuple(found)
+
+
+_STANDS_IN: Final = "__idlc_stands_in__"
+
+_Body = TypeVar("_Body", bound=Callable[..., Any])
+
+
+def stand_in(body: _Body) -> _Body:
+    """Mark `body` as standing in for a member it does not implement: the member counts as
+    not implemented (`implemented_members`), so the peer answers it -32601, or hands it to
+    its fallback with `PeerOptions.fallback_for_unimplemented`. A base class that forwards
+    what its subclasses do not handle (`idlc_acp.proxy_chain.ChainProxy`) gives `required`
+    members such bodies, so that it can be instantiated."""
+    setattr(body, _STANDS_IN, True)
+    return body

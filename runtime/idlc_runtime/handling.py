@@ -78,9 +78,15 @@ class _Served:
     chains: Mapping[str, tuple[Interceptor, ...]]
 
 
-def _served(implementation: object, interceptors: tuple[Interceptor, ...]) -> _Served:
+def _served(
+    implementation: object, interceptors: tuple[Interceptor, ...], only_implemented: bool
+) -> _Served:
     requests, notifications = serving_tables(implementation)
     implemented = implemented_methods(implementation)
+    if only_implemented:
+        # Members left to the skeleton's default are not served: the fallback gets them.
+        requests = {m.wire: m for m in implemented if not m.notify}
+        notifications = {m.wire: m for m in implemented if m.notify}
     return _Served(
         implementation,
         requests,
@@ -107,6 +113,7 @@ class Handling:
         interceptors: tuple[Interceptor, ...],
         fallback: MethodFallback | None,
         debug: bool,
+        fallback_for_unimplemented: bool = False,
         on_undecodable_notification: UndecodableNotificationHook | None = None,
         admit_request: RequestAdmission | None = None,
     ) -> None:
@@ -115,6 +122,7 @@ class Handling:
         self._outbox = outbox
         self._interceptors = interceptors
         self._fallback = fallback
+        self._only_implemented = fallback is not None and fallback_for_unimplemented
         self._debug = debug
         self._on_undecodable_notification = on_undecodable_notification
         self._admit_request = admit_request
@@ -134,12 +142,14 @@ class Handling:
     # ---------------------------------------------------------------- what is served
 
     def serve_root(self, root: object | None) -> None:
-        self._root = _served(root, self._interceptors) if root is not None else None
+        self._root = (
+            _served(root, self._interceptors, self._only_implemented) if root is not None else None
+        )
 
     def register(self, key: str, implementation: object) -> None:
         if key in self._objects:
             raise ValueError(f"an object is already registered under {key!r}")
-        self._objects[key] = _served(implementation, self._interceptors)
+        self._objects[key] = _served(implementation, self._interceptors, self._only_implemented)
 
     def unregister(self, key: str) -> None:
         self._objects.pop(key, None)

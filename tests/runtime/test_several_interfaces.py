@@ -19,11 +19,13 @@ import pytest
 
 from idlc_runtime import (
     ErrorCode,
+    PeerOptions,
     RpcError,
     implemented_members,
     memory_pair,
     spawn,
     specs_of,
+    stand_in,
 )
 from tests.generated import generated_package
 
@@ -194,3 +196,42 @@ def test_a_child_process_serves_both_over_pipes(packages: tuple[Any, Any], tmp_p
             assert await two.AdminProxy(peer).reset() == 7
 
     asyncio.run(main())
+
+
+def test_unimplemented_members_go_to_the_fallback_when_asked(packages: tuple[Any, Any]) -> None:
+    """`PeerOptions.fallback_for_unimplemented`: what the object declares but leaves to the
+    skeleton (or to a `stand_in` body) reaches the fallback with its raw params; what it
+    implements does not; without the option it stays -32601."""
+    two, _ = packages
+    handed: list[tuple[str, Any, bool]] = []
+
+    async def fallback(method: str, params: Any, notify: bool) -> Any:
+        handed.append((method, params, notify))
+        return {"forwarded": method}
+
+    class Forwarding(two.Greeter, two.Admin):  # type: ignore[misc, name-defined]
+        @stand_in
+        async def greet(self, *, name: str) -> str:
+            raise AssertionError("a stand-in body is not served")
+
+        async def reset(self) -> int:
+            return 1
+
+    assert implemented_members(Forwarding()) == {"admin/reset"}
+
+    async def main(forward: bool) -> Any:
+        options = PeerOptions(fallback=fallback, fallback_for_unimplemented=forward)
+        async with memory_pair(Forwarding(), None, options=options) as (_, caller):
+            assert await two.AdminProxy(caller).reset() == 1
+            await caller.notify("greeter/wave", {"x": 1})
+            return await caller.request("greeter/greet", {"name": "n", "extra": 2}, Any)
+
+    assert asyncio.run(main(True)) == {"forwarded": "greeter/greet"}
+    assert handed == [
+        ("greeter/wave", {"x": 1}, True),
+        ("greeter/greet", {"name": "n", "extra": 2}, False),
+    ]
+    handed.clear()
+    with pytest.raises(RpcError) as raised:
+        asyncio.run(main(False))
+    assert raised.value.code == ErrorCode.METHOD_NOT_FOUND and handed == []
