@@ -79,8 +79,8 @@ class _Chain:
 
     def _component(self, index: int) -> Peer:
         peer = self.components[index]
-        if peer is None:
-            raise RpcError(ErrorCode.INTERNAL_ERROR, f"component {index} is not running")
+        if peer is None or peer.closed:
+            raise _gone(index)
         return peer
 
     async def down(self, index: int, method: str, params: Any, notify: bool) -> Raw | None:
@@ -88,10 +88,13 @@ class _Chain:
         peer = self._component(index)
         if method == INITIALIZE and index < self.last:
             method = PROXY_INITIALIZE
-        if notify:
-            await peer.notify(method, params)
-            return None
-        return await forward_request(peer, method, params)
+        try:
+            if notify:
+                await peer.notify(method, params)
+                return None
+            return await forward_request(peer, method, params)
+        except ConnectionError:  # ConnectionClosed, or a pipe that broke as it was written
+            raise _gone(index) from None
 
     async def up(self, index: int, method: str, params: Any, notify: bool) -> Raw | None:
         """Deliver a message from component `index` to its predecessor."""
@@ -101,10 +104,13 @@ class _Chain:
             peer, wrapped = self.client, (method, params)
         else:
             peer, wrapped = self._component(index - 1), (SUCCESSOR, envelope(method, params))
-        if notify:
-            await peer.notify(*wrapped)
-            return None
-        return await forward_request(peer, *wrapped)
+        try:
+            if notify:
+                await peer.notify(*wrapped)
+                return None
+            return await forward_request(peer, *wrapped)
+        except ConnectionError:  # ConnectionClosed, or a pipe that broke as it was written
+            raise _gone(index - 1) from None
 
     def from_client(self) -> MethodFallback:
         async def route(method: str, params: Any, notify: bool) -> Any:
@@ -118,6 +124,13 @@ class _Chain:
             return await self.up(index, method, params, notify)
 
         return route
+
+
+def _gone(index: int) -> RpcError:
+    """The error the conductor answers itself for a hop that has ended (the schema: "errors
+    the conductor returns itself, for example because the successor has exited")."""
+    who = "the client" if index < 0 else f"component {index}"
+    return RpcError(ErrorCode.INTERNAL_ERROR, f"Internal error: {who} has exited")
 
 
 def _options(base: PeerOptions, fallback: MethodFallback) -> PeerOptions:
@@ -146,11 +159,17 @@ async def serve_conductor(
 def main(arguments: Sequence[str] | None = None) -> None:
     """`python -m idlc_acp.conductor "<proxy command>" … "<agent command>"`."""
     commands = list(sys.argv[1:] if arguments is None else arguments)
-    if not commands:
-        raise SystemExit(
-            'usage: python -m idlc_acp.conductor "<proxy command>" ... "<agent command>"'
-        )
-    asyncio.run(serve_conductor([shlex.split(command) for command in commands]))
+    usage = 'usage: python -m idlc_acp.conductor "<proxy command>" ... "<agent command>"'
+    try:
+        components = [shlex.split(command) for command in commands]
+    except ValueError as error:
+        raise SystemExit(f"conductor: cannot read a command ({error})\n{usage}") from None
+    if not components or not all(components):
+        raise SystemExit(f"conductor: every component needs a command\n{usage}")
+    try:
+        asyncio.run(serve_conductor(components))
+    except OSError as error:
+        raise SystemExit(f"conductor: cannot start a component: {error}") from None
 
 
 if __name__ == "__main__":

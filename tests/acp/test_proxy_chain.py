@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import pytest
 import idlc_acp
 from idlc_acp import LoadSessionRequest, spawn_agent
 from idlc_acp.proxy_chain import envelope, hop_local
-from idlc_runtime import Unsupported
+from idlc_runtime import RpcError, Unsupported
 
 from .conftest import ECHO_AGENT, TEE
 from .test_echo_agent import (
@@ -209,3 +210,43 @@ def test_cancelling_a_forward_does_not_cancel_the_call_sent_on() -> None:
         assert finished == ["done"]
 
     asyncio.run(main())
+
+
+def test_a_successor_that_exited_is_an_error_the_conductor_answers_itself(
+    proxy: Path, tmp_path: Path
+) -> None:
+    client = RecordingClient()
+    log = tmp_path / "client-side.jsonl"
+    argv = chain_argv(log, proxy)
+    argv[-1] = shlex.join([sys.executable, "-c", "pass"])  # an agent that exits at once
+
+    async def main() -> None:
+        async with spawn_agent(client, argv) as agent:
+            with pytest.raises(RpcError) as failure:
+                await start(agent)
+            assert failure.value.code == -32603
+            assert failure.value.message == "Internal error: component 1 has exited"
+
+    run(main())
+    check_wire(log)
+
+
+@pytest.mark.parametrize(
+    ("commands", "says"),
+    [
+        (["'unbalanced"], "cannot read a command"),
+        ([""], "every component needs a command"),
+        ([], "usage:"),
+        (["/nonexistent/agent-binary"], "cannot start a component"),
+    ],
+)
+def test_the_conductor_refuses_bad_commands_clearly(commands: list[str], says: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "idlc_acp.conductor", *commands],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert completed.returncode == 1
+    assert says in completed.stderr and "Traceback" not in completed.stderr
