@@ -9,6 +9,7 @@ implementation's method directly.
 from __future__ import annotations
 
 import enum
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Final, TypeVar
@@ -178,23 +179,57 @@ def specs_of(implementation: object) -> tuple[InterfaceSpec, ...]:
     return tuple(found.values())
 
 
-def serving_tables(
-    implementation: object,
-) -> tuple[dict[str, MethodSpec], dict[str, MethodSpec]]:
-    """The request and notification tables of every interface `implementation` answers,
-    merged; a `ValueError` when two interfaces claim one (method, kind) or one Python member
+@dataclass(frozen=True, slots=True)
+class ServingTables:
+    """What a peer serves an object with: the members of every interface its class
+    answers, by wire method and kind, and which of them the class implements itself."""
+
+    requests: Mapping[str, MethodSpec]
+    notifications: Mapping[str, MethodSpec]
+    implemented_requests: frozenset[str]
+    implemented_notifications: frozenset[str]
+
+
+#: By class: a peer that registers many objects of one class builds their tables once.
+_tables_by_class: weakref.WeakKeyDictionary[type, ServingTables] = weakref.WeakKeyDictionary()
+
+
+def serving_tables(implementation: object) -> ServingTables:
+    """The tables of every interface `implementation` answers, merged (computed once per
+    class); a `ValueError` when two interfaces claim one (method, kind) or one Python member
     name (one method of the object cannot answer both)."""
+    cls = type(implementation)
+    tables = _tables_by_class.get(cls)
+    if tables is None:
+        tables = _tables_by_class[cls] = _build_tables(implementation)
+    return tables
+
+
+def _build_tables(implementation: object) -> ServingTables:
     specs = specs_of(implementation)
-    members: dict[str, str] = {}
-    for spec in specs:
-        for method in spec.methods:
-            owner = members.setdefault(method.member, spec.name)
-            if owner != spec.name:
-                raise ValueError(
-                    f"{type(implementation).__name__} answers {owner} and {spec.name}, which "
-                    f"both have a member `{method.member}`: one method cannot answer both"
-                )
-    return method_tables((spec.name, method) for spec in specs for method in spec.methods)
+    if len(specs) == 1:  # checked when the spec was made
+        requests, notifications = specs[0].requests, specs[0].notifications
+    else:
+        members: dict[str, str] = {}
+        for spec in specs:
+            for method in spec.methods:
+                owner = members.setdefault(method.member, spec.name)
+                if owner != spec.name:
+                    raise ValueError(
+                        f"{type(implementation).__name__} answers {owner} and {spec.name}, "
+                        f"which both have a member `{method.member}`: one method cannot "
+                        "answer both"
+                    )
+        requests, notifications = method_tables(
+            (spec.name, method) for spec in specs for method in spec.methods
+        )
+    implemented = implemented_methods(implementation)
+    return ServingTables(
+        requests,
+        notifications,
+        frozenset(method.wire for method in implemented if not method.notify),
+        frozenset(method.wire for method in implemented if method.notify),
+    )
 
 
 def implemented_members(implementation: object) -> frozenset[str]:

@@ -20,7 +20,7 @@ import msgspec
 from msgspec import Raw
 
 from idlc_runtime.codec import decoder_for
-from idlc_runtime.dispatch import InputShape, MethodSpec, implemented_methods, serving_tables
+from idlc_runtime.dispatch import InputShape, MethodSpec, serving_tables
 from idlc_runtime.eager import start_eagerly
 from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
 from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
@@ -81,18 +81,18 @@ class _Served:
 def _served(
     implementation: object, interceptors: tuple[Interceptor, ...], only_implemented: bool
 ) -> _Served:
-    requests, notifications = serving_tables(implementation)
-    implemented = implemented_methods(implementation)
+    tables = serving_tables(implementation)
+    requests, notifications = tables.requests, tables.notifications
     if only_implemented:
         # Members left to the skeleton's default are not served: the fallback gets them.
-        requests = {m.wire: m for m in implemented if not m.notify}
-        notifications = {m.wire: m for m in implemented if m.notify}
+        requests = {wire: requests[wire] for wire in tables.implemented_requests}
+        notifications = {wire: notifications[wire] for wire in tables.implemented_notifications}
     return _Served(
         implementation,
         requests,
         notifications,
-        frozenset(method.wire for method in implemented if not method.notify),
-        frozenset(method.wire for method in implemented if method.notify),
+        tables.implemented_requests,
+        tables.implemented_notifications,
         {wire: _chain(interceptors, wire) for wire in (*requests, *notifications)},
     )
 
