@@ -5,8 +5,9 @@
 
 With `--unstable` it reads `schema.unstable.json` instead (the stable protocol plus what is
 not part of the spec yet: `session/fork`, archive, title, status, providers, auth status,
-`mcp/message`) and adds those methods to the interfaces, and the proxy-chain types (docs/acp.md,
-"The unstable surface"); `idl/acp-unstable.idl` is exactly its output, formatted
+`mcp/message`) and adds those methods to the interfaces, and the proxy-chain role's two
+interfaces, `Proxy` and `Successor` (docs/acp.md, "Proxy chains");
+`idl/acp-unstable.idl` is exactly its output, formatted
 (`tests/interop/test_unstable.py` checks).
 
 The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
