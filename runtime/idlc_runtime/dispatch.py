@@ -112,7 +112,10 @@ class InterfaceSpec:
     notifications: Mapping[str, MethodSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        methods = tuple(self.methods)
+        given: Sequence[MethodSpec] | Mapping[str, MethodSpec] = self.methods
+        # A mapping by wire name is what packages generated before the per-kind tables pass:
+        # they keep importing (such a mapping cannot hold both kinds of one method anyway).
+        methods = tuple(given.values() if isinstance(given, Mapping) else given)
         requests, notifications = method_tables((self.name, method) for method in methods)
         object.__setattr__(self, "methods", methods)
         object.__setattr__(self, "requests", requests)

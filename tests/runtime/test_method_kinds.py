@@ -161,7 +161,15 @@ def test_a_table_refuses_exactly_a_second_member_of_one_method_and_kind(
     assert len(spec.requests) + len(spec.notifications) == len(uses)
 
 
-def test_a_table_given_a_mapping_says_what_it_holds() -> None:
-    method = _method("a", "a", False)
+def test_a_mapping_by_wire_name_as_older_packages_pass_it_still_builds_the_tables() -> None:
+    ask, told = _method("a", "ask", False), _method("b", "tell", True)
+    spec = InterfaceSpec(
+        name="T", id="t", revision="t@1", methods={"a": ask, "b": told}, skeleton=object
+    )
+    assert spec.methods == (ask, told)
+    assert spec.requests == {"a": ask} and spec.notifications == {"b": told}
+
+
+def test_a_table_of_something_else_says_what_it_holds() -> None:
     with pytest.raises(TypeError, match="holds MethodSpec values, not str"):
-        InterfaceSpec(name="T", id="t", revision="t@1", methods={"a": method}, skeleton=object)
+        InterfaceSpec(name="T", id="t", revision="t@1", methods=["a"], skeleton=object)
