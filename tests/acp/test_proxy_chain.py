@@ -11,9 +11,11 @@ are idlc's own, and what the client sees is checked against the ACP schema.
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from idlc_acp import LoadSessionRequest, spawn_agent
 from idlc_acp.proxy_chain import envelope, hop_local
 from idlc_runtime import RpcError, Unsupported
 
-from .conftest import ECHO_AGENT, TEE
+from .conftest import ACP, ECHO_AGENT, TEE
 from .test_echo_agent import (
     README_FIRST_LINE,
     RecordingClient,
@@ -92,14 +94,82 @@ def chain_argv(log: Path, *proxies: Path) -> list[str]:
     return [sys.executable, str(TEE), str(log), "--", *conductor]
 
 
+def tee(log: Path, script: Path) -> Path:
+    """A one-line launcher running `script` behind a tee that logs its connection to the
+    conductor (the conductor takes a component as one command line)."""
+    launcher = log.with_suffix(".sh.py")
+    launcher.write_text(
+        "import os, sys\n"
+        f"os.execv(sys.executable, {[sys.executable, str(TEE), str(log), '--', sys.executable, str(script)]!r})\n",
+        encoding="utf-8",
+    )
+    return launcher
+
+
+@cache
+def _unstable_schema() -> tuple[Any, dict[str, dict[str, str]]]:
+    """A validator factory for `schema.unstable.json` and its defs by method and kind."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    document = json.loads((ACP / "schema.unstable.json").read_text())
+    registry: Registry[Any] = Registry().with_resource(
+        "urn:acp:v1u", Resource.from_contents(document)
+    )
+    by_method: dict[str, dict[str, str]] = {}
+    for name, node in document["$defs"].items():
+        if "x-method" in node:
+            kind = "result" if name.endswith("Response") else "request"
+            kind = "notification" if name.endswith("Notification") else kind
+            by_method.setdefault(node["x-method"], {})[kind] = name
+
+    def errors(instance: Any, definition: str) -> list[str]:
+        validator = Draft202012Validator(
+            {"$ref": f"urn:acp:v1u#/$defs/{definition}"}, registry=registry
+        )
+        return [f"{definition}: {error.message}" for error in validator.iter_errors(instance)]
+
+    return errors, by_method
+
+
+def proxy_wire_errors(log: Path) -> tuple[int, list[str]]:
+    """How many messages crossed a proxy's connection, and what in them (the wrapped
+    messages of `proxy/successor` included, and results by the method they answer) is not
+    valid under the unstable schema."""
+    errors, by_method = _unstable_schema()
+    pending: dict[tuple[str, Any], str] = {}  # (direction of the request, id) -> method
+    problems: list[str] = []
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    for entry in entries:
+        message = json.loads(entry["line"])
+        method, params = message.get("method"), message.get("params")
+        notify = "id" not in message
+        if method == "proxy/successor":
+            kind = "notification" if notify else "request"
+            problems += errors(params, by_method[method][kind])
+            method, params = params["method"], params.get("params")  # what it wraps
+        if method is not None:
+            if not notify:
+                pending[(entry["dir"], message["id"])] = method
+            kind = "notification" if notify else "request"
+            problems += errors(params, by_method[method][kind])
+            continue
+        answered = pending.pop(("in" if entry["dir"] == "out" else "out", message["id"]))
+        if "error" in message:
+            problems += errors(message["error"], "Error")
+        else:
+            problems += errors(message["result"], by_method[answered]["result"])
+    return len(entries), problems
+
+
 def test_a_turn_travels_through_a_proxy_and_back(
     proxy: Path, project: Path, tmp_path: Path
 ) -> None:
     client = RecordingClient()
-    log = tmp_path / "client-side.jsonl"
+    log, proxy_log = tmp_path / "client-side.jsonl", tmp_path / "proxy-side.jsonl"
 
     async def main() -> None:
-        async with spawn_agent(client, chain_argv(log, proxy)) as agent:
+        async with spawn_agent(client, chain_argv(log, tee(proxy_log, proxy))) as agent:
             init, _, _ = await start(agent)
             assert init.protocol_version == 1
             assert init.agent_info is not None
@@ -118,6 +188,15 @@ def test_a_turn_travels_through_a_proxy_and_back(
     assert isinstance(final, idlc_acp.SessionUpdateToolCallUpdate)
     assert final.status is idlc_acp.ToolCallStatus.COMPLETED
     assert check_wire(log) >= 10
+    # Between the conductor and the proxy: proxy/initialize, and proxy/successor both ways
+    # and in both kinds, each valid with what it wraps.
+    count, problems = proxy_wire_errors(proxy_log)
+    assert problems == [] and count >= 20
+    methods = [
+        json.loads(json.loads(line)["line"]).get("method")
+        for line in proxy_log.read_text().splitlines()
+    ]
+    assert "proxy/initialize" in methods and methods.count("proxy/successor") >= 8
 
 
 def test_two_proxies_each_see_the_prompt(proxy: Path, project: Path, tmp_path: Path) -> None:
