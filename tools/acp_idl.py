@@ -5,8 +5,9 @@
 
 With `--unstable` it reads `schema.unstable.json` instead (the stable protocol plus what is
 not part of the spec yet: `session/fork`, archive, title, status, providers, auth status,
-`mcp/message`) and adds those methods to the interfaces, and the proxy-chain types (docs/acp.md,
-"The unstable surface"); `idl/acp-unstable.idl` is exactly its output, formatted
+`mcp/message`) and adds those methods to the interfaces, and the proxy-chain role's two
+interfaces, `Proxy` and `Successor` (docs/acp.md, "Proxy chains");
+`idl/acp-unstable.idl` is exactly its output, formatted
 (`tests/interop/test_unstable.py` checks).
 
 The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
@@ -60,8 +61,9 @@ MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
 #: The unstable schema's methods the unstable package serves (docs/acp.md, "The unstable
 #: surface"). `mcp/message` (MCP over ACP) is a request the client answers and a
 #: notification the agent receives: two members, one binding id (docs/language.md,
-#: "Bindings"). `proxy/*` (the proxy-chain role) has its types generated but no interface
-#: (docs/acp-gaps.md, G13).
+#: "Bindings"). The proxy-chain role (docs/acp-gaps.md, G13) is two more interfaces: `Proxy`
+#: (`proxy/initialize`, which a proxy answers besides `Agent`) and `Successor` (both kinds of
+#: `proxy/successor`, which a proxy and a conductor each answer).
 UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "session/fork": ("Agent", "forkSession", False, False),
     "session/archive": ("Agent", "archiveSession", False, False),
@@ -75,6 +77,9 @@ UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "auth/status_update": ("Client", "authStatusUpdate", False, True),
     "mcp/message:call": ("Client", "messageMcp", False, False),
     "mcp/message:notify": ("Agent", "messageMcp", False, True),
+    "proxy/initialize": ("Proxy", "initializeProxy", True, False),
+    "proxy/successor:call": ("Successor", "successorRequest", False, False),
+    "proxy/successor:notify": ("Successor", "successorNotification", False, True),
 }
 
 #: Schema definitions the unstable surface needs that the stable one skips: a child
@@ -103,6 +108,16 @@ INTERFACE_DOCS = {
         "The client side of ACP. `update` and `requestPermission` are required; the rest\n"
         "exist so the agent can ask for them, and a client that leaves one out answers\n"
         "-32601 when the agent asks."
+    ),
+    "Proxy": (
+        "The proxy role of a proxy chain (UNSTABLE): a component with a successor answers it\n"
+        'besides `Agent`, on its one connection to the conductor (docs/acp.md, "The unstable\n'
+        'surface"). `idlc_acp.proxy_chain.ChainProxy` forwards what it does not handle.'
+    ),
+    "Successor": (
+        "`proxy/successor` (UNSTABLE), a request and a notification: a message wrapped for the\n"
+        "next hop. A proxy answers it for what its successor sends back, a conductor for what a\n"
+        "proxy sends on; the wrapped result travels back unchanged."
     ),
     "Protocol": (
         "Messages either side may send. The runtime handles `$/cancel_request` itself in\n"
@@ -467,7 +482,13 @@ class Converter:
             *self.meta["protocolMethods"].values(),
             *(methods if self.unstable else ()),
         ]
-        by_interface: dict[str, list[str]] = {"Agent": [], "Client": [], "Protocol": []}
+        interfaces = [
+            "Agent",
+            "Client",
+            "Protocol",
+            *(["Proxy", "Successor"] if self.unstable else ()),
+        ]
+        by_interface: dict[str, list[str]] = {interface: [] for interface in interfaces}
         for member_id in self.members:
             assert wire_of(member_id) in wire_order, member_id
             by_interface[self.members[member_id][0]].append(member_id)
@@ -517,13 +538,6 @@ class Converter:
                 )
             out.append("}")
             out.append("")
-        if self.unstable:
-            # The proxy-chain messages (`proxy/initialize`, `proxy/successor`): their types,
-            # as the TypeScript SDK offers them, but no role to serve them (docs/acp-gaps.md,
-            # G13).
-            for name in sorted(self.defs):
-                if self.defs[name].get("x-side") == "proxy":
-                    self.reach(name)
         for name in self.order:
             out += doc_lines(self.defs[name].get("description"), "")
             out.append(f"type {name} = {self.definition(name)};")

@@ -16,6 +16,8 @@
 - `idlc_acp.errors`: ACP's error codes as exceptions (`AuthRequired`, `ResourceNotFound`, ...).
 - `idlc_acp.versions`: `PROTOCOL_VERSION`, `negotiate_protocol_version`.
 - `idlc_acp.contrib`: client helpers (`SessionState`, `PermissionBroker`, `ConfinedFiles`).
+- Opt-in, UNSTABLE (docs/acp.md, "The unstable surface"): `idlc_acp.unstable`, and for
+  proxy chains `idlc_acp.proxy_chain` (`ChainProxy`) and `idlc_acp.conductor`.
 """
 
 from __future__ import annotations

@@ -16,9 +16,13 @@ from idlc_runtime import InterfaceSpec
 
 
 def _with_routed_updates(spec: InterfaceSpec) -> InterfaceSpec:
-    methods = dict(spec.methods)
-    methods["session/update"] = dataclasses.replace(
-        methods["session/update"], invoke=routing_update
+    methods = tuple(
+        (
+            dataclasses.replace(method, invoke=routing_update)
+            if method.notify and method.wire == "session/update"
+            else method
+        )
+        for method in spec.methods
     )
     # `skeleton` stays the generated class: what a subclass implements is judged against it.
     return dataclasses.replace(spec, methods=methods)
@@ -40,5 +44,6 @@ def routes_updates(client: object) -> bool:
     """Whether `client`'s dispatch table routes `session/update` itself (see `Client`)."""
     spec = getattr(type(client), "__idlc_interface__", None)
     return (
-        isinstance(spec, InterfaceSpec) and spec.methods["session/update"].invoke is routing_update
+        isinstance(spec, InterfaceSpec)
+        and spec.notifications["session/update"].invoke is routing_update
     )

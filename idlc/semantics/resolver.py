@@ -296,31 +296,26 @@ class _Resolver:
 
     def _unique_binding_id(self, binding: ast.Binding, interface: str) -> None:
         """A binding id is unique in a compilation, except that one request binding and one
-        `notify` binding of different interfaces may share it (docs/language.md,
-        "Bindings"): JSON-RPC tells a request from a notification, and each interface's
-        dispatch table still has one entry per method."""
+        `notify` binding may share it, in one interface or two (docs/language.md,
+        "Bindings"): JSON-RPC tells a request from a notification, and the dispatch tables
+        have one entry per (method, kind)."""
         literal = binding.id
         notify = binding.verb is ast.Verb.NOTIFY
         uses = self.binding_ids.setdefault(literal.value, [])
         for other_interface, other_notify, span in uses:
-            if other_notify != notify and other_interface != interface:
+            if other_notify != notify:
                 continue
-            if other_notify == notify:
-                help = (
-                    "binding ids are JSON-RPC method names: everything compiled together is "
-                    "served together, so each needs its own"
-                )
-            else:
-                help = (
-                    "a request and a notification may share a method name only in different "
-                    "interfaces: an interface's dispatch table has one entry per method"
-                )
+            kind = "notification" if notify else "request"
             self.diagnostics.add(
                 codes.DUPLICATE_BINDING_ID,
                 f"binding id {literal.raw} is used twice",
                 literal.span,
                 label="used again here",
-                help=help,
+                help=(
+                    "binding ids are JSON-RPC method names: everything compiled together is "
+                    f"served together, so one method can be one request and one notification "
+                    f"at most (the first {kind} is in {other_interface})"
+                ),
                 related=[Related("first used here", span)],
             )
             return

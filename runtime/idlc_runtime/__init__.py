@@ -12,6 +12,8 @@ from idlc_runtime.dispatch import (
     MethodSpec,
     implemented_members,
     spec_of,
+    specs_of,
+    stand_in,
 )
 from idlc_runtime.errors import (
     ConnectionClosed,
@@ -144,4 +146,6 @@ __all__ = [
     "serve_unix",
     "spawn",
     "spec_of",
+    "specs_of",
+    "stand_in",
 ]

@@ -9,9 +9,10 @@ implementation's method directly.
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Final, TypeVar
 
 
 class InputShape(enum.Enum):
@@ -101,10 +102,53 @@ class InterfaceSpec:
     name: str
     id: str
     revision: str
-    #: By wire name (binding id).
-    methods: Mapping[str, MethodSpec]
+    #: Every member, in declaration order.
+    methods: Sequence[MethodSpec]
     #: The generated skeleton class; implementations subclass it.
     skeleton: type
+    #: The request members by wire name (binding id), and the `notify` members: one method
+    #: may be both, one member of each kind (docs/language.md, "Bindings").
+    requests: Mapping[str, MethodSpec] = field(init=False, repr=False, compare=False)
+    notifications: Mapping[str, MethodSpec] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        given: Sequence[MethodSpec] | Mapping[str, MethodSpec] = self.methods
+        # A mapping by wire name is what packages generated before the per-kind tables pass:
+        # they keep importing (such a mapping cannot hold both kinds of one method anyway).
+        methods = tuple(given.values() if isinstance(given, Mapping) else given)
+        requests, notifications = method_tables((self.name, method) for method in methods)
+        object.__setattr__(self, "methods", methods)
+        object.__setattr__(self, "requests", requests)
+        object.__setattr__(self, "notifications", notifications)
+
+
+def method_tables(
+    members: Iterable[tuple[str, MethodSpec]],
+) -> tuple[dict[str, MethodSpec], dict[str, MethodSpec]]:
+    """The request and notification tables of `(interface name, member)` pairs.
+
+    An incoming message is looked up by its kind, which JSON-RPC says (a request has an
+    id), so each (method, kind) may have one member only: two would be a `ValueError`
+    naming both, raised as the interface is defined or a peer starts serving."""
+    tables: tuple[dict[str, MethodSpec], dict[str, MethodSpec]] = ({}, {})
+    owners: dict[tuple[str, bool], str] = {}
+    for interface, method in members:
+        if not isinstance(method, MethodSpec):
+            raise TypeError(
+                f"interface {interface}: a method table holds MethodSpec values, "
+                f"not {type(method).__name__}"
+            )
+        table = tables[1 if method.notify else 0]
+        key = (method.wire, method.notify)
+        if method.wire in table:
+            kind = "notification" if method.notify else "request"
+            raise ValueError(
+                f"the {kind} {method.wire!r} is answered twice: by `{table[method.wire].member}` "
+                f"of {owners[key]} and by `{method.member}` of {interface}"
+            )
+        table[method.wire] = method
+        owners[key] = interface
+    return tables
 
 
 #: Generated skeleton classes carry their spec under this class attribute.
@@ -112,7 +156,8 @@ SPEC_ATTRIBUTE = "__idlc_interface__"
 
 
 def spec_of(implementation: object) -> InterfaceSpec:
-    """The `InterfaceSpec` of an object whose class derives from a generated skeleton."""
+    """The `InterfaceSpec` of an object whose class derives from a generated skeleton (the
+    first one, when it derives from several: see `specs_of`)."""
     spec = getattr(type(implementation), SPEC_ATTRIBUTE, None)
     if not isinstance(spec, InterfaceSpec):
         raise TypeError(
@@ -121,17 +166,108 @@ def spec_of(implementation: object) -> InterfaceSpec:
     return spec
 
 
+def specs_of(implementation: object) -> tuple[InterfaceSpec, ...]:
+    """Every interface an object answers: one per generated skeleton its class derives from
+    (docs/serving.md, "Several interfaces on one object"), in method resolution order.
+
+    A class may restate a skeleton's spec (its own dispatch table for the same skeleton, as
+    `idlc_acp.Client` does); the most derived statement of each skeleton's spec counts."""
+    found: dict[type, InterfaceSpec] = {}
+    for cls in type(implementation).__mro__:
+        spec = cls.__dict__.get(SPEC_ATTRIBUTE)
+        if isinstance(spec, InterfaceSpec) and spec.skeleton not in found:
+            found[spec.skeleton] = spec
+    if not found:
+        spec_of(implementation)  # raises the TypeError that says what is wrong
+    return tuple(found.values())
+
+
+@dataclass(frozen=True, slots=True)
+class ServingTables:
+    """What a peer serves an object with: the members of every interface its class
+    answers, by wire method and kind, and which of them the class implements itself."""
+
+    requests: Mapping[str, MethodSpec]
+    notifications: Mapping[str, MethodSpec]
+    implemented_requests: frozenset[str]
+    implemented_notifications: frozenset[str]
+
+
+#: By class: a peer that registers many objects of one class builds their tables once.
+_tables_by_class: weakref.WeakKeyDictionary[type, ServingTables] = weakref.WeakKeyDictionary()
+
+
+def serving_tables(implementation: object) -> ServingTables:
+    """The tables of every interface `implementation` answers, merged (computed once per
+    class); a `ValueError` when two interfaces claim one (method, kind) or one Python member
+    name (one method of the object cannot answer both)."""
+    cls = type(implementation)
+    tables = _tables_by_class.get(cls)
+    if tables is None:
+        tables = _tables_by_class[cls] = _build_tables(implementation)
+    return tables
+
+
+def _build_tables(implementation: object) -> ServingTables:
+    specs = specs_of(implementation)
+    if len(specs) == 1:  # checked when the spec was made
+        requests, notifications = specs[0].requests, specs[0].notifications
+    else:
+        members: dict[str, str] = {}
+        for spec in specs:
+            for method in spec.methods:
+                owner = members.setdefault(method.member, spec.name)
+                if owner != spec.name:
+                    raise ValueError(
+                        f"{type(implementation).__name__} answers {owner} and {spec.name}, "
+                        f"which both have a member `{method.member}`: one method cannot "
+                        "answer both"
+                    )
+        requests, notifications = method_tables(
+            (spec.name, method) for spec in specs for method in spec.methods
+        )
+    implemented = implemented_methods(implementation)
+    return ServingTables(
+        requests,
+        notifications,
+        frozenset(method.wire for method in implemented if not method.notify),
+        frozenset(method.wire for method in implemented if method.notify),
+    )
+
+
 def implemented_members(implementation: object) -> frozenset[str]:
     """The wire names of the members `implementation` answers itself.
 
     A member counts when its class overrides the skeleton's default body, so an ACP agent
     can declare in `initialize` exactly what it answers.
     """
-    spec = spec_of(implementation)
+    return frozenset(method.wire for method in implemented_methods(implementation))
+
+
+def implemented_methods(implementation: object) -> tuple[MethodSpec, ...]:
+    """The members of every interface `implementation` answers that it implements itself."""
     cls = type(implementation)
-    return frozenset(
-        method.wire
-        for method in spec.methods.values()
-        if method.required
-        or getattr(cls, method.member, None) is not getattr(spec.skeleton, method.member, None)
-    )
+    found: list[MethodSpec] = []
+    for spec in specs_of(implementation):
+        for method in spec.methods:
+            body = getattr(cls, method.member, None)
+            if getattr(body, _STANDS_IN, False):
+                continue
+            if method.required or body is not getattr(spec.skeleton, method.member, None):
+                found.append(method)
+    return tuple(found)
+
+
+_STANDS_IN: Final = "__idlc_stands_in__"
+
+_Body = TypeVar("_Body", bound=Callable[..., Any])
+
+
+def stand_in(body: _Body) -> _Body:
+    """Mark `body` as standing in for a member it does not implement: the member counts as
+    not implemented (`implemented_members`), so the peer answers it -32601, or hands it to
+    its fallback with `PeerOptions.fallback_for_unimplemented`. A base class that forwards
+    what its subclasses do not handle (`idlc_acp.proxy_chain.ChainProxy`) gives `required`
+    members such bodies, so that it can be instantiated."""
+    setattr(body, _STANDS_IN, True)
+    return body

@@ -20,7 +20,7 @@ import msgspec
 from msgspec import Raw
 
 from idlc_runtime.codec import decoder_for
-from idlc_runtime.dispatch import InputShape, MethodSpec, implemented_members, spec_of
+from idlc_runtime.dispatch import InputShape, MethodSpec, serving_tables
 from idlc_runtime.eager import start_eagerly
 from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
 from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
@@ -64,21 +64,36 @@ RequestAdmission = Callable[[str], None]
 @dataclass(frozen=True, slots=True)
 class _Served:
     implementation: object
-    methods: Mapping[str, MethodSpec]
-    #: The wire methods the implementation answers itself; the others would only raise
-    #: `Unsupported`, so they are answered -32601 before their params are even decoded.
-    implemented: frozenset[str]
+    #: The members of every interface the object answers, by wire method, one table per
+    #: kind: a request is looked up among requests only, a notification among
+    #: notifications (docs/wire.md §4).
+    requests: Mapping[str, MethodSpec]
+    notifications: Mapping[str, MethodSpec]
+    #: The wire methods of each kind the implementation answers itself; the others would
+    #: only raise `Unsupported`, so they are answered -32601 before their params are even
+    #: decoded.
+    implemented_requests: frozenset[str]
+    implemented_notifications: frozenset[str]
     #: The interceptors that wrap each method, outermost first (see `applies_to`).
     chains: Mapping[str, tuple[Interceptor, ...]]
 
 
-def _served(implementation: object, interceptors: tuple[Interceptor, ...]) -> _Served:
-    methods = spec_of(implementation).methods
+def _served(
+    implementation: object, interceptors: tuple[Interceptor, ...], only_implemented: bool
+) -> _Served:
+    tables = serving_tables(implementation)
+    requests, notifications = tables.requests, tables.notifications
+    if only_implemented:
+        # Members left to the skeleton's default are not served: the fallback gets them.
+        requests = {wire: requests[wire] for wire in tables.implemented_requests}
+        notifications = {wire: notifications[wire] for wire in tables.implemented_notifications}
     return _Served(
         implementation,
-        methods,
-        implemented_members(implementation),
-        {wire: _chain(interceptors, wire) for wire in methods},
+        requests,
+        notifications,
+        tables.implemented_requests,
+        tables.implemented_notifications,
+        {wire: _chain(interceptors, wire) for wire in (*requests, *notifications)},
     )
 
 
@@ -98,6 +113,7 @@ class Handling:
         interceptors: tuple[Interceptor, ...],
         fallback: MethodFallback | None,
         debug: bool,
+        fallback_for_unimplemented: bool = False,
         on_undecodable_notification: UndecodableNotificationHook | None = None,
         admit_request: RequestAdmission | None = None,
     ) -> None:
@@ -106,6 +122,7 @@ class Handling:
         self._outbox = outbox
         self._interceptors = interceptors
         self._fallback = fallback
+        self._only_implemented = fallback is not None and fallback_for_unimplemented
         self._debug = debug
         self._on_undecodable_notification = on_undecodable_notification
         self._admit_request = admit_request
@@ -125,12 +142,14 @@ class Handling:
     # ---------------------------------------------------------------- what is served
 
     def serve_root(self, root: object | None) -> None:
-        self._root = _served(root, self._interceptors) if root is not None else None
+        self._root = (
+            _served(root, self._interceptors, self._only_implemented) if root is not None else None
+        )
 
     def register(self, key: str, implementation: object) -> None:
         if key in self._objects:
             raise ValueError(f"an object is already registered under {key!r}")
-        self._objects[key] = _served(implementation, self._interceptors)
+        self._objects[key] = _served(implementation, self._interceptors, self._only_implemented)
 
     def unregister(self, key: str) -> None:
         self._objects.pop(key, None)
@@ -232,8 +251,13 @@ class Handling:
                 raise RpcError(
                     ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target}
                 )
-        spec = served.methods.get(method)
-        if spec is not None and method not in served.implemented:
+        if notify:
+            spec = served.notifications.get(method)
+            implemented = served.implemented_notifications
+        else:
+            spec = served.requests.get(method)
+            implemented = served.implemented_requests
+        if spec is not None and method not in implemented:
             raise Unsupported(method, f"Method not found: {method}")
         if spec is None:
             fallback = self._fallback

@@ -90,6 +90,9 @@ class PeerOptions:
     #: Called for methods the served object does not declare (see `MethodFallback`);
     #: None answers them -32601 and ignores such notifications.
     fallback: MethodFallback | None = None
+    #: Hand `fallback` also the members the served object declares but does not implement
+    #: (they would answer -32601): a proxy forwards what it does not handle itself.
+    fallback_for_unimplemented: bool = False
     #: Handle JSON-RPC batches (docs/wire.md §7); when False an array is answered with
     #: one -32600 (id null), as protocols without batches (ACP) expect.
     accept_batches: bool = True
@@ -147,6 +150,7 @@ class Peer:
             outbox,
             interceptors=tuple(options.interceptors),
             fallback=options.fallback,
+            fallback_for_unimplemented=options.fallback_for_unimplemented,
             debug=options.debug,
             on_undecodable_notification=options.on_undecodable_notification,
             admit_request=options.admit_request,

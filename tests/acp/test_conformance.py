@@ -52,7 +52,8 @@ def spec_of(method: str) -> Any:
         idlc_acp.protocol.Client,
         idlc_acp.protocol.Protocol,
     ):
-        spec = interface.__idlc_interface__.methods.get(method)
+        table = interface.__idlc_interface__
+        spec = table.requests.get(method) or table.notifications.get(method)
         if spec is not None:
             return spec
     raise KeyError(method)

@@ -49,7 +49,8 @@ def specs() -> dict[str, Any]:
         idlc_acp.protocol.Client,
         idlc_acp.protocol.Protocol,
     ):
-        for wire, spec in interface.__idlc_interface__.methods.items():
+        for spec in interface.__idlc_interface__.methods:
+            wire = spec.wire
             assert wire not in table, wire
             table[wire] = spec
     return table

@@ -113,7 +113,7 @@ def test_uint64_range(seeds: Any, value: int, ok: bool) -> None:
 
 
 def test_many_unique_result_rejects_duplicates(seeds: Any) -> None:
-    spec = seeds.AgentDirectory.__idlc_interface__.methods["agent:directory:agents:resolve"]
+    spec = seeds.AgentDirectory.__idlc_interface__.requests["agent:directory:agents:resolve"]
     assert decode(spec.result_type, b'["a","b"]') == frozenset({"a", "b"})
     with pytest.raises(msgspec.ValidationError, match=r"^Duplicate entry 'a' at index 2$"):
         decode(spec.result_type, b'["a","b","a"]')
@@ -293,7 +293,8 @@ def test_unimplemented_members_raise_unsupported(seeds: Any) -> None:
     assert implemented_members(implementation) == frozenset()
 
     async def run() -> None:
-        for wire, method in spec.methods.items():
+        for method in spec.methods:
+            wire = method.wire
             with pytest.raises(Unsupported) as raised:
                 await getattr(implementation, method.member)(**_dummy_arguments(method))
             assert raised.value.method == wire
@@ -329,20 +330,20 @@ def test_positional_and_wrapped_inputs_dispatch(seeds: Any, features: Any) -> No
     store = Store()
 
     async def run() -> None:
-        created = spec.methods["store:create:call"]
+        created = spec.requests["store:create:call"]
         params = decode(created.params_type, b'{"name":"n"}')
         assert await created.invoke(store, params) == "n"
-        renamed = spec.methods["store:rename:call"]
+        renamed = spec.requests["store:rename:call"]
         assert renamed.shape.value == "record"
         change = await renamed.invoke(
             store, decode(renamed.params_type, b'{"oldName":"a","newName":"b"}')
         )
         assert ENCODER.encode(change) == b'{"op":"renamed","oldName":"a","newName":"b"}'
-        touch = spec.methods["store:touch:call"]
+        touch = spec.requests["store:touch:call"]
         assert touch.shape.value == "wrapped"
         with pytest.raises(Unsupported):
             await touch.invoke(store, decode(touch.params_type, b'{"input":"d1"}'))
-        changed = spec.methods["store:changed:notify"]
+        changed = spec.notifications["store:changed:notify"]
         assert changed.notify and changed.execution is None
         assert (
             await changed.invoke(store, decode(changed.params_type, b'{"change":{"op":"cleared"}}'))
@@ -381,7 +382,10 @@ def test_hostile_strings_survive(package_dir: Path) -> None:
     ]
     spec = hostile.Hostile.__idlc_interface__
     assert spec.id == 'interface:"hostile"\\{{}}'
-    assert set(spec.methods) == {'hostile:"tricky":get\\\n', "hostile:éé{{}}"}
+    assert {method.wire for method in spec.methods} == {
+        'hostile:"tricky":get\\\n',
+        "hostile:éé{{}}",
+    }
     tree = ast.parse((package_dir / "gen_hostile" / "_refs.py").read_text(encoding="utf-8"))
     docs = [
         node.value.value

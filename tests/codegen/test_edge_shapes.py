@@ -65,12 +65,12 @@ def test_an_open_variant_without_cases_keeps_every_object(package_dir: Path) -> 
 
 def test_an_interface_without_members_serves_nothing(package_dir: Path) -> None:
     edges = importlib.import_module("gen_edges")
-    assert edges.Marker.__idlc_interface__.methods == {}
+    assert edges.Marker.__idlc_interface__.methods == ()
 
     class Impl(edges.Edges):  # type: ignore[misc]
         pass
 
-    spec = edges.Edges.__idlc_interface__.methods["edge:keep:call"]
+    spec = edges.Edges.__idlc_interface__.requests["edge:keep:call"]
     params = _decode(spec.params_type, b"{}")
     assert params.counts == {}
     with pytest.raises(Unsupported):  # the default body: answered with -32601
@@ -85,7 +85,7 @@ def test_an_input_record_without_fields_takes_no_argument(package_dir: Path) -> 
         async def nothing(self) -> None:
             called.append(True)
 
-    spec = edges.Edges.__idlc_interface__.methods["edge:nothing:call"]
+    spec = edges.Edges.__idlc_interface__.requests["edge:nothing:call"]
     asyncio.run(spec.invoke(Impl(), _decode(spec.params_type, b"{}")))
     assert called == [True]
 

@@ -280,10 +280,10 @@ def test_every_member_name_is_served(name_modules: tuple[Path, dict[str, ModuleT
 
     async def call_all() -> None:
         for name in MEMBER_NAMES:
-            method = spec.methods[f"m:{name}:call"]
+            method = spec.requests[f"m:{name}:call"]
             assert method.member == naming.member_name(name)
             assert await method.invoke(implementation, None) == f"m:{name}"
-        method = spec.methods["m:everything:call"]
+        method = spec.requests["m:everything:call"]
         params = _decode(
             method.params_type, json.dumps({name: name for name in FIELD_NAMES}).encode()
         )
@@ -302,7 +302,7 @@ def test_every_interface_name_generates_a_working_module(
         implementation = type(
             "Implementation", (skeleton,), {"ping": lambda self, name=name: _ready(f"ref:{name}")}
         )()
-        method = skeleton.__idlc_interface__.methods[f"i:{name}:ping:call"]
+        method = skeleton.__idlc_interface__.requests[f"i:{name}:ping:call"]
         assert asyncio.run(method.invoke(implementation, None)) == f"ref:{name}"
 
 

@@ -55,10 +55,10 @@ def test_variant_input_is_sent_as_the_params_object(package: Any) -> None:
         async def text(self, input: str) -> str:
             return input.upper()
 
-    spec = package.Settings.__idlc_interface__.methods
-    assert spec["test:settings:set:call"].shape.value == "record"
-    assert spec["test:settings:mode:notify"].shape.value == "record"
-    assert spec["test:settings:text:call"].shape.value == "wrapped"
+    spec = package.Settings.__idlc_interface__
+    assert spec.requests["test:settings:set:call"].shape.value == "record"
+    assert spec.notifications["test:settings:mode:notify"].shape.value == "record"
+    assert spec.requests["test:settings:text:call"].shape.value == "wrapped"
 
     async def main() -> None:
         async with memory_pair(Impl(), None) as (_, caller):

@@ -167,20 +167,21 @@ def test_what_the_unstable_surface_encodes_is_valid_under_the_unstable_schema(in
     assert not errors, (definition, instance, errors)
 
 
-def test_every_unstable_method_but_the_ones_left_out_is_served() -> None:
-    """The unstable package has every method of schema.unstable.json except those docs/acp.md
-    lists as left out (`proxy/*`)."""
+def test_every_unstable_method_is_served() -> None:
+    """The unstable package has every method of schema.unstable.json, the proxy chain's
+    `proxy/initialize` and `proxy/successor` (both kinds) included."""
     from idlc_acp import unstable as u
 
     schema = json.loads(SCHEMA.read_text())
     methods = {node["x-method"] for node in schema["$defs"].values() if "x-method" in node}
     served = {
-        wire
-        for interface in (u.Agent, u.Client, u.Protocol)
-        for wire in interface.__idlc_interface__.methods
+        method.wire
+        for interface in (u.Agent, u.Client, u.Protocol, u.Proxy, u.Successor)
+        for method in interface.__idlc_interface__.methods
     }
-    left_out = {"proxy/initialize", "proxy/successor"}
-    assert served == methods - left_out
+    assert served == methods
+    successor = u.Successor.__idlc_interface__
+    assert set(successor.requests) == set(successor.notifications) == {"proxy/successor"}
 
 
 # -- MCP over ACP and a child session's state (`mcp/message`, `StateUpdate`) ----------------
@@ -337,8 +338,7 @@ ENVELOPES = {
 
 
 def test_every_type_of_the_unstable_schema_is_generated() -> None:
-    """Nothing of schema.unstable.json is left out but the envelopes: the proxy-chain types
-    too, which no interface serves (docs/acp-gaps.md, G13)."""
+    """Nothing of schema.unstable.json is left out but the envelopes."""
     from idlc_acp import unstable as u
 
     defs = json.loads(SCHEMA.read_text())["$defs"]

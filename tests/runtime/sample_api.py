@@ -184,8 +184,8 @@ def _call(
     *,
     notify: bool = False,
     required: bool = False,
-) -> tuple[str, MethodSpec]:
-    return wire, MethodSpec(
+) -> MethodSpec:
+    return MethodSpec(
         wire=wire,
         member=member,
         shape=shape,
@@ -202,7 +202,7 @@ Sample.__idlc_interface__ = InterfaceSpec(
     name="Sample",
     id="sample",
     revision="sample@1",
-    methods=dict(
+    methods=(
         [
             _call(
                 "sample:add:call",
@@ -294,7 +294,7 @@ Item.__idlc_interface__ = InterfaceSpec(
     name="Item",
     id="item",
     revision="item@1",
-    methods=dict(
+    methods=(
         [
             _call("item:name:get", "name", InputShape.UNIT, None, str, _item_name, required=True),
             _call(

@@ -606,6 +606,6 @@ Agent.__idlc_interface__ = _rt.InterfaceSpec(
     name="Agent",
     id="acp:agent",
     revision="acp:agent@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Agent,
 )

@@ -510,6 +510,6 @@ Client.__idlc_interface__ = _rt.InterfaceSpec(
     name="Client",
     id="acp:client",
     revision="acp:client@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Client,
 )

@@ -76,6 +76,6 @@ Protocol.__idlc_interface__ = _rt.InterfaceSpec(
     name="Protocol",
     id="acp:protocol",
     revision="acp:protocol@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Protocol,
 )

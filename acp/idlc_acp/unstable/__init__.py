@@ -4,7 +4,7 @@
 """The generated package: every public name of its modules."""
 
 from __future__ import annotations
-from ._refs import ATOMS, AgentRef, ClientRef, ProtocolRef
+from ._refs import ATOMS, AgentRef, ClientRef, ProtocolRef, ProxyRef, SuccessorRef
 from ._types import (
     AgentAuthCapabilities,
     AgentCapabilities,
@@ -333,6 +333,8 @@ from ._types import (
 from .agent import Agent, AgentProxy
 from .client import Client, ClientProxy
 from .protocol import Protocol, ProtocolProxy
+from .proxy import Proxy, ProxyProxy
+from .successor import Successor, SuccessorProxy
 
 __all__ = [
     "ATOMS",
@@ -527,6 +529,9 @@ __all__ = [
     "ProviderId",
     "ProviderInfo",
     "ProvidersCapabilities",
+    "Proxy",
+    "ProxyProxy",
+    "ProxyRef",
     "ProxySuccessorNotification",
     "ProxySuccessorRequest",
     "ProxySuccessorResponse",
@@ -638,6 +643,9 @@ __all__ = [
     "SubagentCapabilities",
     "SubagentSessionCapabilities",
     "SubagentUpdate",
+    "Successor",
+    "SuccessorProxy",
+    "SuccessorRef",
     "SystemPrompt",
     "SystemPromptMode",
     "Terminal",

@@ -16,5 +16,11 @@ ClientRef = typing.NewType("ClientRef", str)
 ProtocolRef = typing.NewType("ProtocolRef", str)
 """A reference to an object implementing `Protocol` (`acp:protocol`)."""
 
+ProxyRef = typing.NewType("ProxyRef", str)
+"""A reference to an object implementing `Proxy` (`acp:proxy`)."""
+
+SuccessorRef = typing.NewType("SuccessorRef", str)
+"""A reference to an object implementing `Successor` (`acp:successor`)."""
+
 ATOMS: typing.Final[typing.Mapping[str, str]] = {}
 """Every atom of the package by its IDL name: its id, as the IDL writes it."""

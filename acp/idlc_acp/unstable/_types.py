@@ -5836,37 +5836,6 @@ class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True
     """
 
 
-class ProxySuccessorNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Parameters of a `proxy/successor` notification.
-
-    A proxy sends it to forward a message to its successor, and the conductor sends it to
-    deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
-    and `params` are the wrapped notification's method and params.
-
-    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-    """
-
-    method: str
-    """Method name of the wrapped notification."""
-    params: _hooks.JsonValue | None = None
-    """Params of the wrapped notification, forwarded unchanged.
-
-    Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
-    When present, it MUST be a JSON object or array, as JSON-RPC requires.
-    The wrapped notification's own `_meta` stays inside these params.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class ProxySuccessorRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """**UNSTABLE**
 
@@ -5896,6 +5865,37 @@ class ProxySuccessorRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
     When present, it MUST be a JSON object or array, as JSON-RPC requires.
     The wrapped request's own `_meta` stays inside these params.
+    """
+    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
+    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
+    values at these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+class ProxySuccessorNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` notification.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
+    and `params` are the wrapped notification's method and params.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    method: str
+    """Method name of the wrapped notification."""
+    params: _hooks.JsonValue | None = None
+    """Params of the wrapped notification, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped notification's own `_meta` stays inside these params.
     """
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -7351,7 +7351,7 @@ _MessageMcpResponseBase.__idlc_union__ = _hooks.UnionInfo(
 _hooks.forward_compatible(CancelRequestNotification, lenient=("meta",))
 
 
-_hooks.forward_compatible(ProxySuccessorNotification, lenient=("meta",))
-
-
 _hooks.forward_compatible(ProxySuccessorRequest, lenient=("meta",))
+
+
+_hooks.forward_compatible(ProxySuccessorNotification, lenient=("meta",))

@@ -104,6 +104,6 @@ Edges.__idlc_interface__ = _rt.InterfaceSpec(
     name="Edges",
     id="edge:edges",
     revision="edge:edges@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Edges,
 )

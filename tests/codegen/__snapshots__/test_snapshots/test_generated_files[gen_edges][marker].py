@@ -36,6 +36,6 @@ Marker.__idlc_interface__ = _rt.InterfaceSpec(
     name="Marker",
     id="edge:marker",
     revision="edge:marker@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Marker,
 )

@@ -343,6 +343,6 @@ ExtensionAgent.__idlc_interface__ = _rt.InterfaceSpec(
     name="ExtensionAgent",
     id="interface:org.example:extension-agent",
     revision="interface:org.example:extension-agent@12",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=ExtensionAgent,
 )

@@ -582,6 +582,6 @@ DocumentStore.__idlc_interface__ = _rt.InterfaceSpec(
     name="DocumentStore",
     id="interface:org.example.features:store",
     revision="interface:org.example.features:store@3",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=DocumentStore,
 )

@@ -60,6 +60,6 @@ Watcher.__idlc_interface__ = _rt.InterfaceSpec(
     name="Watcher",
     id="interface:org.example.features:watcher",
     revision="interface:org.example.features:watcher@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Watcher,
 )

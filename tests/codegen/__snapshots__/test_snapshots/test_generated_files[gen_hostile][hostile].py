@@ -155,6 +155,6 @@ Hostile.__idlc_interface__ = _rt.InterfaceSpec(
     name="Hostile",
     id='interface:"hostile"\\{{}}',
     revision='interface:"hostile"\\{{}}@1',
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Hostile,
 )

@@ -378,6 +378,6 @@ Keywords.__idlc_interface__ = _rt.InterfaceSpec(
     name="Keywords",
     id="interface:org.example:keywords",
     revision="interface:org.example:keywords@3",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Keywords,
 )

@@ -727,6 +727,6 @@ AgentDirectory.__idlc_interface__ = _rt.InterfaceSpec(
     name="AgentDirectory",
     id="interface:org.quixos.agent:directory",
     revision="interface:org.quixos.agent:directory@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=AgentDirectory,
 )

@@ -964,6 +964,6 @@ AgentRequest.__idlc_interface__ = _rt.InterfaceSpec(
     name="AgentRequest",
     id="interface:org.quixos.agent:request",
     revision="interface:org.quixos.agent:request@1",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=AgentRequest,
 )

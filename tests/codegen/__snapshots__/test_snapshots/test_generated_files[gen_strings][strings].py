@@ -138,6 +138,6 @@ Strings.__idlc_interface__ = _rt.InterfaceSpec(
     name="Strings",
     id="interface:org.example:strings:ünïcödé",
     revision="interface:org.example:strings:ünïcödé@7",
-    methods={method.wire: method for method in _METHODS},
+    methods=_METHODS,
     skeleton=Strings,
 )
