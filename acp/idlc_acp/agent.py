@@ -33,6 +33,7 @@ from idlc_acp.protocol import (
     StopReason,
 )
 from idlc_acp.session import SessionScope
+from idlc_acp.wire import acp_options
 from idlc_runtime import (
     CallInfo,
     PeerOptions,
@@ -181,13 +182,11 @@ def agent_options(agent: AnyAgent, options: PeerOptions | None = None) -> PeerOp
     admit: RequestAdmission = gate.admit
     if base.admit_request is not None:
         admit = _both(gate.admit, base.admit_request)
-    return dataclasses.replace(
+    return acp_options(
         base,
         admit_request=admit,
         interceptors=(gate, TurnControl(), SessionScope(gate), *base.interceptors),
         fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
-        # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
-        accept_batches=False,
     )
 
 

@@ -41,6 +41,7 @@ from idlc_acp.protocol import (
 from idlc_acp.skeletons import routes_updates
 from idlc_acp.updates import UpdateRouter, UpdateStream, attach_router
 from idlc_acp.versions import SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
+from idlc_acp.wire import acp_options
 from idlc_runtime import (
     CallInfo,
     Peer,
@@ -176,12 +177,10 @@ def client_options(
     # the router around each call.
     routing = () if routes_updates(client) else (controls.updates,)
     return (
-        dataclasses.replace(
+        acp_options(
             base,
             interceptors=(*routing, controls.permissions, *base.interceptors),
             fallback=base.fallback if base.fallback is not None else extension_fallback(client),
-            # ACP has no batches: an array gets one -32600, as the official SDKs answer it.
-            accept_batches=False,
         ),
         controls,
     )

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import shlex
 import sys
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from msgspec import Raw
 
 from idlc_acp import unstable
 from idlc_acp.proxy_chain import SUCCESSOR, envelope, forward_request
+from idlc_acp.wire import acp_options
 from idlc_runtime import (
     MethodFallback,
     Peer,
@@ -134,8 +134,7 @@ def _gone(index: int) -> RpcError:
 
 
 def _options(base: PeerOptions, fallback: MethodFallback) -> PeerOptions:
-    # ACP has no batches: an array gets one -32600.
-    return dataclasses.replace(base, fallback=fallback, accept_batches=False)
+    return acp_options(base, fallback=fallback)
 
 
 async def serve_conductor(

@@ -31,7 +31,6 @@ component that passes everything through; a subclass overrides what it changes:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Awaitable
 from typing import Any, Final, TypeVar, cast
@@ -39,6 +38,7 @@ from typing import Any, Final, TypeVar, cast
 from msgspec import Raw
 
 from idlc_acp import unstable
+from idlc_acp.wire import acp_options
 from idlc_runtime import Peer, PeerOptions, current_peer, serve_stdio, stand_in
 
 log = logging.getLogger("idlc_acp")
@@ -172,14 +172,8 @@ async def _forward_to_successor(method: str, params: Any, notify: bool) -> Any:
 
 def proxy_options(options: PeerOptions | None = None) -> PeerOptions:
     """`options` (or the defaults) for serving a `ChainProxy`: what it does not implement is
-    forwarded to the successor, and batches are refused as ACP has none."""
-    base = options if options is not None else PeerOptions()
-    return dataclasses.replace(
-        base,
-        fallback=_forward_to_successor,
-        fallback_for_unimplemented=True,
-        accept_batches=False,
-    )
+    forwarded to the successor, on ACP's wire (`idlc_acp.wire`)."""
+    return acp_options(options, fallback=_forward_to_successor, fallback_for_unimplemented=True)
 
 
 async def serve_proxy(proxy: ChainProxy, *, options: PeerOptions | None = None) -> None:

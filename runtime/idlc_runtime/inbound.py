@@ -57,12 +57,14 @@ class Inbound:
         max_message_size: int,
         accept_batches: bool,
         max_concurrent_handlers: int,
+        route_targets: bool,
     ) -> None:
         self._handling = handling
         self._calls = calls
         self._replies = replies
         self._max_message_size = max_message_size
         self._accept_batches = accept_batches
+        self._route_targets = route_targets
         self._max_concurrent_handlers = max_concurrent_handlers
         self._send_error = handling.send_error
 
@@ -173,7 +175,7 @@ class Inbound:
                     'Invalid request: "jsonrpc" must be "2.0"',
                 )
             elif id is UNSET:
-                self._handling.on_notification(method, message.params, _may_target(line))
+                self._handling.on_notification(method, message.params, self._may_target(line))
             elif id is None:
                 # docs/wire.md §3: an id is an integer or a string; a null one could never
                 # be told apart from the answer to an unreadable message.
@@ -183,7 +185,7 @@ class Inbound:
                     "Invalid request: id must be an integer or a string",
                 )
             else:
-                self._handling.on_request(id, method, message.params, _may_target(line))
+                self._handling.on_request(id, method, message.params, self._may_target(line))
         elif message.result or message.error:
             if id is UNSET or id is None:
                 # A response about no call we can name (the peer's answer to a message it
@@ -235,6 +237,12 @@ class Inbound:
         else:
             self._send_error(identity.id, ErrorCode.PARSE_ERROR, text)
 
+    def _may_target(self, line: bytes) -> bool:
+        """Whether the params of `line` may hold a `$target` to route by: written plainly, or
+        with a JSON escape that decodes to it (`"\\u0024target"`). Only such lines pay for
+        decoding it; none do when routing is off (`PeerOptions.route_targets`)."""
+        return self._route_targets and (b"$target" in line or b"\\u" in line)
+
     def _on_oversized(self, line: Oversized) -> None:
         limit = self._max_message_size
         text = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
@@ -248,12 +256,6 @@ class Inbound:
             )
         else:
             self._send_error(identity.id, ErrorCode.INVALID_REQUEST, text, data)
-
-
-def _may_target(line: bytes) -> bool:
-    """Whether the params of `line` may hold `$target`: written plainly, or with a JSON escape
-    that decodes to it (`"\\u0024target"`). Only such lines pay for decoding it."""
-    return b"$target" in line or b"\\u" in line
 
 
 def _excerpt(raw: bytes) -> str:

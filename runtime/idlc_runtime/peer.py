@@ -96,6 +96,10 @@ class PeerOptions:
     #: Handle JSON-RPC batches (docs/wire.md §7); when False an array is answered with
     #: one -32600 (id null), as protocols without batches (ACP) expect.
     accept_batches: bool = True
+    #: Read `$target` to route calls to objects registered under keys (docs/wire.md §5);
+    #: when False params belong to the method alone and a `$target` member is passed on
+    #: like any other, as protocols without keyed objects (ACP) expect.
+    route_targets: bool = True
     #: Told of every notification whose params do not decode (docs/wire.md §4), with the
     #: method, the params as plain JSON and the error; None logs them at WARNING.
     on_undecodable_notification: UndecodableNotificationHook | None = None
@@ -162,6 +166,7 @@ class Peer:
             replies,
             max_message_size=options.max_message_size,
             accept_batches=options.accept_batches,
+            route_targets=options.route_targets,
             max_concurrent_handlers=options.max_concurrent_handlers,
         )
         source: LineSource = (

@@ -6,6 +6,8 @@ extra answer to the bad message would arrive before it and fail the test.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from idlc_runtime import PeerOptions
@@ -331,4 +333,29 @@ async def test_an_oversized_response_with_its_id_last_fails_the_call() -> None:
             assert "Response too large" in error.message
         else:
             raise AssertionError("the oversized response must fail the call")
+        await client.assert_still_serving()
+
+
+@run_async
+async def test_without_routing_target_is_an_ordinary_member() -> None:
+    """`PeerOptions(route_targets=False)` (a protocol without keyed objects, such as ACP):
+    `$target` routes nowhere and is never refused; it stays in the params a fallback sees."""
+    seen: list[Any] = []
+
+    async def fallback(method: str, params: Any, notify: bool) -> Any:
+        seen.append(params)
+        return params
+
+    options = PeerOptions(route_targets=False, fallback=fallback)
+    async with raw_connection(SampleService(), options) as (client, server):
+        server.register("it", NamedItem("x"))
+        for target in ("it", "ghost", 3, None, "\\u0024"):
+            answer = await client.call("sample:echo:call", {"$target": target, "input": ["a", "b"]})
+            assert answer["result"] == ["b", "a"], answer
+        params = {"$target": "it", "n": [1]}
+        answer = await client.call("_ext/echo", params)
+        assert answer["result"] == params and seen == [params]
+        escaped = b'{"jsonrpc":"2.0","id":7,"method":"_ext/echo","params":{"\\u0024target":5}}\n'
+        await client.send(escaped)
+        assert (await client.receive())["result"] == {"$target": 5}
         await client.assert_still_serving()
