@@ -25,10 +25,10 @@ JSON = st.recursive(
     | st.dictionaries(st.text(max_size=6), inner, max_size=4),
     max_leaves=16,
 )
-#: A params object: `$target` aims a call at a keyed object (docs/wire.md §5), so it is
-#: not a key an ACP message uses.
+#: A params object, `$target` among its possible keys: ACP's wire routes by none
+#: (idlc_acp.wire), so it is data like any other member.
 PARAMS = st.none() | st.dictionaries(
-    st.text(max_size=8).filter(lambda key: key != "$target"), JSON, max_size=4
+    st.sampled_from(["$target"]) | st.text(max_size=8), JSON, max_size=4
 )
 #: Methods the proxy does not implement: the agent's it leaves to the skeleton, and others.
 METHODS = st.sampled_from(["session/load", "session/set_mode", "_vendor/thing", "x/unknown"])
