@@ -6,8 +6,9 @@ Recorded so that a change in the official Python SDK shows up here:
   each of those notifications; the turn goes on, the chunk arrives.
 - agent-client-protocol 1.0.0rc3 decodes both; `summary: null` ("clear the summary" in the
   schema's patch semantics) decodes to None, as an absent summary ("leave it") does.
-- idlc's client decodes both, and it too cannot tell `summary: null` from an absent summary
-  (idl/acp.idl says `summary : optional<list<ContentBlock>>`, docs/acp-gaps.md G9).
+- idlc's client decodes both and tells `summary: null` (None) from an absent summary
+  (`msgspec.UNSET`): idl/acp.idl says `summary : optional<nullable<list<ContentBlock>>>`,
+  docs/acp-gaps.md G9.
 """
 
 from __future__ import annotations
