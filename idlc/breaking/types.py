@@ -169,6 +169,16 @@ class TypeComparer:
         )
 
     def record(self, old: m.Record, new: m.Record, flow: Flow, place: Place) -> None:
+        # An open record reads every JSON object a closed one reads, to the same declared
+        # fields: opening one breaks no peer. Closing one drops the members it kept, which
+        # peers that send them expect back (docs/breaking.md, B0107).
+        if old.open and not new.open and flow & Flow.INPUT:
+            self.report(
+                rules.RECORD_CLOSED,
+                f"{place} is no longer an open record: members it does not declare, which "
+                "it kept and sent back, are now dropped",
+                new.span,
+            )
         new_fields = {item.name: item for item in new.fields}
         old_fields = {item.name: item for item in old.fields}
         for item in old.fields:

@@ -130,6 +130,9 @@ class TypeBuilder:
         if isinstance(type_, m.Record):
             if name in self.plan.case_records:
                 return  # its variant defines the class, as a case class (`define_variant`)
+            if type_.open:
+                self.define_open_record(ctx, type_, name, doc)
+                return
             module.classes.append(self.record_class(ctx, name, type_, doc))
             module.public.append(name)
         elif isinstance(type_, m.Enum):
@@ -158,6 +161,42 @@ class TypeBuilder:
                 AliasView(name, [expression], None, doc_of(doc), frozenset(ctx.depends), type_.span)
             )
             module.public.append(name)
+
+    def define_open_record(
+        self, ctx: ModuleContext, record: m.Record, name: str, doc: str | None
+    ) -> None:
+        """An `open record` (docs/language.md, "Open records"): a private struct of its
+        declared fields, decoded and encoded as any record's, and the public class wrapping
+        it, which keeps the undeclared members in `extra` (`hooks.OpenRecord`)."""
+        module = ctx.module
+        fields_class = naming.open_record_fields_class_name(name)
+        struct = self.record_class(
+            ctx, fields_class, record, f"The declared fields of `{name}`, which it wraps."
+        )
+        module.classes.append(struct)
+        module.uses_hooks = True
+        union_bases = self.extra_bases.get(name, [])
+        extra = FieldView(
+            attribute=naming.OPEN_RECORD_EXTRA,
+            annotation=TypeExpr("dict", (TypeExpr("str"), TypeExpr("_hooks.JsonValue"))),
+            wire=naming.OPEN_RECORD_EXTRA,
+            renamed=False,
+            default=None,
+            factory="dict",
+            doc=Doc("The members the record does not declare, as received (JSON values)."),
+        )
+        module.classes.append(
+            ClassView(
+                name,
+                "open",
+                ["_hooks.OpenRecord", *union_bases],
+                doc_of(doc),
+                [*(self.field_view(ctx, field_) for field_ in record.fields), extra],
+                after=(fields_class, *union_bases, *struct.after),
+                fields_class=fields_class,
+            )
+        )
+        module.public.append(name)
 
     def define_variant(
         self, ctx: ModuleContext, variant: m.Variant, name: str, doc: str | None

@@ -61,7 +61,7 @@ class EnumMemberView:
     doc: Doc | None
 
 
-ClassKind = Literal["struct", "enum", "marker", "unknown"]
+ClassKind = Literal["struct", "enum", "marker", "unknown", "open"]
 
 
 @dataclass(slots=True)
@@ -71,7 +71,9 @@ class ClassView:
     `struct`: a record or variant case (`msgspec.Struct`, keyword-only, defaults omitted);
     `enum`: an enum; `marker`: the empty base of a variant's cases or a union's alternatives;
     `unknown`: the case of an open variant keeping an unknown tag (its `fields` are the
-    variant's shared fields, read-only properties over the struct `shared`).
+    variant's shared fields, read-only properties over the struct `shared`);
+    `open`: an `open record` (`hooks.OpenRecord`) wrapping the struct `fields_class` of its
+    declared fields, whose `fields` it lists as a struct's, then `extra`.
     """
 
     name: str
@@ -88,6 +90,8 @@ class ClassView:
     after: tuple[str, ...] = ()
     #: An unknown case's struct of shared fields.
     shared: str | None = None
+    #: `open`: the struct of the declared fields.
+    fields_class: str | None = None
 
 
 @dataclass(slots=True)

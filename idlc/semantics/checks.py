@@ -373,10 +373,28 @@ def _check_variant_case(
             )
 
 
+def _case_shown(case: model.Case) -> str:
+    return f'variant case "{case.tag}"' if case.tag is not None else "the `default` case"
+
+
 def _check_tag_field(
     variant: model.Variant, case: model.Case, record: model.Record, diagnostics: Diagnostics
 ) -> None:
-    """No field of a case's record may be named like the tag (E0121)."""
+    """No field of a case's record may be named like the tag (E0121); the record is not an
+    `open record` (E0130)."""
+    if record.open:
+        diagnostics.add(
+            codes.OPEN_RECORD_CASE,
+            f"{_case_shown(case)} is an open record: a variant case cannot keep undeclared "
+            "members",
+            case.type.span,
+            label="an open record",
+            help="make the record closed; to keep objects this side does not know, make the "
+            "variant an `open variant`",
+            related=(
+                () if case.type is record else [Related("the record is declared here", record.span)]
+            ),
+        )
     for field in record.fields:
         if field.name != variant.tag_field:
             continue

@@ -145,7 +145,11 @@ class _Dumper:
         if isinstance(type, model.InterfaceRef):
             return {"kind": "interfaceRef", "interface": type.interface}
         if isinstance(type, model.Record):
-            return {"kind": "record", "fields": [self.field(field) for field in type.fields]}
+            return {
+                "kind": "record",
+                **({"open": True} if type.open else {}),
+                "fields": [self.field(field) for field in type.fields],
+            }
         if isinstance(type, model.Enum):
             return {
                 "kind": "enum",

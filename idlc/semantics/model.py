@@ -142,6 +142,8 @@ class Field:
 class Record:
     fields: tuple[Field, ...]
     span: Span
+    #: `open record`: undeclared members are kept (docs/language.md, "Open records").
+    open: bool = False
 
 
 @node

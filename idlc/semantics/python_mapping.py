@@ -536,6 +536,8 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
         type_ = model.typedefs[type_.name].type
     if isinstance(type_, m.Primitive):
         return type_.kind is m.PrimitiveKind.UINT64
+    if isinstance(type_, m.Record):
+        return type_.open  # `hooks.OpenRecord` is not a struct msgspec knows
     if isinstance(type_, m.Optional):
         return hooked(model, type_.inner, seen)
     if isinstance(type_, m.Variant):

@@ -115,7 +115,7 @@ def describe(type_: m.Type) -> str:
     if isinstance(type_, m.InterfaceRef):
         return f"interface-ref<{type_.interface}>"
     if isinstance(type_, m.Record):
-        return "record { … }"
+        return f"{'open ' if type_.open else ''}record {{ … }}"
     if isinstance(type_, m.Enum):
         return f"{'open ' if type_.open else ''}enum {{ … }}"
     if isinstance(type_, m.Variant):

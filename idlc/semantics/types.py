@@ -18,6 +18,7 @@ from idlc.suggest import did_you_mean
 from idlc.syntax import ast
 
 # Names repeat (every record has its `createdAt`); convert each spelling once.
+OPEN_RECORD_EXTRA = naming.OPEN_RECORD_EXTRA
 python_field_name = functools.lru_cache(maxsize=4096)(naming.attribute_name)
 python_member_name = functools.lru_cache(maxsize=4096)(naming.member_name)
 
@@ -239,6 +240,15 @@ class TypeConverter:
         for item in node.fields:
             name = item.name
             names.add(name.value, f"`{name.value}`", name.span)
+            if node.open and python_field_name(name.value) == OPEN_RECORD_EXTRA:
+                self.diagnostics.add(
+                    codes.PYTHON_NAME_COLLISION,
+                    f"field `{name.value}` of an open record becomes the Python attribute "
+                    f"`{OPEN_RECORD_EXTRA}`, which holds the members the record does not declare",
+                    name.span,
+                    label=f"becomes `{OPEN_RECORD_EXTRA}`",
+                    help="rename the field, or make the record closed",
+                )
             default = None
             if item.default is not None:
                 literal = item.default
@@ -265,7 +275,7 @@ class TypeConverter:
             if item.lenient or item.skip_invalid or item.null_default:
                 self.forward_compatible_fields.append(converted)
             fields.append(converted)
-        return model.Record(tuple(fields), node.span)
+        return model.Record(tuple(fields), node.span, node.open)
 
     def _case_class(
         self, item: ast.VariantCase, suffix: str, python: dict[str, ast.VariantCase]

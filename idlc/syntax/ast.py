@@ -178,6 +178,8 @@ class Field:
 class RecordType:
     fields: tuple[Field, ...]
     span: Span
+    #: `open record`: undeclared members are kept (docs/language.md, "Open records").
+    open: bool = False
 
 
 @node

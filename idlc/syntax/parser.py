@@ -210,10 +210,9 @@ class _Builder:
         return ast.NamedType(name, name.span)
 
     def record_type(self, children: list[Any]) -> Any:
-        fields = tuple(children[2:-1])
-        return self._depth(
-            ast.RecordType(fields, self._span_of(children)), *(f.type for f in fields)
-        )
+        fields = tuple(children[3:-1])
+        record = ast.RecordType(fields, self._span_of(children), children[0] is not None)
+        return self._depth(record, *(f.type for f in fields))
 
     def field(self, children: list[Any]) -> ast.Field:
         name: ast.Name = children[0]

@@ -150,6 +150,29 @@ class CountersNestedMore(msgspec.Struct, kw_only=True, omit_defaults=True):
     value: _Int16
 
 
+class _FailureFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The declared fields of `Failure`, which it wraps."""
+
+    code: _Int32
+    reason: str | None = None
+    """Why it failed."""
+    retry_of: list[Failure] = msgspec.field(default_factory=list, name="retryOf")
+    at: Point
+
+
+class Failure(_hooks.OpenRecord):
+    """A failure that keeps the members it does not declare."""
+
+    __idlc_fields__ = _FailureFields
+    code: _Int32
+    reason: str | None = None
+    """Why it failed."""
+    retry_of: list[Failure] = msgspec.field(default_factory=list, name="retryOf")
+    at: Point
+    extra: dict[str, _hooks.JsonValue] = msgspec.field(default_factory=dict)
+    """The members the record does not declare, as received (JSON values)."""
+
+
 Change: typing.TypeAlias = ChangeCreated | ChangeRenamed | ChangeCleared
 """What a change did."""
 
@@ -184,3 +207,6 @@ _ShapeBase.__idlc_variant__ = _hooks.VariantInfo(
 
 
 _EitherBase.__idlc_union__ = _hooks.UnionInfo(alternatives=(Rename, Point))
+
+
+_hooks.forward_compatible(_FailureFields, skip_invalid=("retry_of",))
