@@ -338,10 +338,13 @@ class Converter:
         return True
 
     def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:
+        # `additionalProperties: true` beside declared properties: the object keeps the
+        # members it does not declare (`McpError`; docs/language.md, "Open records").
+        keyword = "open record" if node.get("additionalProperties") is True else "record"
         body = self.fields(node, indent + "    ") + (extra or [])
         if not body:
-            return "record {}"
-        return "record {\n" + "\n".join(body) + f"\n{indent}}}"
+            return f"{keyword} {{}}"
+        return f"{keyword} {{\n" + "\n".join(body) + f"\n{indent}}}"
 
     def merged_union(self, node: Json, alternatives: list[Json]) -> str:
         """An object with properties of its own and an untagged `anyOf` of records (the

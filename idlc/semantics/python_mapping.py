@@ -536,8 +536,6 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
         type_ = model.typedefs[type_.name].type
     if isinstance(type_, m.Primitive):
         return type_.kind is m.PrimitiveKind.UINT64
-    if isinstance(type_, m.Record):
-        return type_.open  # `hooks.OpenRecord` is not a struct msgspec knows
     if isinstance(type_, m.Optional):
         return hooked(model, type_.inner, seen)
     if isinstance(type_, m.Variant):
@@ -550,7 +548,7 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
         )
     if isinstance(type_, m.Union_):
         return not native_union(model, type_, seen)
-    return False
+    return isinstance(type_, m.Record) and type_.open  # `hooks.OpenRecord`: no struct
 
 
 def native_union(model: m.Model, union: m.Union_, seen: frozenset[str] = frozenset()) -> bool:

@@ -5803,7 +5803,18 @@ class MessageMcpResponseOption2(
     """
 
 
-class McpError(msgspec.Struct, kw_only=True, omit_defaults=True):
+class _McpErrorFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The declared fields of `McpError`, which it wraps."""
+
+    code: _Int32
+    """Inner MCP error code. Never an ACP error code."""
+    message: str
+    """Inner MCP error message."""
+    data: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.UNSET
+    """Optional error data. Explicit null is retained."""
+
+
+class McpError(_hooks.OpenRecord):
     """**UNSTABLE**
 
     An inner MCP error, distinct from an outer ACP binding or runtime error.
@@ -5812,12 +5823,15 @@ class McpError(msgspec.Struct, kw_only=True, omit_defaults=True):
     Explicit `null` is preserved separately from an omitted key.
     """
 
+    __idlc_fields__ = _McpErrorFields
     code: _Int32
     """Inner MCP error code. Never an ACP error code."""
     message: str
     """Inner MCP error message."""
     data: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.UNSET
     """Optional error data. Explicit null is retained."""
+    extra: dict[str, _hooks.JsonValue] = msgspec.field(default_factory=dict)
+    """The members the record does not declare, as received (JSON values)."""
 
 
 class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
