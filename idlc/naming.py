@@ -225,6 +225,12 @@ def shared_fields_class_name(variant: str) -> str:
 OPEN_RECORD_EXTRA = "extra"
 
 
+def unknown_shape_name(unknown_class: str) -> str:
+    """An inline type written as a variant's `unknown: T;`, named after the class of its
+    unknown tags: `CreateElicitationRequestUnknown` → `CreateElicitationRequestUnknownShape`."""
+    return unknown_class + "Shape"
+
+
 def open_record_fields_class_name(record: str) -> str:
     """The struct of the declared fields of an `open record`, which its class wraps:
     `McpError` → `_McpErrorFields`."""

@@ -279,10 +279,13 @@ class TypeBuilder:
         module.classes.append(ClassView(marker, "marker", ["_hooks.VariantBase"]))
         unknown: str | None = None
         fields: str | None = None
+        unknown_type: str | None = None
         if variant.open:
             unknown = naming.unknown_case_class_name(name, (case.tag for case in variant.cases))
             alternatives.append(TypeExpr(unknown))
-            fields = self.define_unknown_case(ctx, name, unknown, [marker], shared)
+            fields, unknown_type = self.define_unknown_case(
+                ctx, name, unknown, [marker], shared, variant
+            )
         module.registrations.append(
             VariantInfoView(
                 marker,
@@ -291,6 +294,7 @@ class TypeBuilder:
                 default=next((class_ for tag, class_ in cases if tag is None), None),
                 unknown=unknown,
                 fields=fields,
+                unknown_type=unknown_type,
             )
         )
         module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))
@@ -303,11 +307,14 @@ class TypeBuilder:
         unknown: str,
         markers: list[str],
         shared: tuple[m.Field, ...],
-    ) -> str | None:
+        declared: m.Variant,
+    ) -> tuple[str | None, str | None]:
         """The class keeping an unknown tag of open variant (or variant case) `variant`,
         deriving from its `markers`; with `shared` fields it carries them decoded, as every
         case does (docs/language.md, "Variants"): a private struct of them, read through
-        properties, whose name it returns for the variant's registration."""
+        properties, whose name it returns for the variant's registration — with the type of
+        the `declared` variant's `unknown: T;`, whose value it also carries, exposing the
+        fields T always has."""
         module = ctx.module
         view = ClassView(
             unknown,
@@ -331,9 +338,18 @@ class TypeBuilder:
             view.fields = [self.field_view(ctx, field_) for field_ in shared]
             view.shared = fields
             view.after += (fields,)
+        unknown_type: str | None = None
+        if declared.unknown is not None:
+            if declared.unknown.doc is not None:  # the `unknown:` case's own doc comes first
+                view.doc = Doc(declared.unknown.doc, view.doc.note if view.doc else None)
+            unknown_type = view.typed = str(ctx.expr(declared.unknown.type))
+            view.typed_fields = [
+                self.field_view(ctx, field_)
+                for field_ in queries.unknown_case_fields(declared, self.model.typedefs)
+            ]
         module.classes.append(view)
         module.public.append(unknown)
-        return fields
+        return fields, unknown_type
 
     def define_union_case(
         self,
@@ -442,10 +458,11 @@ class TypeBuilder:
             cases.append((inner_case.tag, class_name))
         unknown: str | None = None
         fields: str | None = None
+        unknown_type: str | None = None
         if inner.open:
             unknown = naming.unknown_case_class_name(case_name, (c.tag for c in inner.cases))
-            fields = self.define_unknown_case(
-                ctx, case_name, unknown, [case_base, marker], all_shared
+            fields, unknown_type = self.define_unknown_case(
+                ctx, case_name, unknown, [case_base, marker], all_shared, inner
             )
             names.append(unknown)
         module.registrations.append(
@@ -456,6 +473,7 @@ class TypeBuilder:
                 default=next((class_ for t, class_ in cases if t is None), None),
                 unknown=unknown,
                 fields=fields,
+                unknown_type=unknown_type,
             )
         )
         return case_base, names

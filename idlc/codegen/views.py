@@ -92,6 +92,10 @@ class ClassView:
     shared: str | None = None
     #: `open`: the struct of the declared fields.
     fields_class: str | None = None
+    #: `unknown`: the type of the variant's `unknown: T;`, whose value the class carries,
+    #: and the fields of it the class exposes (read-only properties).
+    typed: str | None = None
+    typed_fields: list[FieldView] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -135,6 +139,8 @@ class VariantInfoView:
     unknown: str | None
     #: The struct of the shared fields an unknown case carries.
     fields: str | None = None
+    #: The variant's `unknown: T;`, if written.
+    unknown_type: str | None = None
     kind: Literal["variant"] = "variant"
 
 

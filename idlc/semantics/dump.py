@@ -176,6 +176,16 @@ class _Dumper:
                     )
                     for case in type.cases
                 ],
+                **(
+                    {
+                        "unknown": self._with_span(
+                            {"doc": type.unknown.doc, "type": self.type_(type.unknown.type)},
+                            type.unknown.span,
+                        )
+                    }
+                    if type.unknown is not None
+                    else {}
+                ),
             }
         return {"kind": "union", "alternatives": [self.type_(alt) for alt in type.alternatives]}
 

@@ -233,13 +233,13 @@ class _Namer:
                     f"the class of {label} of `{name}`",
                 )
             if type_.open:
-                self.claim(
-                    naming.unknown_case_class_name(name, (case.tag for case in type_.cases)),
-                    module,
-                    span or type_.span,
-                    f"the unknown case of `{name}`",
-                )
-                self.check_unknown_case_fields(_shared(type_), f"open variant `{name}`")
+                unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
+                self.claim(unknown, module, span or type_.span, f"the unknown case of `{name}`")
+                typed = queries.unknown_case_fields(type_, self.model.typedefs)
+                self.check_unknown_case_fields(_shared(type_) + typed, f"open variant `{name}`")
+                if type_.unknown is not None:  # `unknown: T;`, T written inline
+                    shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
+                    self.name_inline(type_.unknown.type, shape, module, what, span)
         elif isinstance(type_, m.Union_):
             for index, alternative in enumerate(type_.alternatives):
                 self.name_inline(

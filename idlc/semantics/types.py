@@ -310,14 +310,41 @@ class TypeConverter:
         return model.Enum(node.open, tuple(values), node.span)
 
     def variant(self, node: ast.VariantType) -> model.Variant:
-        if not node.cases and not node.open:
+        if not any(not case.unknown for case in node.cases) and not node.open:
             self._empty_choice(node.span, "variant", "case")
         cases: list[model.Case] = []
         seen: dict[str, ast.VariantCase] = {}
         python: dict[str, ast.VariantCase] = {}
         default: ast.VariantCase | None = None
+        unknown: model.Case | None = None
         for item in node.cases:
             tag = item.tag
+            if item.unknown:
+                span = _keyword_span(item.span, "unknown")
+                converted = self.convert(item.type)
+                if not node.open or unknown is not None:
+                    self.diagnostics.add(
+                        codes.MISPLACED_UNKNOWN_CASE,
+                        (
+                            "this variant has a second `unknown` case"
+                            if unknown is not None
+                            else "a closed variant has no unknown tags: `unknown` is for an "
+                            "`open variant`"
+                        ),
+                        span,
+                        label="`unknown` case",
+                        help="a variant has at most one `unknown` case, and only an `open "
+                        "variant` keeps unknown tags",
+                        related=(
+                            [Related("first `unknown` case", unknown.name_span or unknown.span)]
+                            if unknown is not None
+                            else []
+                        ),
+                    )
+                else:
+                    doc = item.doc.text if item.doc is not None else None
+                    unknown = model.Case(None, converted, doc, item.span, span, unknown=True)
+                continue
             if tag is None:
                 if default is not None:
                     self.diagnostics.add(
@@ -361,7 +388,9 @@ class TypeConverter:
                 )
             )
         shared = self.record(node.shared) if node.shared is not None else None
-        variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span, shared)
+        variant = model.Variant(
+            node.open, node.tag_field.value, tuple(cases), node.span, shared, unknown
+        )
         self.variants.append(variant)
         return variant
 

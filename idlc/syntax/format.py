@@ -546,7 +546,9 @@ class _Layout:
 
     def case(self, case: ast.VariantCase) -> None:
         w = self.w
-        if case.tag is None:
+        if case.unknown:
+            w.token("unknown")
+        elif case.tag is None:
             w.token("default")
         else:
             self.string(case.tag)

@@ -282,6 +282,11 @@ class _Builder:
         start = self._token_span(children[0])
         return ast.VariantCase(None, children[2], self._doc(start.start), self._span_of(children))
 
+    def unknown_case(self, children: list[Any]) -> ast.VariantCase:
+        start = self._token_span(children[0])
+        span = self._span_of(children)
+        return ast.VariantCase(None, children[2], self._doc(start.start), span, unknown=True)
+
     def union_type(self, children: list[Any]) -> Any:
         alternatives = tuple(children[2:-1])
         return self._depth(ast.UnionType(alternatives, self._span_of(children)), *alternatives)

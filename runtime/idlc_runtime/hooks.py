@@ -74,6 +74,9 @@ class VariantInfo:
     #: The struct of the shared fields (`fields { … }`) an unknown case must carry, if the
     #: variant is `open` and has any.
     fields: type | None = None
+    #: What an unknown tag's object must also decode as (`unknown: T;`), if written: a
+    #: record's class, or a union of records' base.
+    unknown_type: Any = None
 
     def decode(
         self,
@@ -112,9 +115,11 @@ class VariantInfo:
                     raise error from None  # what the tag asked for says best what is wrong
         if self.unknown is not None and isinstance(tag, str):
             # An open variant keeps an unknown tag, its shared fields decoded (a shared
-            # field that does not decode fails the value as for a known case).
+            # field that does not decode fails the value as for a known case), and the
+            # object decoded as `unknown: T;` too, if written.
             fields = None if self.fields is None else convert(obj, self.fields)
-            return self.unknown(obj, fields)
+            typed = None if self.unknown_type is None else convert(obj, self.unknown_type)
+            return self.unknown(obj, fields, typed)
         if self.default is not None:
             try:
                 return convert(obj, self.default)
@@ -180,18 +185,28 @@ class UnknownCase:
     Encoding it sends the same object back, so a value passes through unchanged — except
     for the variant's shared fields (`fields { … }`), which an unknown case carries decoded
     like a known one (`_idlc_fields`, read through the generated class's attributes) and
-    sends as decoded: a `lenient` one that fell back goes out as its default.
+    sends as decoded: a `lenient` one that fell back goes out as its default. The same
+    holds for the object decoded as the variant's `unknown: T;` (`_idlc_typed`).
     """
 
-    __slots__ = ("_idlc_fields", "data")
+    __slots__ = ("_idlc_fields", "_idlc_typed", "data")
 
-    def __init__(self, data: dict[str, Any], fields: msgspec.Struct | None = None) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        fields: msgspec.Struct | None = None,
+        typed: msgspec.Struct | None = None,
+    ) -> None:
         self.data = data
         info = getattr(type(self), "__idlc_variant__", None)
+        # Built by hand: the shared fields and `unknown: T;` must decode, as for a decoded
+        # value.
         if fields is None and info is not None and info.fields is not None:
-            # Built by hand: the shared fields must decode, as for a decoded value.
             fields = msgspec.convert(data, info.fields, dec_hook=dec_hook)
+        if typed is None and info is not None and info.unknown_type is not None:
+            typed = msgspec.convert(data, info.unknown_type, dec_hook=dec_hook)
         self._idlc_fields = fields
+        self._idlc_typed = typed
 
     @property
     def tag(self) -> object:
@@ -200,11 +215,16 @@ class UnknownCase:
         return self.data.get(info.tag_field) if info is not None else None
 
     def _idlc_encoded(self) -> dict[str, Any]:
-        """The JSON object this case encodes to: `data`, its shared fields as decoded."""
-        if self._idlc_fields is None:
+        """The JSON object this case encodes to: `data`, its shared fields (and `unknown:
+        T;`) as decoded."""
+        parts = [part for part in (self._idlc_fields, self._idlc_typed) if part is not None]
+        if not parts:
             return self.data
-        shared: dict[str, Any] = msgspec.to_builtins(self._idlc_fields, enc_hook=enc_hook)
-        names = {field.encode_name for field in msgspec.structs.fields(type(self._idlc_fields))}
+        shared: dict[str, Any] = {}
+        names: set[str] = set()
+        for part in parts:
+            shared.update(msgspec.to_builtins(part, enc_hook=enc_hook))
+            names.update(part.__struct_encode_fields__)
         # In the order received; a shared field left out as its default is left out.
         encoded = {
             key: shared[key] if key in names else value

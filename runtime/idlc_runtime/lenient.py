@@ -106,6 +106,8 @@ def _inner_types(type_: Any) -> Iterator[Any]:
             yield info.default
         if info.fields is not None:
             yield info.fields
+        if info.unknown_type is not None:
+            yield info.unknown_type
     elif issubclass(type_, UnionBase) and "__idlc_union__" in type_.__dict__:
         yield from type_.__idlc_union__.alternatives
     elif issubclass(type_, OpenRecord) and "__idlc_fields__" in type_.__dict__:

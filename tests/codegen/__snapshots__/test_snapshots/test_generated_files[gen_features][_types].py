@@ -36,6 +36,14 @@ class _EitherBase(_hooks.UnionBase):
     __slots__ = ()
 
 
+class _EventBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _EventUnknownShapeBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
 class Priority(enum.Enum):
     URGENT = "urgent"
     """Do it now."""
@@ -118,7 +126,13 @@ class ShapeUnknown(_hooks.UnknownCase, _ShapeBase):
     __slots__ = ()
 
 
-class Point(msgspec.Struct, _EitherBase, kw_only=True, omit_defaults=True):
+class Point(
+    msgspec.Struct,
+    _EitherBase,
+    _EventUnknownShapeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
     x: _Int32
     y: _Int32
 
@@ -173,6 +187,36 @@ class Failure(_hooks.OpenRecord):
     """The members the record does not declare, as received (JSON values)."""
 
 
+class EventOpened(
+    msgspec.Struct,
+    _EventBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="kind",
+    tag="opened",
+):
+    path: str
+
+
+class EventUnknown(_hooks.UnknownCase, _EventBase):
+    """Any other kind is at a point or names its source.
+
+    A case of `Event` with a tag this version does not know.
+    """
+
+    __slots__ = ()
+    _idlc_typed: EventUnknownShape
+
+
+class EventUnknownShapeOption2(
+    msgspec.Struct,
+    _EventUnknownShapeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    source: str
+
+
 Change: typing.TypeAlias = ChangeCreated | ChangeRenamed | ChangeCleared
 """What a change did."""
 
@@ -190,6 +234,19 @@ if typing.TYPE_CHECKING:
     Either: typing.TypeAlias = Rename | Point
 else:
     Either = _EitherBase
+
+
+if typing.TYPE_CHECKING:
+    Event: typing.TypeAlias = EventOpened | EventUnknown
+else:
+    Event = _EventBase
+"""An event of a kind this version may not know."""
+
+
+if typing.TYPE_CHECKING:
+    EventUnknownShape: typing.TypeAlias = Point | EventUnknownShapeOption2
+else:
+    EventUnknownShape = _EventUnknownShapeBase
 
 
 Names: typing.TypeAlias = list[str]
@@ -210,3 +267,17 @@ _EitherBase.__idlc_union__ = _hooks.UnionInfo(alternatives=(Rename, Point))
 
 
 _hooks.forward_compatible(_FailureFields, skip_invalid=("retry_of",))
+
+
+_EventBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="kind",
+    cases={"opened": EventOpened},
+    default=None,
+    unknown=EventUnknown,
+    unknown_type=EventUnknownShape,
+)
+
+
+_EventUnknownShapeBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(Point, EventUnknownShapeOption2),
+)

@@ -19,6 +19,7 @@ from ._refs import DocumentObjectRef, FolderObjectRef, WatcherRef
 from ._types import (
     Change,
     Either,
+    Event,
     Failure,
     Lookup,
     Names,
@@ -158,6 +159,9 @@ class DocumentStore(abc.ABC):
         raise Unsupported("store:report:call")
 
     async def note(self, input: DocumentStoreNoteInput) -> None:
+        return None
+
+    async def watch(self, input: Event) -> None:
         return None
 
     async def touch(self, input: DocumentObjectRef) -> None:
@@ -325,6 +329,9 @@ class DocumentStoreProxy:
     async def note(self, input: DocumentStoreNoteInput) -> None:
         await self._peer.notify("store:note:notify", input, target=self._target)
 
+    async def watch(self, input: Event) -> None:
+        await self._peer.notify("store:watch:notify", input, target=self._target)
+
     async def touch(self, input: DocumentObjectRef) -> None:
         await self._peer.request(
             "store:touch:call",
@@ -425,6 +432,10 @@ async def _invoke_report(impl: DocumentStore, params: Failure) -> list[Failure]:
 
 async def _invoke_note(impl: DocumentStore, params: DocumentStoreNoteInput) -> None:
     await impl.note(params)
+
+
+async def _invoke_watch(impl: DocumentStore, params: Event) -> None:
+    await impl.watch(params)
 
 
 async def _invoke_touch(impl: DocumentStore, params: DocumentStoreTouchParams) -> None:
@@ -582,6 +593,17 @@ _METHODS = (
         params_type=DocumentStoreNoteInput,
         result_type=None,
         invoke=_invoke_note,
+        execution=None,
+        notify=True,
+        required=False,
+    ),
+    _rt.MethodSpec(
+        wire="store:watch:notify",
+        member="watch",
+        shape=_rt.InputShape.RECORD,
+        params_type=Event,
+        result_type=None,
+        invoke=_invoke_watch,
         execution=None,
         notify=True,
         required=False,
