@@ -4,6 +4,7 @@ encoding, and where it stands: lists, maps, optionals, unions, params."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import tempfile
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from idlc.diagnostics import codes
 from idlc.pipeline import compile_files
-from idlc_runtime import hooks, lenient
+from idlc_runtime import hooks, lenient, memory_pair
 from tests.generated import generated_package
 
 IDL = """
@@ -39,6 +40,14 @@ type Holder = record {
   either: optional<Either>;
 };
 type Either = union { Failure; Closed; };
+interface Relay id "relay" revision "relay@1" {
+  operation forward id "relay:forward" : Failure -> Failure {
+    call id "relay:forward:call" execution transaction;
+  }
+  operation note id "relay:note" : open record { text: string; } -> list<string> {
+    call id "relay:note:call" execution transaction;
+  }
+}
 """
 
 DECLARED = {"code", "message", "data", "retryOf", "level"}
@@ -173,6 +182,33 @@ def test_any_object_with_valid_declared_fields_round_trips(
     assert value.extra == extra
     assert _encode(value) == raw
     assert lenient.convert(raw, g.Failure) == value  # the slow path decodes it alike
+
+
+def test_through_a_connection_to_a_keyed_object(g: ModuleType) -> None:
+    """Params and results of a real call keep the members; the `$target` the proxy adds
+    beside them addresses the object and is not one of them (docs/wire.md §5)."""
+    received: list[Any] = []
+
+    class Relay(g.Relay):  # type: ignore[misc,name-defined]
+        async def forward(self, input: Any) -> Any:
+            received.append(input)
+            return input
+
+        async def note(self, input: Any) -> list[str]:
+            received.append(input)
+            return sorted(input.extra)
+
+    async def run() -> None:
+        async with memory_pair(None, None) as (client, server):
+            server.register("k", Relay())
+            proxy = g.RelayProxy(client, "k")
+            sent = g.Failure(code=1, message="m", extra={"retryAfterMs": 5, "hint": {"a": [1]}})
+            assert await proxy.forward(sent) == sent
+            note = g.RelayNoteInput(text="t", extra={"x": 1})
+            assert await proxy.note(note) == ["x"]
+
+    asyncio.run(run())
+    assert [item.extra for item in received] == [{"retryAfterMs": 5, "hint": {"a": [1]}}, {"x": 1}]
 
 
 # -- checks --------------------------------------------------------------------------------
