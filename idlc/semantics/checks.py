@@ -366,6 +366,7 @@ def _check_variant_case(
             help="the two tags sit in one JSON object: give them different names",
         )
     records = [inner.shared] if inner.shared is not None else []
+    records += queries.unknown_case_records(inner, typedefs) or []  # its `unknown: T;`
     for inner_case in inner.cases:
         resolved = queries.follow_typedefs(inner_case.type, typedefs)
         if isinstance(resolved, model.Record):

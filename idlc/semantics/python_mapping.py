@@ -204,7 +204,7 @@ class _Namer:
                         self.claim(inner_name, module, span, f"{inner_what} of {label} of `{name}`")
                     if inner.open:  # its unknown tags carry both variants' shared fields
                         self.check_unknown_case_fields(
-                            _shared(type_) + _shared(inner),
+                            _shared(type_) + queries.carried_fields(inner, self.model.typedefs),
                             f"{label} of `{name}` (an open variant)",
                         )
                     continue
@@ -235,8 +235,8 @@ class _Namer:
             if type_.open:
                 unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
                 self.claim(unknown, module, span or type_.span, f"the unknown case of `{name}`")
-                typed = queries.unknown_case_fields(type_, self.model.typedefs)
-                self.check_unknown_case_fields(_shared(type_) + typed, f"open variant `{name}`")
+                carried = queries.carried_fields(type_, self.model.typedefs)
+                self.check_unknown_case_fields(carried, f"open variant `{name}`")
                 if type_.unknown is not None:  # `unknown: T;`, T written inline
                     shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
                     self.name_inline(type_.unknown.type, shape, module, what, span)

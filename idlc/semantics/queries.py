@@ -104,6 +104,13 @@ def unknown_case_fields(
     )
 
 
+def carried_fields(variant: m.Variant, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Field, ...]:
+    """The fields the unknown case of open variant `variant` has as attributes: its shared
+    fields, then those of its `unknown: T;` (docs/language.md, "Variants")."""
+    shared = variant.shared.fields if variant.shared is not None else ()
+    return shared + unknown_case_fields(variant, typedefs)
+
+
 def is_tristate(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> bool:
     """Whether a field of `type_` tells absent, `null` and a value apart: `optional<T>`
     around a `nullable<T>` (through typedef names; docs/language.md, "Nullable and

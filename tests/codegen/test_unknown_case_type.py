@@ -155,6 +155,17 @@ def _codes(text: str) -> list[str]:
         ('type V = open variant tag "k" { unknown: record { data: string; }; };', ["E0205"]),
         ('type V = open variant tag "k" { unknown: open record { x: string; }; };', ["E0130"]),
         ('type V = open variant tag "k" { unknown: record { x: string; }; };', []),
+        # A variant as a case: its `unknown:` fields sit beside the outer tag too.
+        (
+            'type I = open variant tag "j" { unknown: record { k: string; }; };'
+            ' type V = open variant tag "k" { "a": I; };',
+            ["E0121"],
+        ),
+        (
+            'type I = open variant tag "j" { unknown: record { tag: string; }; };'
+            ' type V = open variant tag "k" { "a": I; };',
+            ["E0205", "E0205"],
+        ),
     ],
 )
 def test_checks(idl: str, expected: list[str]) -> None:
