@@ -220,6 +220,23 @@ def shared_fields_class_name(variant: str) -> str:
     return f"_{variant}Fields"
 
 
+#: The attribute of an `open record`'s class holding the members it does not declare
+#: (`idlc_runtime.hooks.OpenRecord`; docs/language.md, "Open records").
+OPEN_RECORD_EXTRA = "extra"
+
+
+def unknown_shape_name(unknown_class: str) -> str:
+    """An inline type written as a variant's `unknown: T;`, named after the class of its
+    unknown tags: `CreateElicitationRequestUnknown` → `CreateElicitationRequestUnknownShape`."""
+    return unknown_class + "Shape"
+
+
+def open_record_fields_class_name(record: str) -> str:
+    """The struct of the declared fields of an `open record`, which its class wraps:
+    `McpError` → `_McpErrorFields`."""
+    return f"_{record}Fields"
+
+
 def choice_base_name(choice: str) -> str:
     """The marker base class every case of a hooked variant, or every alternative of a union
     msgspec cannot decode natively, derives from: `Shape` → `_ShapeBase`."""

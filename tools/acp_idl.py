@@ -353,10 +353,13 @@ class Converter:
         return True
 
     def record(self, node: Json, indent: str, extra: list[str] | None = None) -> str:
+        # `additionalProperties: true` beside declared properties: the object keeps the
+        # members it does not declare (`McpError`; docs/language.md, "Open records").
+        keyword = "open record" if node.get("additionalProperties") is True else "record"
         body = self.fields(node, indent + "    ") + (extra or [])
         if not body:
-            return "record {}"
-        return "record {\n" + "\n".join(body) + f"\n{indent}}}"
+            return f"{keyword} {{}}"
+        return f"{keyword} {{\n" + "\n".join(body) + f"\n{indent}}}"
 
     def merged_union(self, node: Json, alternatives: list[Json]) -> str:
         """An object with properties of its own and an untagged `anyOf` of records (the
@@ -392,6 +395,7 @@ class Converter:
             const = props.get(tag, {}).get("const")
             if tag in props and const is None:
                 open_ = True  # the "other" alternative: unknown tags are kept
+                lines += self.unknown_case(alternative, tag)
                 continue
             lines += doc_lines(alternative.get("description"), "    ")
             # An alternative without the tag reads any object shaped like it, whatever its
@@ -413,6 +417,29 @@ class Converter:
             # "Variants": `fields`).
             head += " fields {\n" + "\n".join(self.fields(node, "    ")) + "\n}"
         return head + " {\n" + "\n".join(lines) + "\n}"
+
+    def unknown_case(self, alternative: Json, tag: str) -> list[str]:
+        """What the "other" alternative's object must also be, beside its tag: the
+        `unknown:` case (docs/language.md, "Variants") — a union of the records its `anyOf`
+        names (`CreateElicitationRequest`: a session or a request scope), or a record of its
+        own properties; nothing when it says nothing more."""
+        scopes = [
+            ref_name(item) or ref_name((item.get("allOf") or [{}])[0])
+            for item in alternative.get("anyOf", [])
+        ]
+        own = {k: v for k, v in alternative.get("properties", {}).items() if k != tag}
+        if scopes and own:
+            raise ValueError(f"cannot say both a union and fields for unknown {tag!r}")
+        if scopes:
+            if not all(scopes):
+                raise ValueError(f"an unknown {tag!r} must be a union of named records")
+            case = "union { " + " ".join(f"{scope};" for scope in scopes) + " }"
+        elif own:
+            case = self.record({**alternative, "properties": own}, "    ")
+        else:
+            return []
+        lines = doc_lines(alternative.get("description"), "    ")
+        return [*lines, f"    unknown: {case};"]
 
     def definition(self, name: str) -> str:
         node = self.defs[name]

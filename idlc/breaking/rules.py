@@ -106,6 +106,11 @@ DECODING_MADE_STRICTER = _rule(
     "decoding-made-stricter",
     "a field lost `lenient`, `skip-invalid` or `null-default`: values it accepted are refused",
 )
+RECORD_CLOSED = _rule(
+    "B0107",
+    "record-closed",
+    "an `open record` became closed: members it kept and sent back are now dropped",
+)
 
 # -- ids (B02xx) --------------------------------------------------------------------------
 ATOM_ID_CHANGED = _rule(

@@ -169,6 +169,16 @@ class TypeComparer:
         )
 
     def record(self, old: m.Record, new: m.Record, flow: Flow, place: Place) -> None:
+        # An open record reads every JSON object a closed one reads, to the same declared
+        # fields: opening one breaks no peer. Closing one drops the members it kept, which
+        # peers that send them expect back (docs/breaking.md, B0107).
+        if old.open and not new.open and flow & Flow.INPUT:
+            self.report(
+                rules.RECORD_CLOSED,
+                f"{place} is no longer an open record: members it does not declare, which "
+                "it kept and sent back, are now dropped",
+                new.span,
+            )
         new_fields = {item.name: item for item in new.fields}
         old_fields = {item.name: item for item in old.fields}
         for item in old.fields:
@@ -254,6 +264,7 @@ class TypeComparer:
             )
             return
         self.openness("variant", old.open, new.open, flow, place, new.span)
+        self.unknown_case(old, new, flow, place)
         # Shared fields sit in every case's object: compared as a record's fields are.
         self.record(
             old.shared or m.Record((), old.span), new.shared or m.Record((), new.span), flow, place
@@ -281,6 +292,27 @@ class TypeComparer:
                 continue
             label = "<default>" if case.tag is None else f'<"{case.tag}">'
             self.types(before.type, case.type, flow, place.inside(label))
+
+    def unknown_case(self, old: m.Variant, new: m.Variant, flow: Flow, place: Place) -> None:
+        """`unknown: T;` (docs/language.md, "Variants"): what an unknown tag's object must
+        also be. Adding it refuses objects it accepted; removing it lets through objects
+        without T's fields, which peers reading them may need."""
+        if old.unknown is not None and new.unknown is not None:
+            self.types(old.unknown.type, new.unknown.type, flow, place.inside("<unknown>"))
+        elif new.unknown is not None and flow & Flow.INPUT:
+            self.report(
+                rules.TYPE_CHANGED,
+                f"{place}: an unknown tag's object must now also be "
+                f"`{describe(new.unknown.type)}`: callers may send objects it refuses",
+                new.unknown.span,
+            )
+        elif old.unknown is not None and new.unknown is None and flow & Flow.OUTPUT:
+            self.report(
+                rules.TYPE_CHANGED,
+                f"{place}: an unknown tag's object need no longer be "
+                f"`{describe(old.unknown.type)}`: peers reading it may need its fields",
+                new.span,
+            )
 
     def openness(
         self, what: str, old: bool, new: bool, flow: Flow, place: Place, span: Span

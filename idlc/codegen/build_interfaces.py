@@ -63,7 +63,9 @@ def _method(
         input_type = member.input
         if is_unit(model, input_type):
             pass
-        elif isinstance(input_type, m.Record):
+        elif isinstance(input_type, m.Record) and not input_type.open:
+            # (An open record's kept members cannot be keyword arguments: it is passed
+            # whole, as a named record is.)
             input_style = "fields"
             params_type = ctx.expr(input_type)
             params = [builder.field_view(ctx, field_) for field_ in input_type.fields]

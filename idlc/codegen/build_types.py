@@ -130,6 +130,9 @@ class TypeBuilder:
         if isinstance(type_, m.Record):
             if name in self.plan.case_records:
                 return  # its variant defines the class, as a case class (`define_variant`)
+            if type_.open:
+                self.define_open_record(ctx, type_, name, doc)
+                return
             module.classes.append(self.record_class(ctx, name, type_, doc))
             module.public.append(name)
         elif isinstance(type_, m.Enum):
@@ -158,6 +161,42 @@ class TypeBuilder:
                 AliasView(name, [expression], None, doc_of(doc), frozenset(ctx.depends), type_.span)
             )
             module.public.append(name)
+
+    def define_open_record(
+        self, ctx: ModuleContext, record: m.Record, name: str, doc: str | None
+    ) -> None:
+        """An `open record` (docs/language.md, "Open records"): a private struct of its
+        declared fields, decoded and encoded as any record's, and the public class wrapping
+        it, which keeps the undeclared members in `extra` (`hooks.OpenRecord`)."""
+        module = ctx.module
+        fields_class = naming.open_record_fields_class_name(name)
+        struct = self.record_class(
+            ctx, fields_class, record, f"The declared fields of `{name}`, which it wraps."
+        )
+        module.classes.append(struct)
+        module.uses_hooks = True
+        union_bases = self.extra_bases.get(name, [])
+        extra = FieldView(
+            attribute=naming.OPEN_RECORD_EXTRA,
+            annotation=TypeExpr("dict", (TypeExpr("str"), TypeExpr("_hooks.JsonValue"))),
+            wire=naming.OPEN_RECORD_EXTRA,
+            renamed=False,
+            default=None,
+            factory="dict",
+            doc=Doc("The members the record does not declare, as received (JSON values)."),
+        )
+        module.classes.append(
+            ClassView(
+                name,
+                "open",
+                ["_hooks.OpenRecord", *union_bases],
+                doc_of(doc),
+                [*(self.field_view(ctx, field_) for field_ in record.fields), extra],
+                after=(fields_class, *union_bases, *struct.after),
+                fields_class=fields_class,
+            )
+        )
+        module.public.append(name)
 
     def define_variant(
         self, ctx: ModuleContext, variant: m.Variant, name: str, doc: str | None
@@ -240,10 +279,13 @@ class TypeBuilder:
         module.classes.append(ClassView(marker, "marker", ["_hooks.VariantBase"]))
         unknown: str | None = None
         fields: str | None = None
+        unknown_type: str | None = None
         if variant.open:
             unknown = naming.unknown_case_class_name(name, (case.tag for case in variant.cases))
             alternatives.append(TypeExpr(unknown))
-            fields = self.define_unknown_case(ctx, name, unknown, [marker], shared)
+            fields, unknown_type = self.define_unknown_case(
+                ctx, name, unknown, [marker], shared, variant
+            )
         module.registrations.append(
             VariantInfoView(
                 marker,
@@ -252,6 +294,7 @@ class TypeBuilder:
                 default=next((class_ for tag, class_ in cases if tag is None), None),
                 unknown=unknown,
                 fields=fields,
+                unknown_type=unknown_type,
             )
         )
         module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))
@@ -264,11 +307,14 @@ class TypeBuilder:
         unknown: str,
         markers: list[str],
         shared: tuple[m.Field, ...],
-    ) -> str | None:
+        declared: m.Variant,
+    ) -> tuple[str | None, str | None]:
         """The class keeping an unknown tag of open variant (or variant case) `variant`,
         deriving from its `markers`; with `shared` fields it carries them decoded, as every
         case does (docs/language.md, "Variants"): a private struct of them, read through
-        properties, whose name it returns for the variant's registration."""
+        properties, whose name it returns for the variant's registration — with the type of
+        the `declared` variant's `unknown: T;`, whose value it also carries, exposing the
+        fields T always has."""
         module = ctx.module
         view = ClassView(
             unknown,
@@ -292,9 +338,18 @@ class TypeBuilder:
             view.fields = [self.field_view(ctx, field_) for field_ in shared]
             view.shared = fields
             view.after += (fields,)
+        unknown_type: str | None = None
+        if declared.unknown is not None:
+            if declared.unknown.doc is not None:  # the `unknown:` case's own doc comes first
+                view.doc = Doc(declared.unknown.doc, view.doc.note if view.doc else None)
+            unknown_type = view.typed = str(ctx.expr(declared.unknown.type))
+            view.typed_fields = [
+                self.field_view(ctx, field_)
+                for field_ in queries.unknown_case_fields(declared, self.model.typedefs)
+            ]
         module.classes.append(view)
         module.public.append(unknown)
-        return fields
+        return fields, unknown_type
 
     def define_union_case(
         self,
@@ -403,10 +458,11 @@ class TypeBuilder:
             cases.append((inner_case.tag, class_name))
         unknown: str | None = None
         fields: str | None = None
+        unknown_type: str | None = None
         if inner.open:
             unknown = naming.unknown_case_class_name(case_name, (c.tag for c in inner.cases))
-            fields = self.define_unknown_case(
-                ctx, case_name, unknown, [case_base, marker], all_shared
+            fields, unknown_type = self.define_unknown_case(
+                ctx, case_name, unknown, [case_base, marker], all_shared, inner
             )
             names.append(unknown)
         module.registrations.append(
@@ -417,6 +473,7 @@ class TypeBuilder:
                 default=next((class_ for t, class_ in cases if t is None), None),
                 unknown=unknown,
                 fields=fields,
+                unknown_type=unknown_type,
             )
         )
         return case_base, names

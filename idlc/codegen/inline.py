@@ -61,6 +61,10 @@ def nested(type_: m.Type) -> Iterator[InlineType]:
         for inner in inline_types(field_.type):
             yield inner
             yield from nested(inner)
+    if isinstance(type_, m.Variant) and type_.unknown is not None:  # `unknown: T;`
+        for inner in inline_types(type_.unknown.type):
+            yield inner
+            yield from nested(inner)
 
 
 def member_types(member: m.Member) -> list[m.Type]:

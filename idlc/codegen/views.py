@@ -61,7 +61,7 @@ class EnumMemberView:
     doc: Doc | None
 
 
-ClassKind = Literal["struct", "enum", "marker", "unknown"]
+ClassKind = Literal["struct", "enum", "marker", "unknown", "open"]
 
 
 @node(frozen=False)
@@ -71,7 +71,9 @@ class ClassView:
     `struct`: a record or variant case (`msgspec.Struct`, keyword-only, defaults omitted);
     `enum`: an enum; `marker`: the empty base of a variant's cases or a union's alternatives;
     `unknown`: the case of an open variant keeping an unknown tag (its `fields` are the
-    variant's shared fields, read-only properties over the struct `shared`).
+    variant's shared fields, read-only properties over the struct `shared`);
+    `open`: an `open record` (`hooks.OpenRecord`) wrapping the struct `fields_class` of its
+    declared fields, whose `fields` it lists as a struct's, then `extra`.
     """
 
     name: str
@@ -88,6 +90,12 @@ class ClassView:
     after: tuple[str, ...] = ()
     #: An unknown case's struct of shared fields.
     shared: str | None = None
+    #: `open`: the struct of the declared fields.
+    fields_class: str | None = None
+    #: `unknown`: the type of the variant's `unknown: T;`, whose value the class carries,
+    #: and the fields of it the class exposes (read-only properties).
+    typed: str | None = None
+    typed_fields: list[FieldView] = field(default_factory=list)
 
 
 @node(frozen=False)
@@ -131,6 +139,8 @@ class VariantInfoView:
     unknown: str | None
     #: The struct of the shared fields an unknown case carries.
     fields: str | None = None
+    #: The variant's `unknown: T;`, if written.
+    unknown_type: str | None = None
     kind: Literal["variant"] = "variant"
 
 

@@ -75,6 +75,8 @@ LENIENT_WITHOUT_FALLBACK = _code(
 SKIP_INVALID_NOT_LIST = _code("E0127", "`skip-invalid` on a field that is not a list")
 NULL_DEFAULT_ON_OPTIONAL = _code("E0128", "`null-default` on an optional field")
 NULLABLE_OF_NULL = _code("E0129", "`nullable<…>` of a type that holds `null` already")
+OPEN_RECORD_CASE = _code("E0130", "`open record` as a variant case")
+MISPLACED_UNKNOWN_CASE = _code("E0131", "`unknown` case in a closed variant, or twice")
 # -- code generation (E02xx) -----------------------------------------------------------
 GENERATED_NAME_COLLISION = _code("E0201", "two things would get the same generated Python name")
 RESERVED_GENERATED_NAME = _code("E0202", "generated name is one the generated code needs")

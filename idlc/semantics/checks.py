@@ -265,6 +265,8 @@ def check_variant(
     variant: model.Variant, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
 ) -> None:
     shared = variant.shared.fields if variant.shared is not None else ()
+    if variant.unknown is not None:
+        _check_unknown_case(variant, variant.unknown, typedefs, diagnostics)
     for field in shared:
         if field.name == variant.tag_field:
             diagnostics.add(
@@ -313,6 +315,35 @@ def check_variant(
         _check_tag_field(variant, case, resolved, diagnostics)
 
 
+def _check_unknown_case(
+    variant: model.Variant,
+    case: model.Case,
+    typedefs: Mapping[str, model.Typedef],
+    diagnostics: Diagnostics,
+) -> None:
+    """`unknown: T;` (docs/language.md, "Variants"): T is a record or a union of records,
+    whose fields sit beside the tag and the shared fields in the unknown tag's object."""
+    records = queries.unknown_case_records(variant, typedefs)
+    resolved = queries.follow_typedefs(case.type, typedefs)
+    if records is None:
+        if resolved is not None:
+            diagnostics.add(
+                codes.INVALID_CASE_TYPE,
+                f"the `unknown` case is {_described_through(case.type, resolved)}, not a "
+                "record or a union of records",
+                case.type.span,
+                label="not a record",
+                help="an unknown tag's object must also decode as this type: write the fields "
+                "it must have as a record",
+            )
+        return
+    shared = variant.shared.fields if variant.shared is not None else ()
+    for record in records:
+        if shared:
+            _check_shared_against_case(shared, case, record, diagnostics)
+        _check_tag_field(variant, case, record, diagnostics)
+
+
 def _check_variant_case(
     variant: model.Variant,
     case: model.Case,
@@ -335,6 +366,7 @@ def _check_variant_case(
             help="the two tags sit in one JSON object: give them different names",
         )
     records = [inner.shared] if inner.shared is not None else []
+    records += queries.unknown_case_records(inner, typedefs) or []  # its `unknown: T;`
     for inner_case in inner.cases:
         resolved = queries.follow_typedefs(inner_case.type, typedefs)
         if isinstance(resolved, model.Record):
@@ -373,10 +405,30 @@ def _check_variant_case(
             )
 
 
+def _case_shown(case: model.Case) -> str:
+    if case.tag is not None:
+        return f'variant case "{case.tag}"'
+    return "the `unknown` case" if case.unknown else "the `default` case"
+
+
 def _check_tag_field(
     variant: model.Variant, case: model.Case, record: model.Record, diagnostics: Diagnostics
 ) -> None:
-    """No field of a case's record may be named like the tag (E0121)."""
+    """No field of a case's record may be named like the tag (E0121); the record is not an
+    `open record` (E0130)."""
+    if record.open:
+        diagnostics.add(
+            codes.OPEN_RECORD_CASE,
+            f"{_case_shown(case)} is an open record: a variant case cannot keep undeclared "
+            "members",
+            case.type.span,
+            label="an open record",
+            help="make the record closed; to keep objects this side does not know, make the "
+            "variant an `open variant`",
+            related=(
+                () if case.type is record else [Related("the record is declared here", record.span)]
+            ),
+        )
     for field in record.fields:
         if field.name != variant.tag_field:
             continue
@@ -405,7 +457,7 @@ def _check_shared_against_case(
     name twice, on the wire (E0107) or in Python (E0113)."""
     wire = {field.name: field for field in shared}
     python = {naming.attribute_name(field.name): field for field in shared}
-    shown = f'"{case.tag}"' if case.tag is not None else "`default`"
+    shown = f'"{case.tag}"' if case.tag is not None else _case_shown(case).split()[1]
     for field in record.fields:
         first = wire.get(field.name)
         code = codes.DUPLICATE_FIELD
@@ -465,6 +517,7 @@ def type_key(type: model.Type) -> Hashable:
             type.tag_field,
             tuple((f.name, type_key(f.type)) for f in type.shared.fields) if type.shared else (),
             tuple((case.tag, type_key(case.type)) for case in type.cases),
+            type_key(type.unknown.type) if type.unknown is not None else None,
         )
     return ("union", tuple(type_key(alt) for alt in type.alternatives))
 

@@ -145,7 +145,11 @@ class _Dumper:
         if isinstance(type, model.InterfaceRef):
             return {"kind": "interfaceRef", "interface": type.interface}
         if isinstance(type, model.Record):
-            return {"kind": "record", "fields": [self.field(field) for field in type.fields]}
+            return {
+                "kind": "record",
+                **({"open": True} if type.open else {}),
+                "fields": [self.field(field) for field in type.fields],
+            }
         if isinstance(type, model.Enum):
             return {
                 "kind": "enum",
@@ -172,6 +176,16 @@ class _Dumper:
                     )
                     for case in type.cases
                 ],
+                **(
+                    {
+                        "unknown": self._with_span(
+                            {"doc": type.unknown.doc, "type": self.type_(type.unknown.type)},
+                            type.unknown.span,
+                        )
+                    }
+                    if type.unknown is not None
+                    else {}
+                ),
             }
         return {"kind": "union", "alternatives": [self.type_(alt) for alt in type.alternatives]}
 

@@ -142,6 +142,8 @@ class Field:
 class Record:
     fields: tuple[Field, ...]
     span: Span
+    #: `open record`: undeclared members are kept (docs/language.md, "Open records").
+    open: bool = False
 
 
 @node
@@ -171,6 +173,8 @@ class Case:
     span: Span
     #: The tag (or the `default` keyword) alone.
     name_span: Span | None = None
+    #: `unknown: T;` (`Variant.unknown`), not a case of its own.
+    unknown: bool = False
 
 
 @node
@@ -182,6 +186,9 @@ class Variant:
     #: `fields { … }`: the fields every case carries beside its own (docs/language.md,
     #: "Variants"), or None.
     shared: Record | None = None
+    #: `unknown: T;`: what the object of a tag an open variant does not know must also be
+    #: (docs/language.md, "Variants"), or None.
+    unknown: Case | None = None
 
 
 @node

@@ -209,7 +209,7 @@ class _Namer:
                         self.claim(inner_name, module, span, f"{inner_what} of {label} of `{name}`")
                     if inner.open:  # its unknown tags carry both variants' shared fields
                         self.check_unknown_case_fields(
-                            _shared(type_) + _shared(inner),
+                            _shared(type_) + queries.carried_fields(inner, self.model.typedefs),
                             f"{label} of `{name}` (an open variant)",
                         )
                     continue
@@ -238,13 +238,13 @@ class _Namer:
                     f"the class of {label} of `{name}`",
                 )
             if type_.open:
-                self.claim(
-                    naming.unknown_case_class_name(name, (case.tag for case in type_.cases)),
-                    module,
-                    span or type_.span,
-                    f"the unknown case of `{name}`",
-                )
-                self.check_unknown_case_fields(_shared(type_), f"open variant `{name}`")
+                unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
+                self.claim(unknown, module, span or type_.span, f"the unknown case of `{name}`")
+                carried = queries.carried_fields(type_, self.model.typedefs)
+                self.check_unknown_case_fields(carried, f"open variant `{name}`")
+                if type_.unknown is not None:  # `unknown: T;`, T written inline
+                    shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
+                    self.name_inline(type_.unknown.type, shape, module, what, span)
         elif isinstance(type_, m.Union_):
             for index, alternative in enumerate(type_.alternatives):
                 self.name_inline(
@@ -553,7 +553,7 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
         )
     if isinstance(type_, m.Union_):
         return not native_union(model, type_, seen)
-    return False
+    return isinstance(type_, m.Record) and type_.open  # `hooks.OpenRecord`: no struct
 
 
 def native_union(model: m.Model, union: m.Union_, seen: frozenset[str] = frozenset()) -> bool:

@@ -69,6 +69,48 @@ def record_alternatives(
     return None
 
 
+def unknown_case_records(
+    variant: m.Variant, typedefs: Mapping[str, m.Typedef]
+) -> list[m.Record] | None:
+    """The records the object of an unknown tag must also be (`unknown: T;`, a record or a
+    union of records: docs/language.md, "Variants"); None without `unknown:` or when T is
+    neither (reported, E0119)."""
+    if variant.unknown is None:
+        return None
+    resolved = follow_typedefs(variant.unknown.type, typedefs)
+    if isinstance(resolved, m.Record):
+        return [resolved]
+    return record_alternatives(resolved, typedefs)
+
+
+def unknown_case_fields(
+    variant: m.Variant, typedefs: Mapping[str, m.Typedef]
+) -> tuple[m.Field, ...]:
+    """The fields of `unknown: T;` that the unknown case exposes as attributes: a record's
+    fields, or those every alternative of a union has (same name, same type)."""
+    from idlc.semantics.checks import type_key  # checks imports this module
+
+    records = unknown_case_records(variant, typedefs)
+    if not records:
+        return ()
+    first, *others = records
+    return tuple(
+        field
+        for field in first.fields
+        if all(
+            any(o.name == field.name and type_key(o.type) == type_key(field.type) for o in r.fields)
+            for r in others
+        )
+    )
+
+
+def carried_fields(variant: m.Variant, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Field, ...]:
+    """The fields the unknown case of open variant `variant` has as attributes: its shared
+    fields, then those of its `unknown: T;` (docs/language.md, "Variants")."""
+    shared = variant.shared.fields if variant.shared is not None else ()
+    return shared + unknown_case_fields(variant, typedefs)
+
+
 def is_tristate(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> bool:
     """Whether a field of `type_` tells absent, `null` and a value apart: `optional<T>`
     around a `nullable<T>` (through typedef names; docs/language.md, "Nullable and
@@ -91,7 +133,10 @@ def children(type_: m.Type) -> tuple[m.Type, ...]:
         return tuple(item.type for item in type_.fields)
     if isinstance(type_, m.Variant):
         shared = type_.shared.fields if type_.shared is not None else ()
-        return tuple(item.type for item in shared) + tuple(case.type for case in type_.cases)
+        unknown = (type_.unknown.type,) if type_.unknown is not None else ()
+        return (
+            tuple(item.type for item in shared) + tuple(case.type for case in type_.cases) + unknown
+        )
     if isinstance(type_, m.Union_):
         return type_.alternatives
     return ()
@@ -115,7 +160,7 @@ def describe(type_: m.Type) -> str:
     if isinstance(type_, m.InterfaceRef):
         return f"interface-ref<{type_.interface}>"
     if isinstance(type_, m.Record):
-        return "record { … }"
+        return f"{'open ' if type_.open else ''}record {{ … }}"
     if isinstance(type_, m.Enum):
         return f"{'open ' if type_.open else ''}enum {{ … }}"
     if isinstance(type_, m.Variant):

@@ -20,6 +20,7 @@ from idlc.suggest import did_you_mean
 from idlc.syntax import ast
 
 # Names repeat (every record has its `createdAt`); convert each spelling once.
+OPEN_RECORD_EXTRA = naming.OPEN_RECORD_EXTRA
 python_field_name = functools.lru_cache(maxsize=4096)(naming.attribute_name)
 python_member_name = functools.lru_cache(maxsize=4096)(naming.member_name)
 
@@ -249,6 +250,15 @@ class TypeConverter:
         for item in node.fields:
             name = item.name
             names.add(name.value, f"`{name.value}`", name.span)
+            if node.open and python_field_name(name.value) == OPEN_RECORD_EXTRA:
+                self.diagnostics.add(
+                    codes.PYTHON_NAME_COLLISION,
+                    f"field `{name.value}` of an open record becomes the Python attribute "
+                    f"`{OPEN_RECORD_EXTRA}`, which holds the members the record does not declare",
+                    name.span,
+                    label=f"becomes `{OPEN_RECORD_EXTRA}`",
+                    help="rename the field, or make the record closed",
+                )
             default = None
             if item.default is not None:
                 literal = item.default
@@ -275,7 +285,7 @@ class TypeConverter:
             if item.lenient or item.skip_invalid or item.null_default:
                 self.forward_compatible_fields.append(converted)
             fields.append(converted)
-        return model.Record(tuple(fields), node.span)
+        return model.Record(tuple(fields), node.span, node.open)
 
     def _case_class(
         self, item: ast.VariantCase, suffix: str, python: dict[str, ast.VariantCase]
@@ -310,14 +320,41 @@ class TypeConverter:
         return model.Enum(node.open, tuple(values), node.span)
 
     def variant(self, node: ast.VariantType) -> model.Variant:
-        if not node.cases and not node.open:
+        if not any(not case.unknown for case in node.cases) and not node.open:
             self._empty_choice(node.span, "variant", "case")
         cases: list[model.Case] = []
         seen: dict[str, ast.VariantCase] = {}
         python: dict[str, ast.VariantCase] = {}
         default: ast.VariantCase | None = None
+        unknown: model.Case | None = None
         for item in node.cases:
             tag = item.tag
+            if item.unknown:
+                span = _keyword_span(item.span, "unknown")
+                converted = self.convert(item.type)
+                if not node.open or unknown is not None:
+                    self.diagnostics.add(
+                        codes.MISPLACED_UNKNOWN_CASE,
+                        (
+                            "this variant has a second `unknown` case"
+                            if unknown is not None
+                            else "a closed variant has no unknown tags: `unknown` is for an "
+                            "`open variant`"
+                        ),
+                        span,
+                        label="`unknown` case",
+                        help="a variant has at most one `unknown` case, and only an `open "
+                        "variant` keeps unknown tags",
+                        related=(
+                            [Related("first `unknown` case", unknown.name_span or unknown.span)]
+                            if unknown is not None
+                            else []
+                        ),
+                    )
+                else:
+                    doc = item.doc.text if item.doc is not None else None
+                    unknown = model.Case(None, converted, doc, item.span, span, unknown=True)
+                continue
             if tag is None:
                 if default is not None:
                     self.diagnostics.add(
@@ -361,7 +398,9 @@ class TypeConverter:
                 )
             )
         shared = self.record(node.shared) if node.shared is not None else None
-        variant = model.Variant(node.open, node.tag_field.value, tuple(cases), node.span, shared)
+        variant = model.Variant(
+            node.open, node.tag_field.value, tuple(cases), node.span, shared, unknown
+        )
         self.variants.append(variant)
         return variant
 

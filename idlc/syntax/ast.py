@@ -178,6 +178,8 @@ class Field:
 class RecordType:
     fields: tuple[Field, ...]
     span: Span
+    #: `open record`: undeclared members are kept (docs/language.md, "Open records").
+    open: bool = False
 
 
 @node
@@ -196,16 +198,18 @@ class EnumType:
 
 @node
 class VariantCase:
-    """`"tag": T;`, or `default: T;` (then `tag` is None: the case used when the tag is absent)."""
+    """`"tag": T;`, or `default: T;` (then `tag` is None: the case used when the tag is absent),
+    or `unknown: T;` (`tag` None and `unknown`: what an unknown tag's object must also be)."""
 
     tag: StringLiteral | None
     type: TypeExpr
     doc: Doc | None
     span: Span
+    unknown: bool = False
 
     @property
     def is_default(self) -> bool:
-        return self.tag is None
+        return self.tag is None and not self.unknown
 
 
 @node

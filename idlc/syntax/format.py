@@ -465,7 +465,9 @@ class _Layout:
         elif isinstance(node, ast.NamedType):
             self.name(node.name, space)
         elif isinstance(node, ast.RecordType):
-            w.token("record", space)
+            if node.open:
+                w.token("open", space)
+            w.token("record", space or node.open)
             self.body(node.fields, self.field, self._exploded(node))
         elif isinstance(node, ast.EnumType):
             if node.open:
@@ -544,7 +546,9 @@ class _Layout:
 
     def case(self, case: ast.VariantCase) -> None:
         w = self.w
-        if case.tag is None:
+        if case.unknown:
+            w.token("unknown")
+        elif case.tag is None:
             w.token("default")
         else:
             self.string(case.tag)

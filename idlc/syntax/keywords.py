@@ -38,6 +38,10 @@ _TYPE_BODIES = {"record": "record", "enum": "enum", "variant": "variant", "union
                 "open": "open enum"}  # fmt: skip
 
 
+#: The types `open` may precede (docs/language.md).
+_OPENABLE = ("enum", "variant", "record")
+
+
 def suggest(word: str, keywords: Iterable[str]) -> str | None:
     """The keyword among `keywords` that `word` most likely meant, if any is likely."""
     if len(word) > _LONGEST_TYPO:
@@ -74,6 +78,8 @@ def declaration_help(word: str, name: str | None, keywords: Iterable[str]) -> st
     lowered = word.lower()
     shown = name or "Name"
     body = _TYPE_BODIES.get(SYNONYMS.get(lowered, lowered))
+    if lowered == "open" and name in _OPENABLE:
+        body, shown = f"open {name}", "Name"  # `open record Foo {`: the word after is the kind
     if body is not None and "type" in options:
         return f"a type is declared with `type`: `type {shown} = {body} {{ … }};`"
     if lowered == "atom" and "external" in options:

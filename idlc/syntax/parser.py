@@ -206,10 +206,9 @@ class _Builder:
         return ast.NamedType(name, name.span)
 
     def record_type(self, children: list[Any]) -> Any:
-        fields = tuple(children[2:-1])
-        return self._depth(
-            ast.RecordType(fields, self._span_of(children)), *(f.type for f in fields)
-        )
+        fields = tuple(children[3:-1])
+        record = ast.RecordType(fields, self._span_of(children), children[0] is not None)
+        return self._depth(record, *(f.type for f in fields))
 
     def field(self, children: list[Any]) -> ast.Field:
         name: ast.Name = children[0]
@@ -278,6 +277,11 @@ class _Builder:
     def default_case(self, children: list[Any]) -> ast.VariantCase:
         start = self._token_span(children[0])
         return ast.VariantCase(None, children[2], self._doc(start.start), self._span_of(children))
+
+    def unknown_case(self, children: list[Any]) -> ast.VariantCase:
+        start = self._token_span(children[0])
+        span = self._span_of(children)
+        return ast.VariantCase(None, children[2], self._doc(start.start), span, unknown=True)
 
     def union_type(self, children: list[Any]) -> Any:
         alternatives = tuple(children[2:-1])

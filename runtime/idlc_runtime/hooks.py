@@ -8,14 +8,15 @@ cannot make on its own:
   raw JSON object): `VariantInfo.decode`, docs/language.md "Variants";
 - an untagged `union` of several records (the first alternative that validates wins);
 - a `many-unique` relation result, where a duplicate entry is an error, not something to
-  fold away silently.
+  fold away silently;
+- an `open record`, which keeps the members it does not declare: `OpenRecord`.
 
 For these the generated code annotates fields with a class msgspec does not know (a
 `VariantBase`/`UnionBase` subclass, or `UniqueSet[T]`), so msgspec hands the already
 parsed JSON to `dec_hook`, which picks the concrete type and converts into it. Every case
 class derives from its variant's base, which is how the hook's result satisfies msgspec's
 type check. `enc_hook` only has to deal with the unknown case (its JSON goes out as kept,
-its shared fields as decoded).
+its shared fields as decoded) and open records (declared fields and kept members).
 
 Pass both hooks to every decoder and encoder that may meet generated types:
 `msgspec.json.Decoder(T, dec_hook=dec_hook)`, `msgspec.json.Encoder(enc_hook=enc_hook)`.
@@ -38,6 +39,7 @@ import msgspec
 __all__ = [
     "JsonValue",
     "OpenEnum",
+    "OpenRecord",
     "UInt64",
     "UnionBase",
     "UnionInfo",
@@ -72,6 +74,9 @@ class VariantInfo:
     #: The struct of the shared fields (`fields { … }`) an unknown case must carry, if the
     #: variant is `open` and has any.
     fields: type | None = None
+    #: What an unknown tag's object must also decode as (`unknown: T;`), if written: a
+    #: record's class, or a union of records' base.
+    unknown_type: Any = None
 
     def decode(
         self,
@@ -110,9 +115,11 @@ class VariantInfo:
                     raise error from None  # what the tag asked for says best what is wrong
         if self.unknown is not None and isinstance(tag, str):
             # An open variant keeps an unknown tag, its shared fields decoded (a shared
-            # field that does not decode fails the value as for a known case).
+            # field that does not decode fails the value as for a known case), and the
+            # object decoded as `unknown: T;` too, if written.
             fields = None if self.fields is None else convert(obj, self.fields)
-            return self.unknown(obj, fields)
+            typed = None if self.unknown_type is None else convert(obj, self.unknown_type)
+            return self.unknown(obj, fields, typed)
         if self.default is not None:
             try:
                 return convert(obj, self.default)
@@ -178,18 +185,28 @@ class UnknownCase:
     Encoding it sends the same object back, so a value passes through unchanged — except
     for the variant's shared fields (`fields { … }`), which an unknown case carries decoded
     like a known one (`_idlc_fields`, read through the generated class's attributes) and
-    sends as decoded: a `lenient` one that fell back goes out as its default.
+    sends as decoded: a `lenient` one that fell back goes out as its default. The same
+    holds for the object decoded as the variant's `unknown: T;` (`_idlc_typed`).
     """
 
-    __slots__ = ("_idlc_fields", "data")
+    __slots__ = ("_idlc_fields", "_idlc_typed", "data")
 
-    def __init__(self, data: dict[str, Any], fields: msgspec.Struct | None = None) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        fields: msgspec.Struct | None = None,
+        typed: msgspec.Struct | None = None,
+    ) -> None:
         self.data = data
         info = getattr(type(self), "__idlc_variant__", None)
+        # Built by hand: the shared fields and `unknown: T;` must decode, as for a decoded
+        # value.
         if fields is None and info is not None and info.fields is not None:
-            # Built by hand: the shared fields must decode, as for a decoded value.
             fields = msgspec.convert(data, info.fields, dec_hook=dec_hook)
+        if typed is None and info is not None and info.unknown_type is not None:
+            typed = msgspec.convert(data, info.unknown_type, dec_hook=dec_hook)
         self._idlc_fields = fields
+        self._idlc_typed = typed
 
     @property
     def tag(self) -> object:
@@ -198,11 +215,16 @@ class UnknownCase:
         return self.data.get(info.tag_field) if info is not None else None
 
     def _idlc_encoded(self) -> dict[str, Any]:
-        """The JSON object this case encodes to: `data`, its shared fields as decoded."""
-        if self._idlc_fields is None:
+        """The JSON object this case encodes to: `data`, its shared fields (and `unknown:
+        T;`) as decoded."""
+        parts = [part for part in (self._idlc_fields, self._idlc_typed) if part is not None]
+        if not parts:
             return self.data
-        shared: dict[str, Any] = msgspec.to_builtins(self._idlc_fields, enc_hook=enc_hook)
-        names = {field.encode_name for field in msgspec.structs.fields(type(self._idlc_fields))}
+        shared: dict[str, Any] = {}
+        names: set[str] = set()
+        for part in parts:
+            shared.update(msgspec.to_builtins(part, enc_hook=enc_hook))
+            names.update(part.__struct_encode_fields__)
         # In the order received; a shared field left out as its default is left out.
         encoded = {
             key: shared[key] if key in names else value
@@ -223,6 +245,93 @@ class UnknownCase:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.data!r})"
+
+
+@typing.dataclass_transform(kw_only_default=True, field_specifiers=(msgspec.field,))
+class OpenRecord:
+    """The base of an `open record`'s class: its declared fields, and the members it does
+    not declare kept in `extra` (docs/language.md, "Open records").
+
+    msgspec encodes a `Struct` itself, without `enc_hook`, so an open record is not one: its
+    declared fields live in a private struct (`__idlc_fields__`, decoded and encoded by
+    msgspec as any record), read and written through properties; `dec_hook` and `enc_hook`
+    add `extra`. A generated class body lists the fields as a struct's does (type checkers
+    read it as a dataclass) and ends with `extra`; `__init_subclass__` turns the fields into
+    those properties.
+    """
+
+    __slots__ = ("_idlc_fields", "extra")
+    __idlc_fields__: ClassVar[type[msgspec.Struct]]
+    #: The members `extra` never holds on the wire: the declared fields' wire names, and
+    #: `$target`, the params key that addresses an object (docs/wire.md §5), which the
+    #: runtime reads and writes itself.
+    __idlc_not_kept__: ClassVar[frozenset[str]]
+    extra: dict[str, Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields = cls.__dict__.get("__idlc_fields__")
+        if fields is None:
+            return
+        for name in fields.__struct_fields__:
+            setattr(cls, name, _field_property(name))
+        if "extra" in cls.__dict__:
+            delattr(cls, "extra")  # the class body's `msgspec.field`; the slot holds it
+        cls.__idlc_not_kept__ = frozenset((*fields.__struct_encode_fields__, "$target"))
+
+    def __init__(self, *, extra: Mapping[str, Any] | None = None, **fields: Any) -> None:
+        self._idlc_fields = self.__idlc_fields__(**fields)
+        self.extra = {} if extra is None else dict(extra)
+
+    @classmethod
+    def _idlc_of(cls, fields: msgspec.Struct, obj: dict[str, Any]) -> OpenRecord:
+        """The record decoded from `obj`, whose declared fields decoded to `fields`."""
+        record = object.__new__(cls)
+        record._idlc_fields = fields
+        not_kept = cls.__idlc_not_kept__
+        record.extra = {key: value for key, value in obj.items() if key not in not_kept}
+        return record
+
+    def _idlc_encoded(self) -> dict[str, Any]:
+        """The JSON object: the declared fields as a record writes them, then the kept
+        members. A member of `extra` named like a declared field is never written: the
+        field says it (also when the field is left out as its default); nor is `$target`."""
+        encoded: dict[str, Any] = msgspec.to_builtins(self._idlc_fields, enc_hook=enc_hook)
+        not_kept = self.__idlc_not_kept__
+        for key, value in self.extra.items():
+            if key not in not_kept:
+                encoded[key] = value
+        return encoded
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return bool(self._idlc_fields == other._idlc_fields and self.extra == other.extra)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a record's struct is
+
+    def __repr__(self) -> str:
+        fields = self._idlc_fields
+        shown = [f"{name}={getattr(fields, name)!r}" for name in fields.__struct_fields__]
+        if self.extra:
+            shown.append(f"extra={self.extra!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def _field_property(name: str) -> property:
+    def get(self: OpenRecord) -> Any:
+        return getattr(self._idlc_fields, name)
+
+    def set_(self: OpenRecord, value: Any) -> None:
+        setattr(self._idlc_fields, name, value)
+
+    return property(get, set_, doc=f"The declared field `{name}`.")
+
+
+def _decode_open_record(cls: type[OpenRecord], obj: object) -> OpenRecord:
+    if not isinstance(obj, dict):
+        raise ValueError(f"Expected `object`, got `{_json_kind(obj)}`")
+    return cls._idlc_of(_convert(obj, cls.__idlc_fields__), obj)
 
 
 class OpenEnum(enum.Enum):
@@ -411,6 +520,8 @@ def dec_hook(type_: Any, obj: Any) -> Any:
             return _decode_variant(origin, obj)
         if issubclass(origin, UnionBase) and "__idlc_union__" in origin.__dict__:
             return _decode_union(origin, obj)
+        if issubclass(origin, OpenRecord) and "__idlc_fields__" in origin.__dict__:
+            return _decode_open_record(origin, obj)
         if issubclass(origin, UniqueSet):
             return _decode_unique(type_, obj)
         if issubclass(origin, UInt64):
@@ -426,7 +537,7 @@ def dec_hook(type_: Any, obj: Any) -> Any:
 
 def enc_hook(obj: Any) -> Any:
     """msgspec's `enc_hook` for generated types; raises NotImplementedError for others."""
-    if isinstance(obj, UnknownCase):
+    if isinstance(obj, (UnknownCase, OpenRecord)):
         return obj._idlc_encoded()
     if isinstance(obj, frozenset):
         return list(obj)

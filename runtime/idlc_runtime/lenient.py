@@ -31,6 +31,7 @@ import msgspec
 from idlc_runtime.hooks import (
     LENIENCY,
     Leniency,
+    OpenRecord,
     UnionBase,
     VariantBase,
     _json_kind,
@@ -105,8 +106,12 @@ def _inner_types(type_: Any) -> Iterator[Any]:
             yield info.default
         if info.fields is not None:
             yield info.fields
+        if info.unknown_type is not None:
+            yield info.unknown_type
     elif issubclass(type_, UnionBase) and "__idlc_union__" in type_.__dict__:
         yield from type_.__idlc_union__.alternatives
+    elif issubclass(type_, OpenRecord) and "__idlc_fields__" in type_.__dict__:
+        yield type_.__idlc_fields__
     elif issubclass(type_, msgspec.Struct):
         for field in _fields(type_):
             yield field.type
@@ -180,6 +185,9 @@ def _convert(obj: object, type_: Any) -> Any:
             return union_value(type_, _union(obj, type_.__idlc_union__.alternatives))
         if issubclass(type_, msgspec.Struct):
             return _record(obj, type_)
+        if issubclass(type_, OpenRecord) and "__idlc_fields__" in type_.__dict__:
+            # Its declared fields as a record's; the members it does not declare kept.
+            return type_._idlc_of(_record(obj, type_.__idlc_fields__), _object(obj))
     supertype = getattr(type_, "__supertype__", None)
     if supertype is not None:
         return _convert(obj, supertype)

@@ -223,9 +223,16 @@ def test_the_official_ts_client_and_an_idlc_agent_speak_mcp_over_acp() -> None:
     assert report["notifications"] == [NOTIFICATION]
     assert report["answer_classes"] == ["MessageMcpResponseOption1", "MessageMcpResponseOption2"]
     assert report["answers"][0] == {"result": {"tools": [{"name": "echo"}], "echoed": {"n": 1}}}
-    # The MCP error's explicit `"data": null` is kept (optional<nullable<json>>, G15).
+    # The MCP error's explicit `"data": null` is kept (optional<nullable<json>>), and so are
+    # the members it does not declare (an open record): G15.
     assert report["answers"][1] == {
-        "error": {"code": -32602, "message": "no such tool", "data": None}
+        "error": {
+            "code": -32602,
+            "message": "no such tool",
+            "data": None,
+            "retryAfterMs": 50,
+            "hint": {"tool": "echo"},
+        }
     }
     # The TypeScript SDK validated each snapshot and kept it as the agent encoded it.
     import msgspec
@@ -265,7 +272,8 @@ async def mcp_with_our_client(agent: list[str]) -> tuple[Any, list[Any], list[An
         async def message_mcp(self, input: MessageMcpRequest) -> MessageMcpResponse:
             requests.append(input)
             if input.method == "fail":
-                return MessageMcpResponseOption2(error=McpError(code=-32602, message="no"))
+                error = McpError(code=-32602, message="no", extra={"retryAfterMs": 50})
+                return MessageMcpResponseOption2(error=error)
             return MessageMcpResponseOption1(result={"tools": [], "echoed": input.params})
 
     async with spawn_agent(McpClient(), agent, env=child_env()) as connection:
@@ -306,7 +314,8 @@ def test_idlc_client_speaks_mcp_over_acp(agent: str) -> None:
     assert report["notifications"] == [NOTIFICATION]
     assert report["answers"] == [
         {"result": {"tools": [], "echoed": {"n": 1}}},
-        {"error": {"code": -32602, "message": "no"}},
+        # The member McpError does not declare reached the agent (G15).
+        {"error": {"code": -32602, "message": "no", "retryAfterMs": 50}},
     ]
     assert all(isinstance(update, u.SessionUpdateSubagentUpdate) for update in states)
     kinds = [type(update.state) for update in states]

@@ -169,6 +169,8 @@ def _labels(text: str) -> list[str]:
         ("type X = record { a : list<string> = [] lenient ", ["null-default", "skip-invalid"]),
         ("type X = record { a : list<string> skip-invalid ", ["lenient", "null-default"]),
         ("type X = record { a : list<string> null-default lenient ", ["skip-invalid"]),
+        # `open` before the three types that can be open (docs/language.md).
+        ("type X = open ", ["enum", "record", "variant"]),
         ("type ", []),  # a new name: nothing to offer
         ("type X = string; // comment ", []),
         ('type X = "unterminated', []),

@@ -374,3 +374,10 @@ def test_a_dangling_doc_comment_stays_dangling() -> None:
 def test_trailing_whitespace_of_line_comments_goes_block_comments_stay_verbatim() -> None:
     text = "// a  \t\ntype A = string; /* x  \n   y  */\n"
     assert fmt(text) == "// a\ntype A = string; /* x  \n   y  */\n"
+
+
+def test_open_record_stays_open() -> None:
+    text = "type R = open  record {a:string;};type S = list<open record {c: int32;}>;"
+    assert fmt(text) == (
+        "type R = open record { a : string; };\ntype S = list<open record { c : int32; }>;\n"
+    )

@@ -106,13 +106,16 @@ def test_a_one_edit_typo_of_a_keyword_gets_it_suggested(
             "struct Point { x : int32; }",
             "a type is declared with `type`: `type Point = record { … };`",
         ),
+        # `open` is followed by the kind, not the name (it used to say `type record = open enum`).
+        ("open record Failure { code : int32; }", "`type Name = open record { … };`"),
+        ('open variant tag "k" {}', "`type Name = open variant { … };`"),
         ('service Shop id "shop" revision "shop@1" {}', "did you mean `interface`?"),
         ("typedef T = unit;", "did you mean `type`?"),
         ('atom Note id "note";', 'an atom is declared as `external atom Note id "…";`'),
     ],
 )
 def test_words_of_other_languages_get_the_keyword_of_this_one(text: str, help: str) -> None:
-    assert help in [d.help for d in _diagnostics(text)]
+    assert any(help in (d.help or "") for d in _diagnostics(text))
 
 
 def test_a_repaired_keyword_lets_the_parser_find_the_next_error() -> None:

@@ -228,3 +228,24 @@ def test_against_git_with_the_configured_packages(tmp_path: Path) -> None:
     result = idlc("breaking", "--against", "git:HEAD", cwd=repo)
     assert result.returncode == 1
     assert result.stdout.startswith("error[B0303]: `increment` changed execution")
+
+
+def test_an_unknown_case_type_added_to_an_input_variant_is_reported(tmp_path: Path) -> None:
+    """`unknown: T;` refuses unknown tags without T's fields (docs/language.md, "Variants"):
+    adding it breaks callers; removing it breaks peers reading an output."""
+    old = (
+        'type V = open variant tag "k" { "a": unit; };\n'
+        'interface I id "i" revision "i@1" {\n'
+        '  operation send id "i:send" : V -> unit {call id "i:send:call" execution snapshot;}\n'
+        "}\n"
+    )
+    new = old.replace('"a": unit;', '"a": unit; unknown: record { id: string; };')
+    (tmp_path / "old.idl").write_text(old)
+    (tmp_path / "new.idl").write_text(new)
+    added = idlc("breaking", "new.idl", "--against", "old.idl", cwd=tmp_path)
+    assert added.returncode == 1 and "B0101" in added.stdout
+    assert "must now also be" in added.stdout
+    (tmp_path / "old.idl").write_text(new.replace(": V -> unit", ": unit -> V"))
+    (tmp_path / "new.idl").write_text(old.replace(": V -> unit", ": unit -> V"))
+    removed = idlc("breaking", "new.idl", "--against", "old.idl", cwd=tmp_path)
+    assert removed.returncode == 1 and "need no longer be" in removed.stdout, removed.stdout

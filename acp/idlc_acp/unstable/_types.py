@@ -69,6 +69,10 @@ class _CreateElicitationRequestBase(_hooks.VariantBase):
     __slots__ = ()
 
 
+class _CreateElicitationRequestUnknownShapeBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
 class _ElicitationFormModeBase(_hooks.UnionBase):
     __slots__ = ()
 
@@ -5187,7 +5191,18 @@ class _CreateElicitationRequestFields(msgspec.Struct, kw_only=True, omit_default
 class CreateElicitationRequestUnknown(
     _hooks.UnknownCase, _CreateElicitationRequestBase
 ):
-    """A case of `CreateElicitationRequest` with a tag this version does not know."""
+    """Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+
+    A case of `CreateElicitationRequest` with a tag this version does not know.
+    """
 
     __slots__ = ()
     _idlc_fields: _CreateElicitationRequestFields
@@ -5205,6 +5220,8 @@ class CreateElicitationRequestUnknown(
         See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
         """
         return self._idlc_fields.meta
+
+    _idlc_typed: CreateElicitationRequestUnknownShape
 
 
 class ElicitationSchema(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -5577,7 +5594,12 @@ class MultiSelectItemsUnknown(_hooks.UnknownCase, _MultiSelectItemsBase):
     __slots__ = ()
 
 
-class ElicitationSessionScope(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationSessionScope(
+    msgspec.Struct,
+    _CreateElicitationRequestUnknownShapeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
     """Session-scoped elicitation, optionally tied to a specific tool call.
 
     When `toolCallId` is set, the elicitation is tied to a specific tool call.
@@ -5595,7 +5617,12 @@ class ElicitationSessionScope(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ElicitationRequestScope(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationRequestScope(
+    msgspec.Struct,
+    _CreateElicitationRequestUnknownShapeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
     """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -5803,7 +5830,18 @@ class MessageMcpResponseOption2(
     """
 
 
-class McpError(msgspec.Struct, kw_only=True, omit_defaults=True):
+class _McpErrorFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The declared fields of `McpError`, which it wraps."""
+
+    code: _Int32
+    """Inner MCP error code. Never an ACP error code."""
+    message: str
+    """Inner MCP error message."""
+    data: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.UNSET
+    """Optional error data. Explicit null is retained."""
+
+
+class McpError(_hooks.OpenRecord):
     """**UNSTABLE**
 
     An inner MCP error, distinct from an outer ACP binding or runtime error.
@@ -5812,12 +5850,15 @@ class McpError(msgspec.Struct, kw_only=True, omit_defaults=True):
     Explicit `null` is preserved separately from an omitted key.
     """
 
+    __idlc_fields__ = _McpErrorFields
     code: _Int32
     """Inner MCP error code. Never an ACP error code."""
     message: str
     """Inner MCP error message."""
     data: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.UNSET
     """Optional error data. Explicit null is retained."""
+    extra: dict[str, _hooks.JsonValue] = msgspec.field(default_factory=dict)
+    """The members the record does not declare, as received (JSON values)."""
 
 
 class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -6220,6 +6261,14 @@ The agent sends this to the client to request information from the user,
 either via a form or by directing them to a URL.
 Elicitations are tied to a session (optionally a tool call) or a request.
 """
+
+
+if typing.TYPE_CHECKING:
+    CreateElicitationRequestUnknownShape: typing.TypeAlias = (
+        ElicitationSessionScope | ElicitationRequestScope
+    )
+else:
+    CreateElicitationRequestUnknownShape = _CreateElicitationRequestUnknownShapeBase
 
 
 if typing.TYPE_CHECKING:
@@ -7209,6 +7258,12 @@ _CreateElicitationRequestBase.__idlc_variant__ = _hooks.VariantInfo(
     default=None,
     unknown=CreateElicitationRequestUnknown,
     fields=_CreateElicitationRequestFields,
+    unknown_type=CreateElicitationRequestUnknownShape,
+)
+
+
+_CreateElicitationRequestUnknownShapeBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(ElicitationSessionScope, ElicitationRequestScope),
 )
 
 

@@ -26,7 +26,11 @@ const app = acp
   .onRequest(acp.methods.client.mcp.message, ({ params }) => {
     requests.push(params);
     if (params.method === "fail") {
-      return { error: { code: -32602, message: "no such tool", data: null } };
+      // Members McpError does not declare: kept by the SDK's looseObject, and by idlc's
+      // open record (docs/acp-gaps.md G15).
+      return {
+        error: { code: -32602, message: "no such tool", data: null, retryAfterMs: 50, hint: { tool: "echo" } },
+      };
     }
     return { result: { tools: [{ name: "echo" }], echoed: params.params ?? null } };
   });

@@ -36,6 +36,14 @@ class _EitherBase(_hooks.UnionBase):
     __slots__ = ()
 
 
+class _EventBase(_hooks.VariantBase):
+    __slots__ = ()
+
+
+class _EventUnknownShapeBase(_hooks.UnionBase):
+    __slots__ = ()
+
+
 class Priority(enum.Enum):
     URGENT = "urgent"
     """Do it now."""
@@ -118,7 +126,13 @@ class ShapeUnknown(_hooks.UnknownCase, _ShapeBase):
     __slots__ = ()
 
 
-class Point(msgspec.Struct, _EitherBase, kw_only=True, omit_defaults=True):
+class Point(
+    msgspec.Struct,
+    _EitherBase,
+    _EventUnknownShapeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
     x: _Int32
     y: _Int32
 
@@ -150,6 +164,59 @@ class CountersNestedMore(msgspec.Struct, kw_only=True, omit_defaults=True):
     value: _Int16
 
 
+class _FailureFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The declared fields of `Failure`, which it wraps."""
+
+    code: _Int32
+    reason: str | None = None
+    """Why it failed."""
+    retry_of: list[Failure] = msgspec.field(default_factory=list, name="retryOf")
+    at: Point
+
+
+class Failure(_hooks.OpenRecord):
+    """A failure that keeps the members it does not declare."""
+
+    __idlc_fields__ = _FailureFields
+    code: _Int32
+    reason: str | None = None
+    """Why it failed."""
+    retry_of: list[Failure] = msgspec.field(default_factory=list, name="retryOf")
+    at: Point
+    extra: dict[str, _hooks.JsonValue] = msgspec.field(default_factory=dict)
+    """The members the record does not declare, as received (JSON values)."""
+
+
+class EventOpened(
+    msgspec.Struct,
+    _EventBase,
+    kw_only=True,
+    omit_defaults=True,
+    tag_field="kind",
+    tag="opened",
+):
+    path: str
+
+
+class EventUnknown(_hooks.UnknownCase, _EventBase):
+    """Any other kind is at a point or names its source.
+
+    A case of `Event` with a tag this version does not know.
+    """
+
+    __slots__ = ()
+    _idlc_typed: EventUnknownShape
+
+
+class EventUnknownShapeOption2(
+    msgspec.Struct,
+    _EventUnknownShapeBase,
+    kw_only=True,
+    omit_defaults=True,
+):
+    source: str
+
+
 Change: typing.TypeAlias = ChangeCreated | ChangeRenamed | ChangeCleared
 """What a change did."""
 
@@ -169,6 +236,19 @@ else:
     Either = _EitherBase
 
 
+if typing.TYPE_CHECKING:
+    Event: typing.TypeAlias = EventOpened | EventUnknown
+else:
+    Event = _EventBase
+"""An event of a kind this version may not know."""
+
+
+if typing.TYPE_CHECKING:
+    EventUnknownShape: typing.TypeAlias = Point | EventUnknownShapeOption2
+else:
+    EventUnknownShape = _EventUnknownShapeBase
+
+
 Names: typing.TypeAlias = list[str]
 
 
@@ -184,3 +264,20 @@ _ShapeBase.__idlc_variant__ = _hooks.VariantInfo(
 
 
 _EitherBase.__idlc_union__ = _hooks.UnionInfo(alternatives=(Rename, Point))
+
+
+_hooks.forward_compatible(_FailureFields, skip_invalid=("retry_of",))
+
+
+_EventBase.__idlc_variant__ = _hooks.VariantInfo(
+    tag_field="kind",
+    cases={"opened": EventOpened},
+    default=None,
+    unknown=EventUnknown,
+    unknown_type=EventUnknownShape,
+)
+
+
+_EventUnknownShapeBase.__idlc_union__ = _hooks.UnionInfo(
+    alternatives=(Point, EventUnknownShapeOption2),
+)

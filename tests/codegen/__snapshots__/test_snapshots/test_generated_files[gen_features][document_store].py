@@ -19,6 +19,8 @@ from ._refs import DocumentObjectRef, FolderObjectRef, WatcherRef
 from ._types import (
     Change,
     Either,
+    Event,
+    Failure,
     Lookup,
     Names,
     Node,
@@ -50,6 +52,19 @@ class DocumentStoreCreateInput(msgspec.Struct, kw_only=True, omit_defaults=True)
     priority: Priority = Priority.NORMAL
     tags: list[str] = msgspec.field(default_factory=list)
     parent: FolderObjectRef | None = None
+
+
+class _DocumentStoreNoteInputFields(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The declared fields of `DocumentStoreNoteInput`, which it wraps."""
+
+    text: str
+
+
+class DocumentStoreNoteInput(_hooks.OpenRecord):
+    __idlc_fields__ = _DocumentStoreNoteInputFields
+    text: str
+    extra: dict[str, _hooks.JsonValue] = msgspec.field(default_factory=dict)
+    """The members the record does not declare, as received (JSON values)."""
 
 
 class DocumentStoreInspectInput(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -139,6 +154,15 @@ class DocumentStore(abc.ABC):
 
     async def classify(self, input: Scalar) -> Either:
         raise Unsupported("store:classify:call")
+
+    async def report(self, input: Failure) -> list[Failure]:
+        raise Unsupported("store:report:call")
+
+    async def note(self, input: DocumentStoreNoteInput) -> None:
+        return None
+
+    async def watch(self, input: Event) -> None:
+        return None
 
     async def touch(self, input: DocumentObjectRef) -> None:
         raise Unsupported("store:touch:call")
@@ -291,6 +315,23 @@ class DocumentStoreProxy:
             ),
         )
 
+    async def report(self, input: Failure) -> list[Failure]:
+        return typing.cast(
+            "list[Failure]",
+            await self._peer.request(
+                "store:report:call",
+                input,
+                list[Failure],
+                target=self._target,
+            ),
+        )
+
+    async def note(self, input: DocumentStoreNoteInput) -> None:
+        await self._peer.notify("store:note:notify", input, target=self._target)
+
+    async def watch(self, input: Event) -> None:
+        await self._peer.notify("store:watch:notify", input, target=self._target)
+
     async def touch(self, input: DocumentObjectRef) -> None:
         await self._peer.request(
             "store:touch:call",
@@ -383,6 +424,18 @@ async def _invoke_classify(
     params: DocumentStoreClassifyParams,
 ) -> Either:
     return await impl.classify(params.input)
+
+
+async def _invoke_report(impl: DocumentStore, params: Failure) -> list[Failure]:
+    return await impl.report(params)
+
+
+async def _invoke_note(impl: DocumentStore, params: DocumentStoreNoteInput) -> None:
+    await impl.note(params)
+
+
+async def _invoke_watch(impl: DocumentStore, params: Event) -> None:
+    await impl.watch(params)
 
 
 async def _invoke_touch(impl: DocumentStore, params: DocumentStoreTouchParams) -> None:
@@ -520,6 +573,39 @@ _METHODS = (
         invoke=_invoke_classify,
         execution=_rt.Execution.SNAPSHOT,
         notify=False,
+        required=False,
+    ),
+    _rt.MethodSpec(
+        wire="store:report:call",
+        member="report",
+        shape=_rt.InputShape.RECORD,
+        params_type=Failure,
+        result_type=list[Failure],
+        invoke=_invoke_report,
+        execution=_rt.Execution.TRANSACTION,
+        notify=False,
+        required=False,
+    ),
+    _rt.MethodSpec(
+        wire="store:note:notify",
+        member="note",
+        shape=_rt.InputShape.RECORD,
+        params_type=DocumentStoreNoteInput,
+        result_type=None,
+        invoke=_invoke_note,
+        execution=None,
+        notify=True,
+        required=False,
+    ),
+    _rt.MethodSpec(
+        wire="store:watch:notify",
+        member="watch",
+        shape=_rt.InputShape.RECORD,
+        params_type=Event,
+        result_type=None,
+        invoke=_invoke_watch,
+        execution=None,
+        notify=True,
         required=False,
     ),
     _rt.MethodSpec(
