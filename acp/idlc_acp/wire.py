@@ -10,11 +10,12 @@ proxy — starts from these options.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from idlc_runtime import PeerOptions
 
 
-def acp_options(base: PeerOptions | None = None, **changes: object) -> PeerOptions:
+def acp_options(base: PeerOptions | None = None, **changes: Any) -> PeerOptions:
     """`base` (or the defaults) as ACP's wire needs it, with `changes` applied."""
     return dataclasses.replace(
         base if base is not None else PeerOptions(),
