@@ -24,7 +24,7 @@ from idlc.codegen.views import (
     doc_of,
 )
 from idlc.semantics import model as m
-from idlc.semantics.python_mapping import is_object_shaped, is_unit
+from idlc.semantics.shapes import is_object_shaped, is_unit
 
 _EXECUTION = {m.Execution.SNAPSHOT: "SNAPSHOT", m.Execution.TRANSACTION: "TRANSACTION"}
 

@@ -26,7 +26,7 @@ from idlc.codegen.views import (
 )
 from idlc.semantics import model as m
 from idlc.semantics import python_mapping, queries
-from idlc.semantics.python_mapping import (
+from idlc.semantics.shapes import (
     hooked,
     is_record,
     list_union,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from idlc.semantics import model as m
 from idlc.semantics.checks import default_problem
-from idlc.semantics.python_mapping import resolve_alias
+from idlc.semantics.shapes import resolve_alias
 
 
 def is_none(model: m.Model, type_: m.Type) -> bool:
