@@ -58,21 +58,31 @@ class _TemplateCache(jinja2.FileSystemBytecodeCache):
             pass  # not kept: the next run compiles the template again
 
 
-def cache_folder() -> Path:
-    """Where compiled templates are kept (`IDLC_CACHE_DIR`, default `~/.cache/idlc`)."""
-    base = os.environ.get("IDLC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "idlc"
-    )
+def cache_folder() -> Path | None:
+    """Where compiled templates are kept (`IDLC_CACHE_DIR`, default `~/.cache/idlc`), or None
+    when there is nowhere to keep them: no `IDLC_CACHE_DIR`, no `XDG_CACHE_HOME` and no home
+    directory (a container's user with neither `HOME` nor a passwd entry)."""
+    base = os.environ.get("IDLC_CACHE_DIR")
+    if not base:
+        cache_home = os.environ.get("XDG_CACHE_HOME")
+        if not cache_home:
+            home = os.path.expanduser("~")  # "~" itself when there is no home to find
+            if not os.path.isabs(home):
+                return None
+            cache_home = os.path.join(home, ".cache")
+        base = os.path.join(cache_home, "idlc")
     options = hashlib.sha256(repr(sorted(_OPTIONS.items())).encode()).hexdigest()[:12]
     return Path(base) / f"jinja-{idlc.__version__}-{options}"
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     folder = cache_folder()
+    if folder is None:
+        return None  # no cache: every run compiles the templates
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
-        return None  # no cache: every run compiles the templates
+        return None
     return _TemplateCache(str(folder))
 
 

@@ -19,7 +19,9 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     """A cache folder of its own, and an environment that has not loaded any template."""
     monkeypatch.setenv("IDLC_CACHE_DIR", str(tmp_path / "cache"))
     render.environment.cache_clear()
-    yield render.cache_folder()
+    folder = render.cache_folder()
+    assert folder is not None
+    yield folder
     render.environment.cache_clear()
 
 
@@ -80,5 +82,28 @@ def test_the_compile_options_are_part_of_the_folders_name(
 ) -> None:
     # The source's checksum does not see them, yet they change the compiled code.
     monkeypatch.setitem(render._OPTIONS, "trim_blocks", False)
-    assert render.cache_folder() != fresh_cache
-    assert render.cache_folder().parent == fresh_cache.parent
+    folder = render.cache_folder()
+    assert folder is not None and folder != fresh_cache
+    assert folder.parent == fresh_cache.parent
+
+
+def test_without_a_home_directory_nothing_is_cached(
+    monkeypatch: pytest.MonkeyPatch, expected: dict[str, str]
+) -> None:
+    # A container's user with neither HOME nor a passwd entry: generation works, uncached
+    # (it ended in "internal error: RuntimeError: Could not determine home directory").
+    import pwd
+
+    for name in ("HOME", "XDG_CACHE_HOME", "IDLC_CACHE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    render.environment.cache_clear()
+    try:
+        assert render.cache_folder() is None
+        assert _files() == expected
+    finally:
+        render.environment.cache_clear()
