@@ -23,6 +23,7 @@ from idlc_runtime.codec import decoder_for
 from idlc_runtime.dispatch import InputShape, MethodSpec, serving_tables
 from idlc_runtime.eager import start_eagerly
 from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
+from idlc_runtime.hooks import OpenRecord
 from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
 from idlc_runtime.outbox import Outbox
 from idlc_runtime.replies import Replies
@@ -271,6 +272,9 @@ class Handling:
             decoded = None
         else:
             decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
+            if targeted and isinstance(decoded, OpenRecord):
+                # `$target` addressed this call (docs/wire.md §5): not the record's member.
+                decoded.extra.pop("$target", None)
         return served, spec, decoded, target
 
     def _on_cancel(self, params: Raw) -> None:

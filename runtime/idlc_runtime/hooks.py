@@ -262,9 +262,9 @@ class OpenRecord:
 
     __slots__ = ("_idlc_fields", "extra")
     __idlc_fields__: ClassVar[type[msgspec.Struct]]
-    #: The members `extra` never holds on the wire: the declared fields' wire names, and
-    #: `$target`, the params key that addresses an object (docs/wire.md §5), which the
-    #: runtime reads and writes itself.
+    #: The members `extra` never holds on the wire: the declared fields' wire names. (A
+    #: `$target` that routed a call is taken out by the runtime's handling, which alone
+    #: knows whether the connection routes by it: docs/wire.md §5.)
     __idlc_not_kept__: ClassVar[frozenset[str]]
     extra: dict[str, Any]
 
@@ -277,7 +277,7 @@ class OpenRecord:
             setattr(cls, name, _field_property(name))
         if "extra" in cls.__dict__:
             delattr(cls, "extra")  # the class body's `msgspec.field`; the slot holds it
-        cls.__idlc_not_kept__ = frozenset((*fields.__struct_encode_fields__, "$target"))
+        cls.__idlc_not_kept__ = frozenset(fields.__struct_encode_fields__)
 
     def __init__(self, *, extra: Mapping[str, Any] | None = None, **fields: Any) -> None:
         self._idlc_fields = self.__idlc_fields__(**fields)
@@ -295,7 +295,7 @@ class OpenRecord:
     def _idlc_encoded(self) -> dict[str, Any]:
         """The JSON object: the declared fields as a record writes them, then the kept
         members. A member of `extra` named like a declared field is never written: the
-        field says it (also when the field is left out as its default); nor is `$target`."""
+        field says it (also when the field is left out as its default)."""
         encoded: dict[str, Any] = msgspec.to_builtins(self._idlc_fields, enc_hook=enc_hook)
         not_kept = self.__idlc_not_kept__
         for key, value in self.extra.items():

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from idlc.diagnostics import codes
 from idlc.pipeline import compile_files
-from idlc_runtime import hooks, lenient, memory_pair
+from idlc_runtime import PeerOptions, hooks, lenient, memory_pair
 from tests.generated import generated_package
 
 IDL = """
@@ -85,12 +85,12 @@ def test_declared_fields_win_over_extra_on_a_name_clash(g: ModuleType) -> None:
     assert _encode(failure) == {"code": 2, "message": "m", "other": True}
 
 
-def test_target_is_never_kept(g: ModuleType) -> None:
-    """`$target` addresses an object (docs/wire.md §5): the runtime's, not the record's."""
+def test_target_is_a_member_like_any_other_to_the_record(g: ModuleType) -> None:
+    """Only the runtime's handling takes out a `$target` that routed a call (docs/wire.md
+    §5; below); to the record it is data."""
     failure = _decode(g.Failure, {"code": 1, "message": "m", "$target": "k"})
-    assert failure.extra == {}
-    failure.extra["$target"] = "k"
-    assert _encode(failure) == {"code": 1, "message": "m"}
+    assert failure.extra == {"$target": "k"}
+    assert _encode(failure) == {"code": 1, "message": "m", "$target": "k"}
 
 
 def test_built_by_hand(g: ModuleType) -> None:
@@ -158,7 +158,7 @@ _JSON = st.recursive(
     max_leaves=6,
 )
 _UNDECLARED = st.dictionaries(
-    st.text(max_size=6).filter(lambda key: key not in DECLARED and key != "$target"),
+    (st.just("$target") | st.text(max_size=6)).filter(lambda key: key not in DECLARED),
     _JSON,
     max_size=4,
 )
@@ -209,6 +209,26 @@ def test_through_a_connection_to_a_keyed_object(g: ModuleType) -> None:
 
     asyncio.run(run())
     assert [item.extra for item in received] == [{"retryAfterMs": 5, "hint": {"a": [1]}}, {"x": 1}]
+
+
+def test_without_routing_target_reaches_the_handler_in_extra(g: ModuleType) -> None:
+    """`PeerOptions(route_targets=False)` (ACP's wire): `$target` is an ordinary member of
+    params, so an open record keeps it (review finding: it was always dropped)."""
+    received: list[Any] = []
+
+    class Relay(g.Relay):  # type: ignore[misc,name-defined]
+        async def forward(self, input: Any) -> Any:
+            received.append(input)
+            return input
+
+    async def run() -> Any:
+        options = PeerOptions(route_targets=False)
+        async with memory_pair(None, Relay(), options=options) as (client, _server):
+            params = {"code": 1, "message": "m", "$target": "x"}
+            return await client.request("relay:forward:call", params, Any)
+
+    assert asyncio.run(run()) == {"code": 1, "message": "m", "$target": "x"}
+    assert [item.extra for item in received] == [{"$target": "x"}]
 
 
 # -- checks --------------------------------------------------------------------------------
