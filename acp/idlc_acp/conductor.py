@@ -13,6 +13,8 @@ last is a proxy, the last the agent) and routes between them, each on its own co
   component, and from the others wrapped in `proxy/successor` to the proxy before it.
 
 Results and errors come back unchanged; forwarding is hop-local (`proxy_chain.hop_local`).
+The `proxy/` methods are the conductor's own with its proxies: a client or an agent that
+sends one gets -32601, as from any agent that does not know them, and it goes nowhere.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from idlc_runtime import (
     Peer,
     PeerOptions,
     RpcError,
+    Unsupported,
     current_peer,
     serve_stdio,
     spawn,
@@ -42,6 +45,8 @@ from idlc_runtime.errors import ErrorCode
 
 INITIALIZE = "initialize"
 PROXY_INITIALIZE = "proxy/initialize"
+#: The methods of the conductor's protocol with its proxies (`Proxy`, `Successor`).
+CHAIN_METHODS = "proxy/"
 
 
 class _Endpoint(unstable.Protocol):
@@ -114,6 +119,7 @@ class _Chain:
 
     def from_client(self) -> MethodFallback:
         async def route(method: str, params: Any, notify: bool) -> Any:
+            _refuse_chain_method(method)  # else proxy 0 would take it for its successor's
             self.client = current_peer()
             return await self.down(0, method, params, notify)
 
@@ -121,9 +127,16 @@ class _Chain:
 
     def from_component(self, index: int) -> MethodFallback:
         async def route(method: str, params: Any, notify: bool) -> Any:
+            # A proxy's own `proxy/successor` reaches `_FromProxy`, never this fallback.
+            _refuse_chain_method(method)
             return await self.up(index, method, params, notify)
 
         return route
+
+
+def _refuse_chain_method(method: str) -> None:
+    if method.startswith(CHAIN_METHODS):
+        raise Unsupported(method, f"Method not found: {method}")
 
 
 def _gone(index: int) -> RpcError:

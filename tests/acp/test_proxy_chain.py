@@ -329,3 +329,32 @@ def test_the_conductor_refuses_bad_commands_clearly(commands: list[str], says: s
     )
     assert completed.returncode == 1
     assert says in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_a_client_cannot_speak_for_the_conductor(
+    proxy: Path, project: Path, tmp_path: Path
+) -> None:
+    """`proxy/…` methods are the conductor's own with its proxies: from the client they are
+    -32601 and go nowhere (review finding: a client's `proxy/successor` reached proxy 0 as if
+    its successor had sent it, and came back to the client as a request)."""
+    client = RecordingClient()
+    log = tmp_path / "client-side.jsonl"
+
+    async def main() -> None:
+        async with spawn_agent(client, chain_argv(log, proxy)) as agent:
+            await start(agent)
+            wrapped = {"method": "fs/read_text_file", "params": {"sessionId": "s", "path": "/"}}
+            for method, params in (
+                ("proxy/successor", wrapped),
+                ("proxy/initialize", {"protocolVersion": 1}),
+            ):
+                with pytest.raises(Unsupported):
+                    await agent.peer.request(method, params, Any)
+            await agent.peer.notify("proxy/successor", wrapped)
+            session = await new_session(agent, project)
+            answer = await agent.prompt(text_prompt(session, "still here"))
+            assert answer.stop_reason is idlc_acp.StopReason.END_TURN
+
+    run(main())
+    assert client.texts() == ["[proxied] still here"]
+    assert all(read.path != "/" for read in client.reads)  # the spoofed read went nowhere
