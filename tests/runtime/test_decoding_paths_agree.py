@@ -51,6 +51,7 @@ type Rich = record {
   shapes: list<Shape> = [] skip-invalid;
   v: optional<V>;
   nul: list<int64> null-default;
+  lv: optional<V2> lenient;
 };
 """
 
@@ -98,6 +99,13 @@ def test_the_fallback_can_move_a_union_to_an_earlier_alternative(gen: ModuleType
     for value in (strict(types.U2, BAD_CASE), lenient.convert(BAD_CASE, types.U2)):
         assert value == types.A2(v=types.V2Default())
         assert json.loads(msgspec.json.encode(value, enc_hook=enc_hook)) == {"v": {}}
+    # A `lenient` field no longer takes its default, a `skip-invalid` list no longer drops
+    # the item: both keep the default case.
+    failing = {"k": "a", "x": "bad", "id": "s"}
+    value = {"lv": failing, "shapes": [failing], "nul": []}
+    for rich in (strict(types.Rich, value), lenient.convert(value, types.Rich)):
+        assert rich.lv == types.V2Default()
+        assert rich.shapes == [types.ShapeDefault(id="s")]
 
 
 # -- any JSON, both paths ---------------------------------------------------------------------
