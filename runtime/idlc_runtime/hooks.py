@@ -84,16 +84,15 @@ class VariantInfo:
         convert: Callable[[object, Any], object],
         failure: Callable[[str], Exception],
         errors: type[Exception],
-        retry: Callable[[type], bool] = lambda case: True,
     ) -> object:
         """The case `obj` (plain JSON) is, converted: the rule of docs/language.md,
         "Variants", written once for both decoding paths (the strict one here, the lenient
         one in `idlc_runtime.lenient`).
 
         `convert(obj, type_)` converts or raises one of `errors`; `failure(reason)` is the
-        error to raise when no case fits. `retry(case)` says whether a tagged case that
-        failed may be followed by the `default:` case: the strict path answers no for a
-        case that leniency might still rescue, and leaves it to the lenient path.
+        error to raise when no case fits. Both paths choose alike only if `convert` decides
+        for each case what the lenient rule decides: the strict path converts a case that
+        fails strictly but can meet a `lenient` field leniently (`_choice`).
         """
         if not isinstance(obj, dict):
             raise failure(f"Expected `object`, got `{_json_kind(obj)}`")
@@ -104,28 +103,38 @@ class VariantInfo:
         tag = obj[self.tag_field]
         case = self.cases.get(tag) if isinstance(tag, str) else None
         if case is not None:
-            if self.default is None or not retry(case):
-                return convert(obj, case)
             try:
                 return convert(obj, case)
             except errors as error:
-                try:
-                    return convert(obj, self.default)
-                except errors:
-                    raise error from None  # what the tag asked for says best what is wrong
+                return self._fallback(obj, convert, errors, error)
         if self.unknown is not None and isinstance(tag, str):
-            # An open variant keeps an unknown tag, its shared fields decoded (a shared
-            # field that does not decode fails the value as for a known case), and the
-            # object decoded as `unknown: T;` too, if written.
-            fields = None if self.fields is None else convert(obj, self.fields)
-            typed = None if self.unknown_type is None else convert(obj, self.unknown_type)
-            return self.unknown(obj, fields, typed)
-        if self.default is not None:
+            # An open variant keeps an unknown tag, its shared fields decoded, and the
+            # object decoded as `unknown: T;` too, if written. That is the tag's case: when
+            # it does not decode, the `default:` case is the fallback, as for a known tag.
             try:
-                return convert(obj, self.default)
-            except errors:
-                pass
-        raise failure(f"Invalid value {tag!r} for tag field `{self.tag_field}`")
+                fields = None if self.fields is None else convert(obj, self.fields)
+                typed = None if self.unknown_type is None else convert(obj, self.unknown_type)
+            except errors as error:
+                return self._fallback(obj, convert, errors, error)
+            return self.unknown(obj, fields, typed)
+        invalid = failure(f"Invalid value {tag!r} for tag field `{self.tag_field}`")
+        return self._fallback(obj, convert, errors, invalid)
+
+    def _fallback(
+        self,
+        obj: object,
+        convert: Callable[[object, Any], object],
+        errors: type[Exception],
+        error: Exception,
+    ) -> object:
+        """The `default:` case for an object whose tag names no case or whose case does
+        not decode; else `error`, what the tag asked for, which says best what is wrong."""
+        if self.default is None:
+            raise error
+        try:
+            return convert(obj, self.default)
+        except errors:
+            raise error from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,37 +418,57 @@ def _decode_variant(cls: type[VariantBase], obj: object) -> object:
         return info.decode(obj, _convert, ValueError, ValueError)
     # A tagged case that fails falls back on the default case, which converts the same
     # nested values again: remembered, like unions', so that stays linear in the depth.
-    return _remembered(cls, obj, lambda: info.decode(obj, _convert, ValueError, ValueError, _final))
+    return _remembered(cls, obj, lambda: info.decode(obj, _choice, ValueError, ValueError))
 
 
-def _final(case: type) -> bool:
-    """Whether a tagged case that failed the strict decode failed for good: not when it can
-    meet a `lenient` field, which the lenient path may rescue (it then tries the case
-    before the `default:` case, as the strict path would have)."""
-    from idlc_runtime.lenient import is_lenient  # the lenient path imports this module
+def _choice(obj: object, type_: Any) -> Any:
+    """`obj` as `type_`, one of the choices of a variant or union, decided as the lenient
+    rule decides it (docs/wire.md §4: the same in both decoding paths): strictly, else —
+    when `type_` can meet a `lenient` field that the lenient path would let fall back —
+    leniently, here, before the next choice is tried. A choice left to the lenient path
+    instead would let a later choice win on the strict path that the lenient rule never
+    reaches."""
+    try:
+        return msgspec.convert(obj, type_, dec_hook=dec_hook)
+    except msgspec.ValidationError as error:
+        from idlc_runtime import lenient  # the lenient path imports this module
 
-    return not is_lenient(case)
+        if not lenient.reaches(type_):
+            raise ValueError(_relative(error)) from None
+        try:
+            return lenient.convert(obj, type_)  # within this decode's memo, so linear
+        except msgspec.ValidationError as still:
+            raise ValueError(_relative(still)) from None
 
 
-#: The unions and fallback variants decoded so far in the decode under way: (id of the JSON
-#: value, class) → (True, the value) or (False, why it failed). "The first alternative that
-#: validates" tries a recursive union's alternatives at every level again for each
-#: alternative above it, which is exponential in the depth (so does a variant's fallback
-#: after its tagged case); remembered, each value is decoded once per union or variant.
-#: Ids are only compared while the decode that made the values runs (they are alive).
-_decoded: contextvars.ContextVar[dict[tuple[int, type], tuple[bool, object]] | None] = (
-    contextvars.ContextVar("idlc_unions_decoded", default=None)
+#: The unions and fallback variants decoded so far in the decode under way, by either path:
+#: (id of the JSON value, class) → (True, the value) or (False, why it failed), and the
+#: lenient path's own entries (`idlc_runtime.lenient`, its `_remembered`). "The first
+#: alternative that validates" tries a recursive union's alternatives at every level again
+#: for each alternative above it, which is exponential in the depth (so does a variant's
+#: fallback after its tagged case); remembered, each value is decoded once per union or
+#: variant and path. Ids are only compared while the decode that made the values runs
+#: (they are alive): the outermost decode, strict or lenient, owns the memo.
+_decoded: contextvars.ContextVar[dict[tuple[Any, ...], Any] | None] = contextvars.ContextVar(
+    "idlc_unions_decoded", default=None
 )
+
+
+def within_memo(run: Callable[[], T]) -> T:
+    """`run()` with the memo of the decode under way, or a fresh one while it runs."""
+    if _decoded.get() is not None:
+        return run()
+    token = _decoded.set({})
+    try:
+        return run()
+    finally:
+        _decoded.reset(token)
 
 
 def _remembered(cls: type, obj: object, decode: Callable[[], object]) -> object:
     decoded = _decoded.get()
     if decoded is None:
-        token = _decoded.set({})
-        try:
-            return _remembered(cls, obj, decode)
-        finally:
-            _decoded.reset(token)
+        return within_memo(lambda: _remembered(cls, obj, decode))
     key = (id(obj), cls)
     known = decoded.get(key)
     if known is None:
@@ -461,9 +490,9 @@ def _first_alternative(cls: type[UnionBase], obj: object) -> object:
     reasons = []
     for alternative in cls.__idlc_union__.alternatives:
         try:
-            return union_value(cls, msgspec.convert(obj, alternative, dec_hook=dec_hook))
-        except msgspec.ValidationError as error:
-            reasons.append(f"{_type_name(alternative)}: {_relative(error)}")
+            return union_value(cls, _choice(obj, alternative))
+        except ValueError as error:
+            reasons.append(f"{_type_name(alternative)}: {error}")
     raise ValueError("No alternative matches (" + "; ".join(reasons) + ")")
 
 

@@ -12,14 +12,15 @@ parts of the type that reach no registered record are handed to `msgspec.convert
 the others are converted field by field and item by item. A failure below a lenient field
 stops at that field; any other failure travels up with its path and is raised as a
 `msgspec.ValidationError` worded as msgspec words its own, so callers answer -32602 as
-they do for any undecodable message. There is no retry loop: each JSON node is converted
-at most once per alternative of an untagged union it sits in (or per case of a variant whose
-`default:` case is its fallback).
+they do for any undecodable message. The strict path calls `convert` too, where it chooses
+(a variant's case or its `default:` case, a union's alternative) and a choice that can meet
+a `lenient` field fails strictly: so both paths choose alike (docs/wire.md §4). There is
+no retry loop: each JSON node is converted at most once per alternative of an untagged
+union it sits in (or per case of a variant whose `default:` case is its fallback).
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import types
 import typing
@@ -34,12 +35,14 @@ from idlc_runtime.hooks import (
     OpenRecord,
     UnionBase,
     VariantBase,
+    _decoded,
     _json_kind,
     dec_hook,
     union_value,
+    within_memo,
 )
 
-__all__ = ["LenientDecoder", "convert", "is_lenient", "leniency_of"]
+__all__ = ["LenientDecoder", "convert", "is_lenient", "leniency_of", "reaches"]
 
 _NONE = type(None)
 _NO_LENIENCY = Leniency(frozenset(), frozenset())
@@ -140,30 +143,29 @@ def is_lenient(type_: Any) -> bool:
 def convert(obj: object, type_: Any) -> Any:
     """`obj` (plain JSON) as a `type_`, with the leniency of every record inside applied.
 
+    Called within a decode under way (the strict path converts a variant's case or a
+    union's alternative so: `hooks._choice`), it shares that decode's memo, so a recursive
+    type is not converted again at every level.
+
     Raises `msgspec.ValidationError` when it still does not decode."""
-    token = _converted.set({})
     try:
-        return _convert(obj, type_)
+        return within_memo(lambda: _convert(obj, type_))
     except _Invalid as invalid:
         raise msgspec.ValidationError(invalid.message()) from None
     except RecursionError:
         raise msgspec.ValidationError("JSON nested too deeply") from None
-    finally:
-        _converted.reset(token)
 
 
-#: The unions and fallback variants converted so far in the conversion under way, as in
-#: `hooks` (its `_decoded`): (id of the JSON value, the alternatives or the variant's class)
-#: → the value, or the failure. Without it a recursive union (or a variant whose tagged case
-#: fails before its default case) is converted again at every level for each alternative
-#: above it. Ids are compared only while the conversion that holds the values runs.
-_converted: contextvars.ContextVar[dict[tuple[int, Any], Any]] = contextvars.ContextVar(
-    "idlc_converted"
-)
+#: Marks this path's entries in the memo of the decode under way (`hooks._decoded`):
+#: (_LENIENT, id of the JSON value, the alternatives or the variant's class) → the value,
+#: or the failure. Without it a recursive union (or a variant whose tagged case fails
+#: before its default case) is converted again at every level for each alternative above
+#: it. Ids are compared only while the conversion that holds the values runs.
+_LENIENT = "lenient"
 
 
 def _convert(obj: object, type_: Any) -> Any:
-    if not _reaches(type_):
+    if not reaches(type_):
         return _strict(obj, type_)
     origin = typing.get_origin(type_)
     if origin is typing.Annotated:
@@ -194,7 +196,8 @@ def _convert(obj: object, type_: Any) -> Any:
     return _strict(obj, type_)
 
 
-def _reaches(type_: Any) -> bool:
+def reaches(type_: Any) -> bool:
+    """`is_lenient(type_)`, and True for a type it cannot tell (unhashable)."""
     try:
         return is_lenient(type_)
     except TypeError:  # an unhashable annotation: convert it the slow way, to be safe
@@ -239,7 +242,7 @@ def _union(obj: object, alternatives: tuple[Any, ...]) -> Any:
         return _convert(obj, case)
     if len(choices) == 1:
         return _convert(obj, choices[0])
-    return _remembered((id(obj), alternatives), lambda: _first(obj, choices))
+    return _remembered((_LENIENT, id(obj), alternatives), lambda: _first(obj, choices))
 
 
 def _first(obj: object, choices: list[Any]) -> Any:
@@ -252,9 +255,9 @@ def _first(obj: object, choices: list[Any]) -> Any:
     raise _Invalid(f"Expected one of the union's alternatives, got `{_json_kind(obj)}`")
 
 
-def _remembered(key: tuple[int, Any], convert: Callable[[], Any]) -> Any:
+def _remembered(key: tuple[str, int, Any], convert: Callable[[], Any]) -> Any:
     """`convert()`, or what it gave (or raised) the last time for `key` in this conversion."""
-    converted = _converted.get(None)
+    converted = _decoded.get()
     if converted is None:
         return convert()
     if key not in converted:
@@ -295,7 +298,9 @@ def _variant(obj: object, cls: type[VariantBase]) -> Any:
     if info.default is None:
         return info.decode(obj, _convert, _Invalid, _Invalid)
     # Its tagged case, then its default case, convert the same nested values: remembered.
-    return _remembered((id(obj), cls), lambda: info.decode(obj, _convert, _Invalid, _Invalid))
+    return _remembered(
+        (_LENIENT, id(obj), cls), lambda: info.decode(obj, _convert, _Invalid, _Invalid)
+    )
 
 
 def _record(obj: object, cls: type[msgspec.Struct]) -> Any:

@@ -6,7 +6,7 @@ one alike, in time linear in the depth of the message."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -38,11 +38,26 @@ type Tree = variant tag "kind" {
   "node": record { child: optional<Tree>; size: int32; };
   default: record { child: optional<Tree>; };
 };
+type Shape = open variant tag "type" fields { id: string; } {
+  "circle": record { r: int32; };
+  unknown: record { size: int32; };
+  default: record { path: string; };
+};
+type LTree = variant tag "kind" {
+  "node": record { child: optional<LTree>; size: int32 = 0 lenient; w: int32; };
+  default: record { child: optional<LTree>; };
+};
+type Chain = union { ChainA; ChainB; };
+type ChainA = record { next: optional<Chain>; a: int32; flag: bool = false lenient; };
+type ChainB = record { next: optional<Chain>; };
 type Holder = record {
   server: optional<Server>;
   items: optional<Items>;
   answer: optional<Answer>;
   tree: optional<Tree>;
+  shape: optional<Shape>;
+  ltree: optional<LTree>;
+  chain: optional<Chain>;
   flag: bool = false lenient;
 };
 """
@@ -113,7 +128,7 @@ def test_a_lenient_field_rescues_the_tagged_case_before_the_default_is_tried(
     api: ModuleType, path: str
 ) -> None:
     """As the official SDKs do: the tagged case with its leniency first, then the fallback;
-    the strict decode leaves such a case to the lenient one rather than falling back."""
+    the strict decode converts such a case leniently itself before falling back."""
     value = {"type": "ws", "url": "u", "note": 5, "command": "run"}
     server = decode(api, "server", value, path)
     assert type(server) is api.ServerWs
@@ -189,6 +204,38 @@ def test_an_unknown_case_whose_shared_fields_do_not_decode_fails(
     assert str(error.value) == message
 
 
+def test_an_unknown_tag_whose_case_does_not_decode_falls_back_on_the_default_case(
+    api: ModuleType, path: str
+) -> None:
+    """The unknown case is that tag's case: when its shared fields or its `unknown:` type
+    do not decode, the `default:` case is the fallback, as for a known tag."""
+    unknown = decode(api, "shape", {"type": "square", "id": "s", "size": 1}, path)
+    assert type(unknown) is api.ShapeUnknown and (unknown.id, unknown.size) == ("s", 1)
+    fallback = decode(api, "shape", {"type": "square", "id": "s", "path": "p"}, path)
+    assert type(fallback) is api.ShapeDefault and (fallback.id, fallback.path) == ("s", "p")
+    assert encode(fallback) == {"id": "s", "path": "p"}
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        # Neither decodes: the error is the unknown case's, what the tag asked for.
+        ({"type": "square", "id": "s"}, "Object missing required field `size` - at `$.shape`"),
+        (
+            {"type": "square", "id": 5, "path": "p", "size": 1},
+            # Shape meets no `lenient` field: the runtime's hook says where within it.
+            "Expected `str`, got `int` (at `.id` within) - at `$.shape`",
+        ),
+    ],
+)
+def test_an_unknown_tag_that_fits_neither_its_case_nor_the_default_has_its_cases_error(
+    api: ModuleType, path: str, value: Any, message: str
+) -> None:
+    with pytest.raises(msgspec.ValidationError) as error:
+        decode(api, "shape", value, path)
+    assert str(error.value) == message
+
+
 def test_an_unknown_case_built_by_hand_must_carry_its_shared_fields(api: ModuleType) -> None:
     answer = api.AnswerUnknown({"action": "maybe", "message": "m"})
     assert answer.message == "m" and answer.meta is None
@@ -208,11 +255,46 @@ def failing_nodes(depth: int) -> dict[str, Any]:
     return value
 
 
+def failing_lenient_nodes(depth: int) -> dict[str, Any]:
+    """`depth` LTree nodes whose `size` (lenient) is bad and `w` missing: at every level the
+    tagged case fails strictly, is converted leniently, fails again (no `w`), and the
+    default case is the fallback."""
+    value: dict[str, Any] = {"kind": "node", "size": "bad"}
+    for _ in range(depth - 1):
+        value = {"kind": "node", "size": "bad", "child": value}
+    return value
+
+
+def rescued_links(depth: int) -> dict[str, Any]:
+    """`depth` Chain links whose `flag` (lenient) is bad: at every level the union's first
+    alternative fails strictly and a lenient field rescues it."""
+    value: dict[str, Any] = {"a": 1, "flag": "bad"}
+    for _ in range(depth - 1):
+        value = {"a": 1, "flag": "bad", "next": value}
+    return value
+
+
+DEEP = [
+    ("tree", failing_nodes, "TreeDefault", "child"),
+    ("ltree", failing_lenient_nodes, "LTreeDefault", "child"),
+    ("chain", rescued_links, "ChainA", "next"),
+]
+
+
+@pytest.mark.parametrize(("place", "build", "class_name", "below"), DEEP)
 def test_falling_back_stays_linear_in_the_depth(
-    api: ModuleType, path: str, monkeypatch: pytest.MonkeyPatch
+    api: ModuleType,
+    path: str,
+    monkeypatch: pytest.MonkeyPatch,
+    place: str,
+    build: Callable[[int], dict[str, Any]],
+    class_name: str,
+    below: str,
 ) -> None:
     """Without remembering what each nested object decoded to, every level would decode
-    the levels below it twice (tagged case, then default case): 2^depth."""
+    the levels below it twice (tagged case, then default case; a union's alternative
+    strictly, then leniently): 2^depth. The strict path's lenient conversions share its
+    memory, the lenient path's strict ones too."""
     calls = 0
     convert = msgspec.convert
 
@@ -223,12 +305,12 @@ def test_falling_back_stays_linear_in_the_depth(
 
     depth = 40
     monkeypatch.setattr(msgspec, "convert", counting)
-    tree = decode(api, "tree", failing_nodes(depth), path)
+    tree = decode(api, place, build(depth), path)
     monkeypatch.setattr(msgspec, "convert", convert)
     levels = 0
     while tree is not None:
-        assert type(tree) is api.TreeDefault
-        tree, levels = tree.child, levels + 1
+        assert type(tree).__name__ == class_name
+        tree, levels = getattr(tree, below), levels + 1
     assert levels == depth
     assert calls <= 5 * depth  # 2 ** depth without it
 
