@@ -154,16 +154,17 @@ class _Namer:
             return
         self.package_names[name] = Place(name, module, span, what)
 
-    def check_unknown_case_fields(self, shared: tuple[m.Field, ...], owner: str) -> None:
-        """The unknown case of an open variant carries its shared fields as attributes beside
-        its own `data` and `tag` (docs/language.md, "Variants"): none may be named so."""
-        for field_ in shared:
+    def check_unknown_case_fields(self, carried: tuple[m.Field, ...], owner: str) -> None:
+        """The unknown case of an open variant carries its shared fields (and the fields of
+        its `unknown: T` type) as attributes beside its own `data` and `tag` (docs/language.md,
+        "Variants"): none may be named so."""
+        for field_ in carried:
             attribute = naming.attribute_name(field_.name)
             if attribute in UNKNOWN_CASE_ATTRIBUTES:
                 self.diagnostics.add(
                     codes.UNKNOWN_CASE_ATTRIBUTE,
-                    f"shared field `{field_.name}` of {owner} would be the attribute "
-                    f"`{attribute}`, which its unknown case keeps for itself",
+                    f"field `{field_.name}` of {owner}, which its unknown case carries, would "
+                    f"be the attribute `{attribute}` the unknown case keeps for itself",
                     _field_name_span(field_),
                     label=f"becomes `{attribute}`",
                     help="rename the field, or make the variant closed",
