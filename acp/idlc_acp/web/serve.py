@@ -23,6 +23,7 @@ from idlc_acp.web.app import AcpServer, AgentFactory, create_asgi_app
 from idlc_runtime import PeerOptions
 from idlc_runtime.channel import frame_limit
 from idlc_runtime.web.admission import Authenticate
+from idlc_runtime.web.listening import bound_address, listen
 
 
 class AcpListener:
@@ -30,14 +31,11 @@ class AcpListener:
 
     def __init__(self, app: AcpServer, listening: socket.socket, path: str) -> None:
         self.app = app
-        address = listening.getsockname()
-        self.host: str = address[0]
-        #: The TCP port actually bound (useful with port 0).
-        self.port: int = address[1]
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        #: The host and the TCP port actually bound (useful with port 0).
+        self.host, self.port, authority = bound_address(listening)
         #: The streamable-HTTP address; `ws_url` is the same endpoint for WebSocket.
-        self.url = f"http://{host}:{self.port}{path}"
-        self.ws_url = f"ws://{host}:{self.port}{path}"
+        self.url = f"http://{authority}{path}"
+        self.ws_url = f"ws://{authority}{path}"
 
 
 @contextlib.asynccontextmanager
@@ -69,8 +67,7 @@ async def serve_acp(
         max_connections=max_connections,
         idle_timeout=idle_timeout,
     )
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listening = socket.create_server((host, port), family=family)
+    listening = listen(host, port)
     config = Config()
     # hypercorn owns (and closes) the socket it is given: it gets a copy of ours.
     config.bind = [f"fd://{os.dup(listening.fileno())}"]

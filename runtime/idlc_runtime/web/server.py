@@ -30,6 +30,7 @@ from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame, frame_limi
 from idlc_runtime.peer import Peer, PeerOptions
 from idlc_runtime.transports import DEFAULT_MAX_BUFFERED_INPUT, RootFactory, _takes_peer
 from idlc_runtime.web.admission import Authenticate, Refused, admit
+from idlc_runtime.web.listening import bound_address, listen
 
 log = logging.getLogger("idlc_runtime")
 
@@ -208,13 +209,10 @@ class WebSocketListener:
 
     def __init__(self, app: WebSocketServer, listening: socket.socket, path: str) -> None:
         self.app = app
-        address = listening.getsockname()
-        self.host: str = address[0]
-        #: The TCP port actually bound (useful with port 0).
-        self.port: int = address[1]
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        #: The host and the TCP port actually bound (useful with port 0).
+        self.host, self.port, authority = bound_address(listening)
         #: The address clients connect to.
-        self.url = f"ws://{host}:{self.port}{path}"
+        self.url = f"ws://{authority}{path}"
 
     @property
     def peers(self) -> frozenset[Peer]:
@@ -255,8 +253,7 @@ async def serve_websocket(
         max_connections=max_connections,
         max_buffered_input=max_buffered_input,
     )
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listening = socket.create_server((host, port), family=family)
+    listening = listen(host, port)
     settings: dict[str, Any] = {
         "log_level": "warning",
         # The sans-I/O implementation stops reading a connection until the application has
