@@ -170,6 +170,20 @@ class _Namer:
                     help="rename the field, or make the variant closed",
                 )
 
+    def name_fields(
+        self, fields: tuple[m.Field, ...], owner: str, module: str, kind: str = "field"
+    ) -> None:
+        """Name the inline types in `fields`, each after its field (`<Owner><Field>`)."""
+        for field_ in fields:
+            if isinstance(field_.type, _MAY_HOLD_INLINE):
+                self.name_inline(
+                    field_.type,
+                    naming.nested_name(owner, field_.name),
+                    module,
+                    f"the inline type of {kind} `{field_.name}`",
+                    _field_name_span(field_),
+                )
+
     def name_inline(
         self, type_: m.Type, name: str, module: str, what: str, span: Span | None = None
     ) -> None:
@@ -180,29 +194,13 @@ class _Namer:
             self.named.append((type_, name, span or type_.span))
             self.claim(name, module, span or type_.span, what)
         if isinstance(type_, m.Record):
-            for field_ in type_.fields:
-                if isinstance(field_.type, _MAY_HOLD_INLINE):
-                    self.name_inline(
-                        field_.type,
-                        naming.nested_name(name, field_.name),
-                        module,
-                        f"the inline type of field `{field_.name}`",
-                        _field_name_span(field_),
-                    )
+            self.name_fields(type_.fields, name, module)
         elif isinstance(type_, (m.Optional, m.List)):
             self.name_inline(type_.inner, name, module, what, span)
         elif isinstance(type_, m.Map):
             self.name_inline(type_.value, name, module, what, span)
         elif isinstance(type_, m.Variant):
-            for field_ in type_.shared.fields if type_.shared is not None else ():
-                if isinstance(field_.type, _MAY_HOLD_INLINE):
-                    self.name_inline(
-                        field_.type,
-                        naming.nested_name(name, field_.name),
-                        module,
-                        f"the inline type of shared field `{field_.name}`",
-                        _field_name_span(field_),
-                    )
+            self.name_fields(shapes.shared_fields(type_), name, module, "shared field")
             for case in type_.cases:
                 case_name = naming.case_class_name(name, case.tag)
                 label = "the default case" if case.tag is None else f"case {case.tag!r}"
@@ -232,16 +230,7 @@ class _Namer:
                 if isinstance(case.type, m.Record):
                     # The case class is the inline record itself.
                     self.inline[id(case.type)] = (case_name, module)
-                    for field_ in case.type.fields:
-                        if not isinstance(field_.type, _MAY_HOLD_INLINE):
-                            continue
-                        self.name_inline(
-                            field_.type,
-                            naming.nested_name(case_name, field_.name),
-                            module,
-                            f"the inline type of field `{field_.name}`",
-                            _field_name_span(field_),
-                        )
+                    self.name_fields(case.type.fields, case_name, module)
                 self.claim(
                     case_name,
                     module,
@@ -282,15 +271,7 @@ class _Namer:
             alternative_name = naming.union_alternative_name(case_name, index)
             if isinstance(alternative, m.Record) and case.type is union:
                 self.inline[id(alternative)] = (alternative_name, module)
-                for field_ in alternative.fields:
-                    if isinstance(field_.type, _MAY_HOLD_INLINE):
-                        self.name_inline(
-                            field_.type,
-                            naming.nested_name(alternative_name, field_.name),
-                            module,
-                            f"the inline type of field `{field_.name}`",
-                            _field_name_span(field_),
-                        )
+                self.name_fields(alternative.fields, alternative_name, module)
             self.claim(
                 alternative_name,
                 module,
