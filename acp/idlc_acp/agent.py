@@ -120,7 +120,7 @@ class TurnControl:
     undone: a `$/cancel_request` or the connection closing still cancel the request.
     """
 
-    #: The only calls it wraps (`idlc_runtime.interceptors.applies_to`); others skip it.
+    #: The only calls it wraps (`idlc_runtime.rpc.interceptors.applies_to`); others skip it.
     methods = frozenset({"session/prompt", "session/cancel"})
 
     def __init__(self) -> None:

@@ -65,7 +65,7 @@ class PermissionControl:
     """Interceptor: the client's `session/request_permission` answers, by session, so that
     cancelling a session's turn answers them `{"outcome": "cancelled"}` at once."""
 
-    #: The only calls it wraps (`idlc_runtime.interceptors.applies_to`); others skip it.
+    #: The only calls it wraps (`idlc_runtime.rpc.interceptors.applies_to`); others skip it.
     methods = frozenset({"session/request_permission"})
 
     def __init__(self) -> None:

@@ -352,7 +352,7 @@ def current_session() -> Session:
 class SessionScope:
     """Interceptor: makes `current_session()` the request's session while it is handled."""
 
-    #: The only calls it wraps (`idlc_runtime.interceptors.applies_to`); others skip it.
+    #: The only calls it wraps (`idlc_runtime.rpc.interceptors.applies_to`); others skip it.
     methods = frozenset({"session/prompt", "session/load", "session/resume"})
 
     def __init__(self, gate: InitializeGate) -> None:
@@ -360,7 +360,7 @@ class SessionScope:
 
     def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
         if call.method in self.methods:
-            # The handler runs in its own copy of the context (idlc_runtime.eager), so this
+            # The handler runs in its own copy of the context (idlc_runtime.rpc.eager), so this
             # binding ends with the call.
             _current_session.set((current_peer(), call.params.session_id, self._gate))
         return proceed()

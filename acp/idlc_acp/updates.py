@@ -11,7 +11,7 @@ reached in one of two ways: a client deriving from `idlc_acp.Client` carries a d
 table whose `session/update` entry routes first (`routing_update`, which finds the router
 of the connection the call came on), which costs a dictionary look-up per update; any other
 client gets the router as an interceptor, which the runtime wraps around each call. The
-runtime starts handlers in the order their messages arrive (see `idlc_runtime.eager`), so
+runtime starts handlers in the order their messages arrive (see `idlc_runtime.rpc.eager`), so
 every update the agent sent before its answer is in the stream before the stream ends: the
 iteration stops exactly at the turn's stop reason.
 """
@@ -34,7 +34,7 @@ Result = TypeVar("Result")
 class UpdateRouter:
     """Interceptor: routes each `session/update` to the open streams of its session."""
 
-    #: The only calls it wraps (`idlc_runtime.interceptors.applies_to`); others skip it.
+    #: The only calls it wraps (`idlc_runtime.rpc.interceptors.applies_to`); others skip it.
     methods = frozenset({"session/update"})
 
     def __init__(self) -> None:

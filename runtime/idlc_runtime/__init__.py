@@ -4,7 +4,14 @@ __version__ = "0.1.0"
 
 from typing import TYPE_CHECKING, Any
 
-from idlc_runtime.dispatch import (
+from idlc_runtime.errors import (
+    ConnectionClosed,
+    ErrorCode,
+    ProtocolError,
+    RpcError,
+    Unsupported,
+)
+from idlc_runtime.rpc.dispatch import (
     SPEC_ATTRIBUTE,
     Execution,
     InputShape,
@@ -15,22 +22,15 @@ from idlc_runtime.dispatch import (
     specs_of,
     stand_in,
 )
-from idlc_runtime.errors import (
-    ConnectionClosed,
-    ErrorCode,
-    ProtocolError,
-    RpcError,
-    Unsupported,
-)
 
 if TYPE_CHECKING:
-    from idlc_runtime.interceptors import (
+    from idlc_runtime.rpc.interceptors import (
         CallInfo,
         Interceptor,
         Proceed,
         SerializeTransactions,
     )
-    from idlc_runtime.peer import (
+    from idlc_runtime.rpc.peer import (
         ByteWriter,
         MethodFallback,
         Peer,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         UndecodableNotificationHook,
         current_peer,
     )
-    from idlc_runtime.transports import (
+    from idlc_runtime.transports.endpoints import (
         RootFactory,
         RpcServer,
         connect_fds,
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 #: generated package"). Name → the module that defines it.
 _LAZY = {
     **dict.fromkeys(
-        ["CallInfo", "Interceptor", "Proceed", "SerializeTransactions"], "interceptors"
+        ["CallInfo", "Interceptor", "Proceed", "SerializeTransactions"], "rpc.interceptors"
     ),
     **dict.fromkeys(
         [
@@ -70,7 +70,7 @@ _LAZY = {
             "UndecodableNotificationHook",
             "current_peer",
         ],
-        "peer",
+        "rpc.peer",
     ),
     **dict.fromkeys(
         [
@@ -85,21 +85,30 @@ _LAZY = {
             "serve_unix",
             "spawn",
         ],
-        "transports",
+        "transports.endpoints",
     ),
 }
 
 
 #: Submodules that `import idlc_runtime` made attributes before they were loaded lazily
-#: (`idlc_runtime.transports.serve_tcp` after a bare `import idlc_runtime` still works).
-_LAZY_MODULES = frozenset(_LAZY.values())
+#: (`idlc_runtime.transports.serve_tcp` after a bare `import idlc_runtime` still works),
+#: by the name they had before the runtime was grouped by job (docs/wire.md, "The path of
+#: one request") → the module that is now that name.
+_LAZY_MODULES = {
+    "peer": "rpc.peer",
+    "interceptors": "rpc.interceptors",
+    "transports": "transports",
+}
 
 
 def __getattr__(name: str) -> Any:
     import importlib
 
-    if name in _LAZY_MODULES:
-        return importlib.import_module(f"idlc_runtime.{name}")  # sets the attribute itself
+    submodule = _LAZY_MODULES.get(name)
+    if submodule is not None:
+        value = importlib.import_module(f"idlc_runtime.{submodule}")
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'idlc_runtime' has no attribute {name!r}")

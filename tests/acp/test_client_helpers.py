@@ -65,7 +65,7 @@ from idlc_acp import (
 from idlc_acp.contrib import PermissionBroker, Role, SessionState, choose
 from idlc_acp.skeletons import routes_updates
 from idlc_runtime import ProtocolError, RpcError, implemented_members
-from idlc_runtime.codec import decoder_for
+from idlc_runtime.codec.decoders import decoder_for
 
 from .pair import connected
 

@@ -167,7 +167,7 @@ def test_every_forward_compatible_place_of_the_schema_is_lenient(
     default-on-error, `skip-invalid` for skip-invalid-items (docs/acp.md, "Messages from
     newer peers"), on every generated class of that definition."""
     import idlc_acp
-    from idlc_runtime.lenient import leniency_of
+    from idlc_runtime.codec.lenient import leniency_of
 
     marked = _marked(mark)
     assert len(marked) == count  # the vendored schema's number: a schema update shows here
@@ -201,7 +201,7 @@ def test_every_default_on_null_place_reads_null_as_nothing_or_the_empty_list() -
     `null` as None already; every other one is `null-default` (docs/acp.md, "Messages from
     newer peers")."""
     import idlc_acp
-    from idlc_runtime.lenient import leniency_of
+    from idlc_runtime.codec.lenient import leniency_of
 
     marked = _marked("x-deserialize-default-on-null")
     assert len(marked) == 14

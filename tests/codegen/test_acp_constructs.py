@@ -87,7 +87,7 @@ def test_a_nullable_field_is_required_and_null_is_sent(gen: ModuleType) -> None:
 def test_a_tristate_field_keeps_absent_null_and_value_apart(
     gen: ModuleType, wire: bytes, summary: object, error: object
 ) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     patch = decoder_for(gen.CompactionPatch).decode(wire)
     assert (patch.summary, patch.error) == (summary, error)
@@ -95,7 +95,7 @@ def test_a_tristate_field_keeps_absent_null_and_value_apart(
 
 
 def test_a_lenient_tristate_field_falls_back_to_absent(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     patch = decoder_for(gen.CompactionPatch).decode(
         b'{"id": "c", "summary": ["a", 3, "b"], "error": 5}'
@@ -131,7 +131,7 @@ def test_an_optional_nullable_typedef_is_tristate_too(gen: ModuleType) -> None:
     ],
 )
 def test_every_case_carries_the_shared_fields(gen: ModuleType, wire: bytes, case: str) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     option = decoder_for(gen.ConfigOption).decode(wire)
     assert type(option).__name__ == case
@@ -140,14 +140,14 @@ def test_every_case_carries_the_shared_fields(gen: ModuleType, wire: bytes, case
 
 
 def test_a_shared_field_is_required_in_every_case(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     with pytest.raises(msgspec.ValidationError, match="name"):
         decoder_for(gen.ConfigOption).decode(b'{"type": "hidden", "id": "m"}')
 
 
 def test_shared_fields_keep_their_modifiers(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     wire = b'{"type": "select", "id": "m", "name": "M", "currentValue": "a", "category": 3}'
     option = decoder_for(gen.ConfigOption).decode(wire)
@@ -162,7 +162,7 @@ def test_the_named_case_record_holds_only_its_own_fields(gen: ModuleType) -> Non
 
 
 def test_an_unknown_case_of_an_open_variant_keeps_the_shared_fields(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
     from idlc_runtime.hooks import UnknownCase
 
     wire = b'{"action": "later", "_meta": {"k": 1}}'
@@ -177,7 +177,7 @@ def test_an_unknown_case_of_an_open_variant_keeps_the_shared_fields(gen: ModuleT
 
 
 def test_the_record_class_is_the_case_class(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     transport = decoder_for(gen.Transport).decode(b'{"type": "http", "url": "u"}')
     assert type(transport) is gen.TransportHttp
@@ -189,7 +189,7 @@ def test_the_record_class_is_the_case_class(gen: ModuleType) -> None:
 
 
 def test_the_record_keeps_its_forward_compatible_fields(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     wire = b'{"type": "http", "url": "u", "headers": 3}'
     assert decoder_for(gen.Transport).decode(wire) == gen.TransportHttp(url="u")
@@ -208,7 +208,7 @@ GROUP = {"group": "g", "name": "G", "options": [OPTION]}
 def test_a_union_of_lists_decodes_the_first_alternative_that_fits(
     gen: ModuleType, options: list[object], item: str | None
 ) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     wire = msgspec.json.encode({"options": options})
     select = decoder_for(gen.Select).decode(wire)
@@ -218,7 +218,7 @@ def test_a_union_of_lists_decodes_the_first_alternative_that_fits(
 
 
 def test_a_list_mixing_the_alternatives_is_rejected_naming_both(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     with pytest.raises(msgspec.ValidationError) as error:
         decoder_for(gen.Select).decode(msgspec.json.encode({"options": [OPTION, GROUP]}))
@@ -231,7 +231,7 @@ def test_a_plain_list_is_sent_as_it_is(gen: ModuleType) -> None:
 
 
 def test_the_forward_compatible_path_decodes_the_union_of_lists_too(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     # `hint` does not decode: the record is decoded field by field (docs/wire.md).
     wire = msgspec.json.encode({"options": [GROUP], "hint": 3})
@@ -259,7 +259,7 @@ def test_the_forward_compatible_path_decodes_the_union_of_lists_too(gen: ModuleT
 def test_the_tag_picks_the_case_then_the_first_alternative_that_fits(
     gen: ModuleType, wire: bytes, case: str
 ) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     prompt = decoder_for(gen.Prompt).decode(wire)
     assert type(prompt).__name__ == case and prompt.message == "m"
@@ -267,7 +267,7 @@ def test_the_tag_picks_the_case_then_the_first_alternative_that_fits(
 
 
 def test_a_case_fitting_no_alternative_is_rejected(gen: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     with pytest.raises(msgspec.ValidationError, match="alternative"):
         decoder_for(gen.Prompt).decode(b'{"mode": "form", "message": "m", "schema": "s"}')
@@ -287,7 +287,7 @@ def test_each_alternative_class_carries_the_tag(gen: ModuleType) -> None:
 def test_the_forward_compatible_path_tries_the_alternatives_of_a_union_case(
     gen: ModuleType,
 ) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     # `hint` does not decode, so the message takes the field-by-field path (docs/wire.md);
     # there too the first alternative that fits wins, though both carry the tag "form".

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from idlc.diagnostics import codes
 from idlc.pipeline import compile_files
-from idlc_runtime import hooks, lenient
+from idlc_runtime.codec import hooks, lenient
 from tests.generated import generated_package
 
 IDL = """

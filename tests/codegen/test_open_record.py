@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from idlc.diagnostics import codes
 from idlc.pipeline import compile_files
-from idlc_runtime import PeerOptions, hooks, lenient, memory_pair
+from idlc_runtime import PeerOptions, memory_pair
+from idlc_runtime.codec import hooks, lenient
 from tests.generated import generated_package
 
 IDL = """

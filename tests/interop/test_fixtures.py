@@ -16,9 +16,9 @@ import msgspec
 import pytest
 
 import idlc_acp
-from idlc_runtime.codec import decoder_for
+from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.hooks import enc_hook
-from idlc_runtime.wire import ErrorObject
+from idlc_runtime.rpc.wire import ErrorObject
 
 from .wire_check import Message, Schema
 

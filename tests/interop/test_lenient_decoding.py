@@ -65,7 +65,7 @@ def ours(definition: str, value: Json) -> Json:
     """idlc's decode of `value` as `definition` (through the runtime's decoder, as a peer
     decodes params and results), re-encoded as JSON; or {"ok": False}."""
     import idlc_acp
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
     from idlc_runtime.hooks import enc_hook
 
     type_ = getattr(idlc_acp, definition)
@@ -185,7 +185,7 @@ def test_an_unknown_tag_of_an_open_variant_is_kept_as_the_official_sdk_keeps_it(
     official: OfficialDecoder,
 ) -> None:
     import idlc_acp
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
     from idlc_runtime.hooks import UnknownCase
 
     agree(official, "CreateElicitationRequest", ELICITATION)
@@ -271,7 +271,7 @@ def test_variant_cases_are_chosen_as_the_official_sdk_chooses_them(
 def test_the_named_cases_decode_to_what_the_rule_says() -> None:
     """Independently of the TS SDK: what each case becomes in Python."""
     import idlc_acp
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     decode = decoder_for(idlc_acp.SessionNotification).decode
     notice = decode(json.dumps(CASES["notice"])).update

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from idlc_runtime import Peer, PeerOptions
-from idlc_runtime.framing import LineProtocol, TransportWriter
+from idlc_runtime.transports.framing import LineProtocol, TransportWriter
 
 from .support import SampleService, run_async
 
@@ -78,7 +78,7 @@ async def test_one_cancelled_writer_does_not_cancel_the_others() -> None:
 async def test_a_handler_cancelled_before_its_first_step_cancels_what_it_awaits() -> None:
     """A handler started inline that waits on a child task, then is cancelled in the same
     loop turn: the child must be cancelled too, not left running detached."""
-    from idlc_runtime.eager import start_eagerly
+    from idlc_runtime.rpc.eager import start_eagerly
 
     child_finished = asyncio.Event()
 
@@ -134,7 +134,7 @@ async def test_a_failing_root_factory_closes_that_connection(no_root: object) ->
 
 
 def test_an_interceptor_methods_string_is_refused() -> None:
-    from idlc_runtime.interceptors import applies_to
+    from idlc_runtime.rpc.interceptors import applies_to
 
     class Narrow:
         methods = "session/prompt"

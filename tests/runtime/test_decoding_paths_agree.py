@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from idlc_runtime import lenient
-from idlc_runtime.codec import decoder_for
+from idlc_runtime.codec import lenient
+from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.hooks import dec_hook, enc_hook
 from tests.generated import generated_package
 

@@ -1,4 +1,4 @@
-"""A handler is its own current task from its first line (idlc_runtime/eager.py).
+"""A handler is its own current task from its first line (idlc_runtime/rpc/eager.py).
 
 `asyncio.timeout`, a `TaskGroup` and `asyncio.current_task()` work before a handler's first
 await, over every kind of connection: a LineProtocol (memory_pair, TCP, the stdio of a
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from idlc_runtime import Peer, connect_tcp, memory_pair, serve_tcp, spawn
-from idlc_runtime.eager import start_eagerly
+from idlc_runtime.rpc.eager import start_eagerly
 
 from . import task_handlers
 from .support import SampleService, run_async, within

@@ -16,9 +16,10 @@ from tests.conftest import REPO
 #: Loaded by the peer's modules only.
 NOT_ON_IMPORT = {
     "asyncio",
-    "idlc_runtime.peer",
+    "idlc_runtime.rpc.peer",
     "idlc_runtime.transports",
-    "idlc_runtime.interceptors",
+    "idlc_runtime.transports.endpoints",
+    "idlc_runtime.rpc.interceptors",
 }
 
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from idlc_runtime import PeerOptions, serve_tcp
-from idlc_runtime.budget import InputBudget
-from idlc_runtime.framing import CHUNK_SIZE, Line, LineSplitter
+from idlc_runtime.transports.budget import InputBudget
+from idlc_runtime.transports.framing import CHUNK_SIZE, Line, LineSplitter
 
 from .support import SampleService, run_async, within
 

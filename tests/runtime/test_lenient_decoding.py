@@ -69,7 +69,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 
 
 def decode(api: ModuleType, value: Any) -> Any:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     return decoder_for(api.Doc).decode(json.dumps(value))
 
@@ -82,8 +82,8 @@ def plain(value: Any) -> Any:
 
 
 def test_a_message_that_decodes_strictly_takes_the_fast_path(api: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
-    from idlc_runtime.lenient import LenientDecoder
+    from idlc_runtime.codec.decoders import decoder_for
+    from idlc_runtime.codec.lenient import LenientDecoder
 
     decoder = decoder_for(api.Doc)
     assert isinstance(decoder, LenientDecoder)
@@ -250,7 +250,7 @@ def test_decoding_stays_linear_in_the_depth_of_lenient_records(api: ModuleType) 
     """Nested lenient records are converted once each: a deep chain with a bad value at the
     bottom decodes, and its cost grows with the depth, not with its square or worse
     (counted in conversions, not timed)."""
-    from idlc_runtime import lenient
+    from idlc_runtime.codec import lenient
 
     def chain(depth: int) -> Any:
         node: Any = {"id": "leaf", "byName": {}, "points": [], "count": "bad", "tags": []}
@@ -316,7 +316,7 @@ def test_nesting_too_deep_for_the_slow_path_is_a_validation_error(api: ModuleTyp
     node: Any = {"id": "leaf", "byName": {}, "points": [], "count": "bad", "tags": []}
     for _ in range(5000):
         node = {"id": "d", "byName": {}, "points": [], "tags": [], "child": node}
-    from idlc_runtime.lenient import convert
+    from idlc_runtime.codec.lenient import convert
 
     with pytest.raises(msgspec.ValidationError, match="nested too deeply"):
         convert(node, api.Doc)

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from idlc_runtime import Peer, PeerOptions
-from idlc_runtime.framing import LineProtocol, LineSplitter, Oversized, TransportWriter
+from idlc_runtime.transports.framing import LineProtocol, LineSplitter, Oversized, TransportWriter
 
 from .support import RawClient, SampleService, run_async, within
 

@@ -76,7 +76,7 @@ async def _expiring_fallback(method: str, params: object, notify: bool) -> str:
 
 @run_async
 async def test_a_handler_whose_timeout_expires_does_not_end_the_connection() -> None:
-    # Handlers' first step runs inside the reading task (idlc_runtime/eager.py), so
+    # Handlers' first step runs inside the reading task (idlc_runtime/rpc/eager.py), so
     # `asyncio.timeout` entered before the first await binds to the *reader*: over a
     # StreamReader (spawn's pipes, `Peer(reader, writer)`) its expiry cancels the reading
     # task, the connection is lost, and the handler itself is not interrupted (it gets

@@ -38,7 +38,7 @@ def nested(depth: int, leaf: dict[str, Any]) -> dict[str, Any]:
 def counted_decode(
     api: ModuleType, message: Any, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[Any, int]:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     calls = 0
     convert = msgspec.convert
@@ -77,7 +77,7 @@ def test_a_deep_recursive_union_is_decoded_in_linear_time(
 
 
 def test_the_first_alternative_that_validates_wins(api: ModuleType) -> None:
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     decode = decoder_for(api.Holder).decode
     both = decode(json.dumps({"top": {"a": 1, "b": 2}}))

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import idlc_runtime.inbound
+import idlc_runtime.rpc.inbound
 from idlc_runtime import PeerOptions, ProtocolError, connect_fds
-from idlc_runtime.unreadable import Identity, identify, identify_line
+from idlc_runtime.codec.unreadable import Identity, identify, identify_line
 
 from .sample_api import SampleProxy
 from .support import SampleService, raw_connection, run_async, within
@@ -116,14 +116,14 @@ async def test_a_failure_while_handling_a_line_is_answered_not_fatal(
 ) -> None:
     """Whatever goes wrong inside the per-line path (a bug) is answered -32603 with the id
     the line shows; the connection goes on."""
-    real = idlc_runtime.inbound.decode_envelope
+    real = idlc_runtime.rpc.inbound.decode_envelope
 
     def broken(line: bytes) -> Any:
         if b"boom" in line:
             raise KeyError("a bug")
         return real(line)
 
-    monkeypatch.setattr(idlc_runtime.inbound, "decode_envelope", broken)
+    monkeypatch.setattr(idlc_runtime.rpc.inbound, "decode_envelope", broken)
     async with raw_connection(SampleService()) as (client, _):
         await client.send(b'{"jsonrpc":"2.0","id":"boom","method":"sample:ping:get"}\n')
         answer = await client.receive()
@@ -194,14 +194,14 @@ def test_identify_finds_the_id_at_either_end_and_only_at_the_top_level() -> None
 async def test_a_failure_while_handling_a_batch_member_spares_the_others(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = idlc_runtime.inbound.decode_envelope
+    real = idlc_runtime.rpc.inbound.decode_envelope
 
     def broken(line: bytes) -> Any:
         if b"boom" in line:
             raise KeyError("a bug")
         return real(line)
 
-    monkeypatch.setattr(idlc_runtime.inbound, "decode_envelope", broken)
+    monkeypatch.setattr(idlc_runtime.rpc.inbound, "decode_envelope", broken)
     async with raw_connection(SampleService()) as (client, _):
         await client.send(
             b'[{"jsonrpc":"2.0","id":"boom","method":"sample:ping:get"},'

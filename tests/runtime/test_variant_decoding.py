@@ -77,7 +77,7 @@ PATHS = {"strict": False, "lenient": "not a bool"}
 def decode(api: ModuleType, place: str, value: Any, path: str = "strict") -> Any:
     """The value of field `place` of a Holder holding `value`, decoded by the runtime (the
     lenient path too when `path` is "lenient")."""
-    from idlc_runtime.codec import decoder_for
+    from idlc_runtime.codec.decoders import decoder_for
 
     holder = decoder_for(api.Holder).decode(json.dumps({place: value, "flag": PATHS[path]}))
     return getattr(holder, place)

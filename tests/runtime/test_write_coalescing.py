@@ -1,5 +1,5 @@
 """What one step writes goes out together, and never waits for a later write or loop pass
-(`idlc_runtime.outbox`).
+(`idlc_runtime.rpc.outbox`).
 
 Each test reads with the other side's ordinary read: a message still held back would make
 that read time out, not merely arrive late.
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from idlc_runtime import Peer, current_peer
-from idlc_runtime.outbox import FLUSH_SIZE
+from idlc_runtime.rpc.outbox import FLUSH_SIZE
 
 from .sample_api import SampleEventInput
 from .support import SampleService, raw_connection, run_async, within

@@ -38,8 +38,8 @@ from idlc_acp.agent import agent_options
 from idlc_acp.web.connection import HttpConnection, session_of
 from idlc_acp.web.mailbox import Mailbox
 from idlc_runtime import Peer, PeerOptions
-from idlc_runtime.budget import InputBudget
-from idlc_runtime.transports import DEFAULT_MAX_BUFFERED_INPUT
+from idlc_runtime.transports.budget import InputBudget
+from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
 from idlc_runtime.web.admission import Authenticate, Refused, admit
 from idlc_runtime.web.server import refuse_websocket, websocket_channel
 

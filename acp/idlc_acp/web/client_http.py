@@ -24,7 +24,7 @@ import msgspec
 from idlc_acp.client import AgentConnection, client_options
 from idlc_acp.web.connection import id_key, session_of
 from idlc_runtime import ConnectionClosed, Peer, PeerOptions, UndecodableNotificationHook
-from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame
+from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame
 from idlc_runtime.web.admission import Refused
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ import msgspec
 from idlc_acp.agent import agent_options
 from idlc_acp.web.mailbox import Mailbox
 from idlc_runtime import Peer, PeerOptions
-from idlc_runtime.budget import InputBudget
-from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame
+from idlc_runtime.transports.budget import InputBudget
+from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame
 
 log = logging.getLogger("idlc_acp")
 

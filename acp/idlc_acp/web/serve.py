@@ -21,7 +21,7 @@ from hypercorn.config import Config
 
 from idlc_acp.web.app import AcpServer, AgentFactory, create_asgi_app
 from idlc_runtime import PeerOptions
-from idlc_runtime.channel import frame_limit
+from idlc_runtime.transports.channel import frame_limit
 from idlc_runtime.web.admission import Authenticate
 from idlc_runtime.web.listening import bound_address, listen
 

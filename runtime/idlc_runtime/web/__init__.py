@@ -4,7 +4,7 @@ Needs the `web` extra (`pip install 'idlc-runtime[web]'`: starlette, uvicorn, we
 `import idlc_runtime` alone never imports them.
 """
 
-from idlc_runtime.channel import frame_limit
+from idlc_runtime.transports.channel import frame_limit
 from idlc_runtime.web.admission import (
     Authenticate,
     Refused,

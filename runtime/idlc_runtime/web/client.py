@@ -19,8 +19,8 @@ from websockets.exceptions import (
     InvalidURI,
 )
 
-from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame, frame_limit
-from idlc_runtime.peer import Peer, PeerOptions
+from idlc_runtime.rpc.peer import Peer, PeerOptions
+from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame, frame_limit
 from idlc_runtime.web.admission import Refused
 
 

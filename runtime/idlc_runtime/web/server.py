@@ -25,10 +25,10 @@ from starlette.routing import WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketState
 
-from idlc_runtime.budget import InputBudget
-from idlc_runtime.channel import ChannelSource, ChannelWriter, Frame, frame_limit
-from idlc_runtime.peer import Peer, PeerOptions
-from idlc_runtime.transports import DEFAULT_MAX_BUFFERED_INPUT, RootFactory, _takes_peer
+from idlc_runtime.rpc.peer import Peer, PeerOptions
+from idlc_runtime.transports.budget import InputBudget
+from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame, frame_limit
+from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT, RootFactory, _takes_peer
 from idlc_runtime.web.admission import Authenticate, Refused, admit
 from idlc_runtime.web.listening import bound_address, listen
 

@@ -1,4 +1,4 @@
-"""The message-channel adapters on their own (idlc_runtime.channel), with a channel whose
+"""The message-channel adapters on their own (idlc_runtime.transports.channel), with a channel whose
 sends the test lets through: a reader that stops reading holds the writers back, and the
 source receives no more frames while answers wait (docs/wire.md §11, "Output")."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from idlc_runtime.channel import HIGH_WATER, ChannelSource, ChannelWriter, Frame
-from idlc_runtime.framing import Line
+from idlc_runtime.transports.channel import HIGH_WATER, ChannelSource, ChannelWriter, Frame
+from idlc_runtime.transports.framing import Line
 
 from ..support import run_async, within
 

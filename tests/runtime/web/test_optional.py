@@ -10,7 +10,7 @@ WEB_PACKAGES = ("starlette", "uvicorn", "websockets", "hypercorn")
 
 def test_importing_the_runtime_imports_no_web_package() -> None:
     probe = (
-        "import sys, idlc_runtime, idlc_runtime.channel\n"
+        "import sys, idlc_runtime, idlc_runtime.transports.channel\n"
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {WEB_PACKAGES!r}))\n"
     )
     result = subprocess.run(

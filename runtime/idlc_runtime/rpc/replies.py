@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from idlc_runtime.outbox import Outbox
+from idlc_runtime.rpc.outbox import Outbox
 
 
 class Batch:

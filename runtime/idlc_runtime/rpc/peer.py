@@ -26,10 +26,10 @@ from typing import Any, Final
 
 import msgspec
 
-from idlc_runtime.calls import PendingCalls
-from idlc_runtime.codec import decoder_for
+from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
-from idlc_runtime.handling import (
+from idlc_runtime.rpc.calls import PendingCalls
+from idlc_runtime.rpc.handling import (
     CANCEL_METHOD,
     TOO_DEEP,
     Handling,
@@ -37,18 +37,19 @@ from idlc_runtime.handling import (
     RequestAdmission,
     UndecodableNotificationHook,
 )
-from idlc_runtime.inbound import Inbound
-from idlc_runtime.intake import Intake, LineSource, StreamSource
-from idlc_runtime.interceptors import Interceptor
-from idlc_runtime.outbox import ByteWriter, Outbox
-from idlc_runtime.replies import Replies
-from idlc_runtime.wire import (
+from idlc_runtime.rpc.inbound import Inbound
+from idlc_runtime.rpc.intake import Intake, StreamSource
+from idlc_runtime.rpc.interceptors import Interceptor
+from idlc_runtime.rpc.outbox import Outbox
+from idlc_runtime.rpc.replies import Replies
+from idlc_runtime.rpc.wire import (
     CancelParams,
     encode_notification,
     encode_request,
     validation_data,
     with_target,
 )
+from idlc_runtime.transports.contract import ByteWriter, LineSource
 
 __all__ = [
     "CANCEL_METHOD",

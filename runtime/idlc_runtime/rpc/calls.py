@@ -9,8 +9,8 @@ import msgspec
 from msgspec import Raw
 
 from idlc_runtime.errors import ConnectionClosed, ProtocolError, RpcError
-from idlc_runtime.handling import TOO_DEEP
-from idlc_runtime.wire import RequestId, decode_error, validation_data
+from idlc_runtime.rpc.handling import TOO_DEEP
+from idlc_runtime.rpc.wire import RequestId, decode_error, validation_data
 
 log = logging.getLogger("idlc_runtime")
 

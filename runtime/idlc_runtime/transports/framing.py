@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import collections
 from dataclasses import dataclass
-from typing import Final, Protocol, cast
+from typing import Final, cast
 
-from idlc_runtime.budget import InputBudget
+from idlc_runtime.transports.budget import InputBudget
+from idlc_runtime.transports.contract import LineSink
 
 #: How much one read asks for; also the largest overshoot of the concurrency bound per read.
 CHUNK_SIZE: Final = 256 * 1024
@@ -140,14 +141,6 @@ class LineReader:
             lines = self._splitter.feed(chunk)
             if lines:
                 return lines
-
-
-class LineSink(Protocol):
-    """Where a `LineProtocol` delivers; `Peer` is one."""
-
-    def lines_received(self, lines: list[Line]) -> None: ...
-
-    def input_ended(self, error: BaseException | None) -> None: ...
 
 
 class LineProtocol(asyncio.Protocol):

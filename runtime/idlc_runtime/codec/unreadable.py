@@ -18,7 +18,7 @@ from typing import Final
 
 import msgspec
 
-from idlc_runtime.wire import RequestId
+from idlc_runtime.rpc.wire import RequestId
 
 #: How many bytes at each end of a line are looked at.
 END_SIZE: Final = 1024

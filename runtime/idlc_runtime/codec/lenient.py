@@ -29,18 +29,16 @@ from typing import Any
 
 import msgspec
 
-from idlc_runtime.hooks import (
+from idlc_runtime.codec.hooks import (
     LENIENCY,
     Leniency,
     OpenRecord,
     UnionBase,
     VariantBase,
-    _decoded,
-    _json_kind,
     dec_hook,
     union_value,
-    within_memo,
 )
+from idlc_runtime.codec.memo import DECODED, json_kind, within_memo
 
 __all__ = ["LenientDecoder", "convert", "is_lenient", "leniency_of", "reaches"]
 
@@ -156,7 +154,7 @@ def convert(obj: object, type_: Any) -> Any:
         raise msgspec.ValidationError("JSON nested too deeply") from None
 
 
-#: Marks this path's entries in the memo of the decode under way (`hooks._decoded`):
+#: Marks this path's entries in the memo of the decode under way (`memo.DECODED`):
 #: (_LENIENT, id of the JSON value, the alternatives or the variant's class) → the value,
 #: or the failure. Without it a recursive union (or a variant whose tagged case fails
 #: before its default case) is converted again at every level for each alternative above
@@ -213,13 +211,13 @@ def _convert_at(obj: object, type_: Any, step: str) -> Any:
 
 def _array(obj: object) -> list[Any]:
     if not isinstance(obj, list):
-        raise _Invalid(f"Expected `array`, got `{_json_kind(obj)}`")
+        raise _Invalid(f"Expected `array`, got `{json_kind(obj)}`")
     return obj
 
 
 def _object(obj: object) -> dict[str, Any]:
     if not isinstance(obj, dict):
-        raise _Invalid(f"Expected `object`, got `{_json_kind(obj)}`")
+        raise _Invalid(f"Expected `object`, got `{json_kind(obj)}`")
     return obj
 
 
@@ -252,12 +250,12 @@ def _first(obj: object, choices: list[Any]) -> Any:
             return _convert(obj, alternative)
         except _Invalid:
             continue
-    raise _Invalid(f"Expected one of the union's alternatives, got `{_json_kind(obj)}`")
+    raise _Invalid(f"Expected one of the union's alternatives, got `{json_kind(obj)}`")
 
 
 def _remembered(key: tuple[str, int, Any], convert: Callable[[], Any]) -> Any:
     """`convert()`, or what it gave (or raised) the last time for `key` in this conversion."""
-    converted = _decoded.get()
+    converted = DECODED.get()
     if converted is None:
         return convert()
     if key not in converted:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from idlc_runtime.dispatch import Execution
+from idlc_runtime.rpc.dispatch import Execution
 
 Proceed: TypeAlias = Callable[[], Awaitable[Any]]
 

@@ -13,14 +13,13 @@ from typing import Final
 import msgspec
 from msgspec import UNSET
 
-from idlc_runtime.calls import PendingCalls
+from idlc_runtime.codec.unreadable import identify, identify_line
 from idlc_runtime.errors import ErrorCode, ProtocolError
-from idlc_runtime.framing import Line, Oversized
-from idlc_runtime.handling import TOO_DEEP, Handling
-from idlc_runtime.intake import Item, Rest
-from idlc_runtime.replies import Batch, Replies
-from idlc_runtime.unreadable import identify, identify_line
-from idlc_runtime.wire import (
+from idlc_runtime.rpc.calls import PendingCalls
+from idlc_runtime.rpc.handling import TOO_DEEP, Handling
+from idlc_runtime.rpc.intake import Item, Rest
+from idlc_runtime.rpc.replies import Batch, Replies
+from idlc_runtime.rpc.wire import (
     JSONRPC,
     RequestId,
     decode_any,
@@ -28,21 +27,12 @@ from idlc_runtime.wire import (
     decode_envelope,
     validation_data,
 )
+from idlc_runtime.transports.framing import Line, Oversized
 
 log = logging.getLogger("idlc_runtime")
 
 #: A line whose first character (after JSON whitespace) opens an array: a batch.
 _OPENS_ARRAY: Final = re.compile(rb"[ \t\r\n]*\[")
-
-
-class _BatchRest(Rest):
-    """The members of a batch not started yet because handlers were at their bound."""
-
-    __slots__ = ("batch", "members")
-
-    def __init__(self, batch: Batch, members: list[bytes]) -> None:
-        self.batch = batch
-        self.members = members
 
 
 class Inbound:
@@ -79,7 +69,7 @@ class Inbound:
                 if line[:1] != b"{" and _OPENS_ARRAY.match(line) is not None:
                     return self._on_batch(line)
                 self._on_message(line)
-            elif isinstance(line, _BatchRest):
+            elif isinstance(line, Rest):
                 return self._batch_members(line.batch, line.members)
             else:
                 assert isinstance(line, Oversized)
@@ -137,7 +127,7 @@ class Inbound:
         try:
             for index, message in enumerate(members):
                 if len(handlers) >= bound:
-                    return _BatchRest(batch, members[index:])
+                    return Rest(batch, members[index:])
                 try:
                     self._on_message(message)
                 except OSError:

@@ -18,9 +18,9 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import IO, Any, cast
 
-from idlc_runtime.budget import InputBudget
-from idlc_runtime.framing import LineProtocol, TransportWriter
-from idlc_runtime.peer import ByteWriter, Peer, PeerOptions
+from idlc_runtime.rpc.peer import ByteWriter, Peer, PeerOptions
+from idlc_runtime.transports.budget import InputBudget
+from idlc_runtime.transports.framing import LineProtocol, TransportWriter
 
 #: Makes the root object for each accepted connection (one shared object is `lambda: obj`).
 #: A factory with a required positional parameter is given the connection's `Peer`, not yet

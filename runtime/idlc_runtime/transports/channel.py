@@ -27,9 +27,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Final
 
-from idlc_runtime.budget import InputBudget
-from idlc_runtime.framing import PREFIX_SIZE, Line, LineSink, Oversized
-from idlc_runtime.peer import PeerOptions
+from idlc_runtime.rpc.peer import PeerOptions
+from idlc_runtime.transports.budget import InputBudget
+from idlc_runtime.transports.contract import LineSink
+from idlc_runtime.transports.framing import PREFIX_SIZE, Line, Oversized
 
 log = logging.getLogger("idlc_runtime")
 

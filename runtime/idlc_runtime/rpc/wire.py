@@ -12,7 +12,7 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
 
-from idlc_runtime.hooks import enc_hook
+from idlc_runtime.codec.hooks import enc_hook
 
 JSONRPC: Final = "2.0"
 NEWLINE: Final = b"\n"

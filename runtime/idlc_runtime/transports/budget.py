@@ -16,15 +16,8 @@ paused.
 from __future__ import annotations
 
 from collections import deque
-from typing import Protocol
 
-
-class BudgetHolder(Protocol):
-    """A connection that buffers input: the budget pauses and resumes its reading."""
-
-    def budget_pause(self) -> None: ...
-
-    def budget_resume(self) -> None: ...
+from idlc_runtime.transports.contract import BudgetHolder
 
 
 class InputBudget:

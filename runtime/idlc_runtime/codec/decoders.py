@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 import msgspec
 
-from idlc_runtime.hooks import dec_hook
-from idlc_runtime.lenient import LenientDecoder, is_lenient
+from idlc_runtime.codec.hooks import dec_hook
+from idlc_runtime.codec.lenient import LenientDecoder, is_lenient
 
 
 class Decoder(Protocol):

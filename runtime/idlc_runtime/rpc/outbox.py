@@ -15,24 +15,14 @@ eleven. Anything else (a task of the application calling out) writes at once.
 from __future__ import annotations
 
 import asyncio
-from typing import Final, Protocol
+from typing import Final
+
+from idlc_runtime.transports.contract import ByteWriter
 
 #: Held messages are written as soon as they reach this size, without waiting for the end
 #: of the step: the transport's flow control then sees them, and a writer that never stops
 #: cannot pile up memory here.
 FLUSH_SIZE: Final = 64 * 1024
-
-
-class ByteWriter(Protocol):
-    """The writing half of a transport; `asyncio.StreamWriter` is one."""
-
-    def write(self, data: bytes) -> None: ...
-
-    async def drain(self) -> None: ...
-
-    def close(self) -> None: ...
-
-    async def wait_closed(self) -> None: ...
 
 
 class Outbox:

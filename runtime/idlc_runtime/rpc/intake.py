@@ -23,35 +23,28 @@ import asyncio
 import contextvars
 from collections import deque
 from collections.abc import Callable, Sequence, Sized
-from typing import Protocol
 
-from idlc_runtime.framing import Line, LineReader, LineSink
-from idlc_runtime.outbox import Outbox
+from idlc_runtime.rpc.outbox import Outbox
+from idlc_runtime.rpc.replies import Batch
+from idlc_runtime.transports.contract import LineSink, LineSource
+from idlc_runtime.transports.framing import Line, LineReader
 
 
 class Rest:
-    """What a line leaves to be taken once handlers are free: the members of a batch not
-    started at the bound (docs/wire.md §7, §11). `take` returns one instead of starting more
-    handlers than the bound allows; the intake keeps it first in its backlog and hands it to
-    `take` again, as it would a line."""
+    """What a batch leaves to be taken once handlers are free: its members not started at
+    the handler bound (docs/wire.md §7, §11). The one kind of leftover: `Inbound.take`
+    returns one instead of starting more handlers than the bound allows; the intake keeps it
+    first in its backlog and hands it to `take` again, as it would a line."""
 
-    __slots__ = ()
+    __slots__ = ("batch", "members")
+
+    def __init__(self, batch: Batch, members: list[bytes]) -> None:
+        self.batch = batch
+        self.members = members
 
 
 #: What the intake hands to `take`: a line as received, or what one left.
 Item = Line | Rest
-
-
-class LineSource(Protocol):
-    """What delivers lines to an `Intake`; `LineProtocol` and `StreamSource` are ones."""
-
-    def attach(self, sink: LineSink) -> None: ...
-
-    def pause_reading(self) -> None: ...
-
-    def resume_reading(self) -> None: ...
-
-    def close(self) -> None: ...
 
 
 class StreamSource:

@@ -19,15 +19,15 @@ from typing import Any, Final
 import msgspec
 from msgspec import Raw
 
-from idlc_runtime.codec import decoder_for
-from idlc_runtime.dispatch import InputShape, MethodSpec, serving_tables
-from idlc_runtime.eager import start_eagerly
+from idlc_runtime.codec.decoders import decoder_for
+from idlc_runtime.codec.hooks import OpenRecord
 from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
-from idlc_runtime.hooks import OpenRecord
-from idlc_runtime.interceptors import CallInfo, Interceptor, Proceed, applies_to
-from idlc_runtime.outbox import Outbox
-from idlc_runtime.replies import Replies
-from idlc_runtime.wire import (
+from idlc_runtime.rpc.dispatch import InputShape, MethodSpec, serving_tables
+from idlc_runtime.rpc.eager import start_eagerly
+from idlc_runtime.rpc.interceptors import CallInfo, Interceptor, Proceed, applies_to
+from idlc_runtime.rpc.outbox import Outbox
+from idlc_runtime.rpc.replies import Replies
+from idlc_runtime.rpc.wire import (
     RequestId,
     decode_any,
     decode_cancel,
