@@ -80,3 +80,15 @@ def test_idlc_check_warns_passes_and_allows_it(tmp_path: Path) -> None:
     )
     configured = _check(cwd=tmp_path)
     assert configured.returncode == 0 and configured.stderr == "", configured.stderr
+
+
+def test_idlc_fmt_leaves_it_to_check(tmp_path: Path) -> None:
+    (tmp_path / "empty.idl").write_text("// to be written\n")
+    formatted = subprocess.run(
+        [sys.executable, "-m", "idlc", "fmt", "--check", "empty.idl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (formatted.returncode, formatted.stderr) == (0, "")
