@@ -68,12 +68,14 @@ def check_binding_id(member: ast.Member, ids: BindingIds, diagnostics: Diagnosti
     if suggestion == expected:
         help = f"write {_literal(expected)}"
     else:
-        holders = ", ".join(f"`{name}` in `{owner}`" for name, owner in ids.owners[expected])
-        taken = f"{_literal(expected)} is the binding id of {holders}"
+        holders = ids.owners[expected]
+        named = ", ".join(f"`{name}` in `{owner}`" for name, owner in holders)
+        taken = f"{_literal(expected)} is the binding id of {named}"
+        that = "that one its" if len(holders) == 1 else "those their"
         help = (
-            f"write {_literal(suggestion)} ({taken}: give that one its own id to free it)"
+            f"write {_literal(suggestion)} ({taken}: give {that} own id to free it)"
             if suggestion is not None
-            else f"{taken}: give that one its own id, then write {_literal(expected)}"
+            else f"{taken}: give {that} own id, then write {_literal(expected)}"
         )
     diagnostics.add(
         codes.BINDING_ID_FORMAT,
