@@ -306,7 +306,34 @@ def run_generate_command(
         echo(line, err=True)
     for text in outcome.diffs:
         echo(text, nl=False)
+    if outcome.out_of_date:
+        # Last, after the diffs: the line a person (or a pre-commit log) reads first.
+        command = fix_command(files, out, package, include, allow)
+        echo(f"run `{command}` to update the generated files", err=True)
     finish(diagnostics, failed=outcome.failed)
+
+
+def fix_command(
+    files: Sequence[Path],
+    out: Path | None,
+    package: str | None,
+    include: Sequence[Path],
+    allow: Sequence[str],
+) -> str:
+    """The `idlc generate` command line that rewrites what `idlc generate --check` checked
+    with these arguments: the same one, less `--check`, quoted for a POSIX shell."""
+    import shlex
+
+    words = ["idlc", "generate", *(str(path) for path in files)]
+    if out is not None:
+        words += ["--out", str(out)]
+    if package is not None:
+        words += ["--package", package]
+    for folder in include:
+        words += ["-I", str(folder)]
+    for code in allow:
+        words += ["-A", code]
+    return shlex.join(words)
 
 
 def use_color(stream: object) -> bool:

@@ -39,6 +39,8 @@ class GenerateOutcome:
     messages: list[str] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
     failed: bool = False
+    #: `--check` found a stale, missing, extra or leftover file: generating again fixes it.
+    out_of_date: bool = False
 
 
 def default_package_name(sources: Sequence[Path]) -> str:
@@ -100,6 +102,7 @@ def run_generate(
             if finding.diff:
                 outcome.diffs.append(finding.diff)
         outcome.failed |= bool(findings)
+        outcome.out_of_date |= bool(findings)
     return outcome
 
 

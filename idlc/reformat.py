@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from idlc.diagnostics import Diagnostics
+from idlc.diagnostics import Diagnostics, codes, without_allowed
 from idlc.fsutil import write_atomic
 from idlc.pipeline import parse_files
 from idlc.source import SourceMap
@@ -31,7 +31,10 @@ def format_paths(
     under, one of `keep` (sources configured with `format = false`).
     """
     parsed = parse_files(paths)
-    result = FormatResult(parsed.diagnostics, parsed.sources)
+    # What a file declares is `check`'s business, not the layout's: an empty file is
+    # canonical as it is, and a project that allows W0005 must not see it from every fmt.
+    said = without_allowed(parsed.diagnostics, [codes.EMPTY_FILE.id])
+    result = FormatResult(Diagnostics(said), parsed.sources)
     kept = [path.resolve() for path in keep]
     for item in parsed.files:
         if item.file is None or item.source is None:

@@ -56,3 +56,22 @@ def test_tutorial_runs_as_written(tmp_path: Path) -> None:
     stale = run(*idlc, "generate", "--check", cwd=tmp_path)
     assert stale.returncode == 1
     assert "stale" in stale.stderr
+
+
+def test_the_install_step_names_the_compiler_and_the_runtime() -> None:
+    """The install step's pip command names the two projects of this repository that the
+    tutorial needs, by their folders (its checkout is `path/to/idlc`): the compiler, whose
+    `idlc` command every step runs, and the runtime, which the generated code imports and
+    pip could not find by name."""
+    import tomllib
+
+    commands = [line for line in block("sh install").splitlines() if line.startswith("pip ")]
+    assert len(commands) == 1, block("sh install")
+    words = commands[0].split()
+    assert words[:2] == ["pip", "install"]
+    names = set()
+    for word in words[2:]:
+        assert word.startswith("path/to/idlc"), word
+        folder = REPO / word.removeprefix("path/to/idlc").lstrip("/")
+        names.add(tomllib.loads((folder / "pyproject.toml").read_text())["project"]["name"])
+    assert names == {"idlc", "idlc-runtime"}

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from idlc import naming
+from idlc.codegen.articles import indefinite_article
 from idlc.codegen.build_interfaces import build_interface
 from idlc.codegen.build_types import TypeBuilder
 from idlc.codegen.order import dependencies_first
@@ -63,7 +64,8 @@ def _refs_module(model: m.Model) -> ModuleView:
         naming.REFS_MODULE, "Reference types: one distinct string type per atom and interface."
     )
     for atom in model.atoms.values():
-        note = f"A reference to an `{atom.name}` (atom `{atom.id}`)."
+        article = indefinite_article(atom.name)
+        note = f"A reference to {article} `{atom.name}` (atom `{atom.id}`)."
         refs.refs.append(RefView(naming.ref_name(atom.name), Doc(atom.doc, note)))
         refs.public.append(naming.ref_name(atom.name))
         refs.atoms.append((atom.name, atom.id))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.source import SourceFile, Span
@@ -26,17 +27,62 @@ def check_revision(decl: ast.InterfaceDecl, diagnostics: Diagnostics) -> None:
     )
 
 
-def check_binding_id(member: ast.Member, diagnostics: Diagnostics) -> None:
+class BindingIds:
+    """Every binding id of a compilation and whose it is, so that W0002 never suggests one
+    another binding already has (the quick fix would turn a warning into E0111)."""
+
+    def __init__(self, files: Iterable[ast.File]) -> None:
+        #: binding id → the (member, interface) names of the bindings that have it
+        self.owners: dict[str, list[tuple[str, str]]] = {}
+        for file in files:
+            for decl in file.decls:
+                if isinstance(decl, ast.InterfaceDecl):
+                    for member in decl.members:
+                        owner = (member.name.value, decl.name.value)
+                        self.owners.setdefault(member.binding.id.value, []).append(owner)
+
+    def others(self, value: str, own: str) -> int:
+        """How many bindings other than the one whose id is `own` have the id `value`."""
+        return len(self.owners.get(value, ())) - (value == own)
+
+
+def suggested_binding_id(conventional: str, own: str, in_use: Callable[[str], bool]) -> str | None:
+    """The id W0002 suggests: the conventional one when no other binding has it, else the
+    first of `<conventional>-2`, `-3`, … that none has (found within as many tries as there
+    are ids in use, plus one). None when that is the binding's own id already: then only
+    freeing the conventional id helps, and suggesting the same id again would go round."""
+    candidate, number = conventional, 1
+    while in_use(candidate):
+        number += 1
+        candidate = f"{conventional}-{number}"
+    return None if candidate == own and number > 1 else candidate
+
+
+def check_binding_id(member: ast.Member, ids: BindingIds, diagnostics: Diagnostics) -> None:
     binding = member.binding
+    own = binding.id.value
     expected = f"{member.id.value}:{binding.verb.value}"
-    if binding.id.value == expected:
+    if own == expected:
         return
+    suggestion = suggested_binding_id(expected, own, lambda value: ids.others(value, own) > 0)
+    if suggestion == expected:
+        help = f"write {_literal(expected)}"
+    else:
+        holders = ids.owners[expected]
+        named = ", ".join(f"`{name}` in `{owner}`" for name, owner in holders)
+        taken = f"{_literal(expected)} is the binding id of {named}"
+        that = "that one its" if len(holders) == 1 else "those their"
+        help = (
+            f"write {_literal(suggestion)} ({taken}: give {that} own id to free it)"
+            if suggestion is not None
+            else f"{taken}: give {that} own id, then write {_literal(expected)}"
+        )
     diagnostics.add(
         codes.BINDING_ID_FORMAT,
         f"binding id {binding.id.raw} of `{member.name.value}` is not `<member id>:<verb>`",
         binding.id.span,
         label="unconventional binding id",
-        help=f"write {_literal(expected)}",
+        help=help,
     )
 
 

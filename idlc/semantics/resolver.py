@@ -95,6 +95,8 @@ class _Resolver:
         self.member_ids: dict[str, Span] = {}
         #: binding id → its uses so far: (interface, whether a `notify` binding, span)
         self.binding_ids: dict[str, list[tuple[str, bool, Span]]] = {}
+        #: every binding id of the compilation, for W0002's suggestions
+        self.all_binding_ids = lints.BindingIds(files)
         #: `notify` operations and their outputs, checked once typedefs are known
         self.notifications: list[tuple[ast.OperationMember, model.Type]] = []
         #: The Python mapping's plan of the model, once made (`run`, when all is well)
@@ -219,7 +221,7 @@ class _Resolver:
     def _member(self, member: ast.Member, interface: str) -> model.Member:
         self._unique_id(self.member_ids, member.id, codes.DUPLICATE_ID, "member id", "member")
         binding = self._binding(member, interface)
-        lints.check_binding_id(member, self.diagnostics)
+        lints.check_binding_id(member, self.all_binding_ids, self.diagnostics)
         if isinstance(member, ast.ValueMember):
             self._lint_queryable(member)
             return model.Value(

@@ -523,6 +523,15 @@ def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
                 help="put it directly before a declaration, member, field, enum value or "
                 "case, or write `//` for an ordinary comment",
             )
+    if decls is not None and not decls and not found.has_errors:
+        # Legal (a file may be emptied on its way out), but more often a file saved before
+        # it was written, or a source list naming the wrong file: say so once.
+        found.add(
+            codes.EMPTY_FILE,
+            "this file declares nothing",
+            source.span(0, 0),
+            help="add a declaration, or remove the file from the sources",
+        )
     diagnostics.extend(found)
     if decls is None or found.has_errors:
         return None

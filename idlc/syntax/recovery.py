@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from idlc.diagnostics import Diagnostics, codes
+from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.source import SourceFile
 from idlc.syntax import ast, keywords
 from idlc.syntax.lalr import END, Parser, Tok
@@ -30,6 +30,8 @@ MAX_ATTEMPTS = 500
 
 # Tokens we may pretend were there, tried in this order.
 _INSERTABLE = ("SEMI", "RBRACE", "RANGLE")
+# The token each closing one closes: a missing closer is shown with the opener it lacks.
+_OPENERS = {"RBRACE": "LBRACE", "RANGLE": "LANGLE"}
 
 # Characters that can begin some token; anything else is junk to skip as a run.
 _JUNK_RUN = re.compile(r"[^A-Za-z0-9_\"/{}<>\[\]:;,=\-\s]+")
@@ -184,12 +186,14 @@ class Recovery:
             return False
         expected = parser.expected()
         if token.type == END:
+            closer = next((closer for closer in _OPENERS if closer in expected), None)
             self._report(
                 codes.UNEXPECTED_EOF,
                 f"unexpected end of file, expected {expected_list(expected)}",
                 token.start,
                 token.start,
                 help=_closing_help(expected),
+                related=self._unclosed(parser, closer) if closer is not None else (),
             )
             return False
         quiet = token.start <= self.quiet_until
@@ -287,6 +291,7 @@ class Recovery:
                     at,
                     label=f"expected `{word}` here",
                     help=f"add `{word}` here",
+                    related=self._unclosed(parser, candidate),
                 )
                 parser.feed(Tok(candidate, word, at, at))
                 parser.feed(Tok(reading, token.value, token.start, token.end))
@@ -323,11 +328,35 @@ class Recovery:
         *,
         help: str | None = None,
         label: str | None = None,
+        related: tuple[Related, ...] = (),
     ) -> None:
         if start <= self.quiet_until:
             return
         self.reported += 1
-        self.diagnostics.add(code, message, self.source.span(start, end), help=help, label=label)
+        span = self.source.span(start, end)
+        self.diagnostics.add(code, message, span, help=help, label=label, related=related)
+
+    def _unclosed(self, parser: Parser, closer: str) -> tuple[Related, ...]:
+        """The `{` (or `<`) that the missing `closer` would close, as a related place.
+
+        A block's opening token stays on the value stack, unreduced, until its rule is
+        reduced, which may wait for the token after its closer: a closed block can still
+        be there as its `{`, its items and its `}`. Brackets nest, so walking back and
+        skipping each closed pair finds the innermost opener still open.
+        """
+        opener = _OPENERS.get(closer)
+        closed = 0
+        for value in reversed(parser.values):
+            if not isinstance(value, Tok):
+                continue  # a reduced rule: its brackets, if any, are balanced
+            if value.type == closer:
+                closed += 1
+            elif value.type == opener:
+                if closed == 0:
+                    span = self.source.span(value.start, value.end)
+                    return (Related(f"this `{value.value}` is not closed", span),)
+                closed -= 1
+        return ()
 
     def _previous_token_end(self, offset: int) -> int:
         """Where the last token before `offset` ends, skipping white space and comments."""

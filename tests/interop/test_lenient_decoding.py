@@ -349,7 +349,7 @@ def replaced(value: Json, path: tuple[Any, ...], new: Json) -> Json:
 def unparsable_elicitation_url(definition: str, value: Json) -> bool:
     """A url-mode elicitation whose `url` is a string but no URL: the TypeScript SDK checks
     the schema's `format: uri` there (its one `format` of a string), idlc_acp takes any
-    string (docs/acp.md, "Messages from newer peers"). Not judged."""
+    string (docs/acp-interop.md, "Messages from newer peers"). Not judged."""
     if definition != "CreateElicitationRequest" or not isinstance(value, dict):
         return False
     url = value.get("url")

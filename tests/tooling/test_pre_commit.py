@@ -192,6 +192,7 @@ def test_stale_generated_code(
     check = run_hook("idlc-generate-check")
     assert check.returncode == 1, check.stdout
     assert "gen/clock_api/clock.py" in check.stdout, check.stdout
+    assert "run `idlc generate` to update the generated files" in check.stdout, check.stdout
     assert generated.read_text().endswith("# edited by hand\n"), "--check never writes"
 
     regenerate = run_hook("idlc-generate")

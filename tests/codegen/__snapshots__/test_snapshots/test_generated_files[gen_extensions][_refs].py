@@ -8,7 +8,7 @@ from __future__ import annotations
 import typing
 
 SessionObjectRef = typing.NewType("SessionObjectRef", str)
-"""A reference to an `SessionObject` (atom `atom:org.example.ext:session`)."""
+"""A reference to a `SessionObject` (atom `atom:org.example.ext:session`)."""
 
 ExtensionAgentRef = typing.NewType("ExtensionAgentRef", str)
 """A reference to an object implementing `ExtensionAgent`

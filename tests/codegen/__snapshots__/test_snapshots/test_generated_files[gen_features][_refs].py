@@ -10,11 +10,11 @@ import typing
 DocumentObjectRef = typing.NewType("DocumentObjectRef", str)
 """A document in the store.
 
-A reference to an `DocumentObject` (atom `atom:org.example.features:document`).
+A reference to a `DocumentObject` (atom `atom:org.example.features:document`).
 """
 
 FolderObjectRef = typing.NewType("FolderObjectRef", str)
-"""A reference to an `FolderObject` (atom `atom:org.example.features:folder`)."""
+"""A reference to a `FolderObject` (atom `atom:org.example.features:folder`)."""
 
 DocumentStoreRef = typing.NewType("DocumentStoreRef", str)
 """A reference to an object implementing `DocumentStore`

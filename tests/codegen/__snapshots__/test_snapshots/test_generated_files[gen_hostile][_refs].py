@@ -11,14 +11,14 @@ QuoteObjectRef = typing.NewType("QuoteObjectRef", str)
 """Doc with \"\"\"triple quotes\"\"\", a backslash \\ at the end \\
 and {{ jinja }} {% block %} and a "quote"
 
-A reference to an `QuoteObject` (atom `atom:"quoted"\\back\\slash
+A reference to a `QuoteObject` (atom `atom:"quoted"\\back\\slash
 \"\"\"{{x}}`).
 """
 
 UnicodeObjectRef = typing.NewType("UnicodeObjectRef", str)
 """Ünïcödé doc — ✓ 😀
 
-A reference to an `UnicodeObject` (atom `atom:ünïcödé:😀:\u2028:\t`).
+A reference to a `UnicodeObject` (atom `atom:ünïcödé:😀:\u2028:\t`).
 """
 
 HostileRef = typing.NewType("HostileRef", str)

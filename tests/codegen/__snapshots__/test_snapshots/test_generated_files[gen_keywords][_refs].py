@@ -8,7 +8,7 @@ from __future__ import annotations
 import typing
 
 KeywordObjectRef = typing.NewType("KeywordObjectRef", str)
-"""A reference to an `KeywordObject` (atom `atom:org.example.keywords:object`)."""
+"""A reference to a `KeywordObject` (atom `atom:org.example.keywords:object`)."""
 
 KeywordsRef = typing.NewType("KeywordsRef", str)
 """A reference to an object implementing `Keywords`

@@ -8,10 +8,10 @@ from __future__ import annotations
 import typing
 
 CafeObjectRef = typing.NewType("CafeObjectRef", str)
-"""A reference to an `CafeObject` (atom `atom:org.example.strings:café`)."""
+"""A reference to a `CafeObject` (atom `atom:org.example.strings:café`)."""
 
 TabObjectRef = typing.NewType("TabObjectRef", str)
-"""A reference to an `TabObject` (atom `atom:org.example.strings:tab\there "quoted"
+"""A reference to a `TabObject` (atom `atom:org.example.strings:tab\there "quoted"
 back\\slash / \x08\x0c
 
 `).
