@@ -13,10 +13,10 @@ import venv
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from idlc.codegen import GeneratedPackage
 from idlc.codegen.output import write_package
+from tests.conftest import built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = [ROOT / "generated", ROOT / "acp/idlc_acp/protocol", ROOT / "acp/idlc_acp/unstable"]
@@ -26,21 +26,18 @@ OLDEST = "24.1.0"
 
 
 def _oldest_black(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    # One environment for all xdist workers of the run: the shared base folder, under a lock.
-    shared = tmp_path_factory.getbasetemp().parent
-    folder = shared / f"black-{OLDEST}"
-    with FileLock(str(shared / f"black-{OLDEST}.lock")):
-        python = folder / "bin" / "python"
-        if not (folder / "ready").exists():
-            venv.create(folder, with_pip=True, clear=True)
-            subprocess.run(
-                [str(python), "-m", "pip", "install", "-q", f"black=={OLDEST}"],
-                check=True,
-                timeout=300,
-                capture_output=True,
-            )
-            (folder / "ready").write_text("")
-    return [str(python), "-m", "black"]
+    folder = built_once(tmp_path_factory, f"black-{OLDEST}", _install_oldest_black)
+    return [str(folder / "bin" / "python"), "-m", "black"]
+
+
+def _install_oldest_black(folder: Path) -> None:
+    venv.create(folder, with_pip=True, clear=True)
+    subprocess.run(
+        [str(folder / "bin" / "python"), "-m", "pip", "install", "-q", f"black=={OLDEST}"],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
 
 
 @pytest.fixture(scope="session")
