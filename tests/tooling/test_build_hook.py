@@ -212,12 +212,12 @@ def test_generate_check_in_a_hook_only_project_says_there_is_nothing_to_compare(
     environment: Path, tmp_path: Path
 ) -> None:
     sample = make_sample(tmp_path)
-    idlc = environment / "bin" / "idlc"
+    python = environment / "bin" / "python"
     for arguments, nothing in (("generate", "--check"), "nothing committed to compare"), (
         ("generate",),
         "nothing to write",
     ):
-        result = run(idlc, *arguments, cwd=sample)
+        result = run(python, "-m", "idlc", *arguments, cwd=sample)
         assert result.returncode == 0, result.stdout + result.stderr
         assert "package `weather_api` has no `out`" in result.stderr, result.stderr
         assert nothing in result.stderr, result.stderr
