@@ -283,17 +283,20 @@ def run_generate_command(
                     "`--out` and `--package` go with named files (`[tool.idlc]` sets both)"
                 )
             if configuration is not None:
-                jobs.extend(
-                    GenerateJob(
-                        p.sources,
-                        (*p.include, *include),
-                        p.out,
-                        p.name,
-                        (*p.allow, *allow),
-                        root=configuration.path.parent,
+                for p in configuration.packages:
+                    if p.out is None:
+                        echo(_hook_only_note(p.name, check_only), err=True)
+                        continue
+                    jobs.append(
+                        GenerateJob(
+                            p.sources,
+                            (*p.include, *include),
+                            p.out,
+                            p.name,
+                            (*p.allow, *allow),
+                            root=configuration.path.parent,
+                        )
                     )
-                    for p in configuration.packages
-                )
         elif out is None:
             raise UsageProblem("no output folder", needs_output=True)
         else:
@@ -334,6 +337,16 @@ def fix_command(
     for code in allow:
         words += ["-A", code]
     return shlex.join(words)
+
+
+def _hook_only_note(name: str, check_only: bool) -> str:
+    """What `generate` says of a package configured without `out`: the build hook makes
+    it at build time, so no committed copy exists to write or to compare."""
+    nothing = "nothing committed to compare" if check_only else "nothing to write"
+    return (
+        f"idlc: package `{name}` has no `out`: the Hatch build hook generates it into the "
+        f"wheel, {nothing} (add `out` to keep a committed copy)"
+    )
 
 
 def use_color(stream: object) -> bool:

@@ -3,7 +3,7 @@
 Exit codes: 0 success (warnings allowed), 1 errors or `--check` findings, 2 usage errors
 (click's own), 3 an internal error of idlc itself.
 
-Heavy imports (Jinja2, black) happen only inside `generate`, so `idlc check` starts fast;
+Heavy imports (Jinja2) happen only inside `generate`, so `idlc check` starts fast;
 a plain `idlc check`, `fmt` or `generate` does not even import this module
 (idlc/checking.py runs them without click).
 """

@@ -10,7 +10,8 @@ name = "quixos_agent"             # the Python package to generate
 sources = ["idl/quixos"]          # files or folders (every *.idl below)
 include = []                      # more include paths (optional)
 allow = []                        # more warnings not to report (optional)
-out = "generated"                 # the folder the package is written into
+out = "generated"                 # the folder the package is written into (optional with
+                                  # the build hook, which generates it into the wheel)
 format = true                     # false: `idlc fmt` without files leaves the sources as written
 ```
 Paths are relative to the folder holding `pyproject.toml`. Without the table (or without a
@@ -33,7 +34,9 @@ class PackageConfig:
     name: str
     sources: tuple[Path, ...]
     include: tuple[Path, ...]
-    out: Path
+    #: None: no committed copy; only the Hatch build hook generates the package, into the
+    #: wheel (`idlc generate` then has nothing to write or compare for it).
+    out: Path | None
     #: Warning codes not to report for this package.
     allow: tuple[str, ...] = ()
     #: False for sources kept exactly as written (copied from elsewhere, byte for byte):
@@ -177,8 +180,11 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             bad(f"`{where}.sources` must list at least one IDL file or folder")
             continue
         out = entry.get("out")
-        if not isinstance(out, str) or not out:
-            bad(f"`{where}.out` must be a folder path")
+        if out is not None and (not isinstance(out, str) or not out):
+            bad(
+                f"`{where}.out` must be a folder path, got {out!r}",
+                help="or leave `out` out when only the build hook generates the package",
+            )
             continue
         include = _paths(entry.get("include", []), f"{where}.include", root, bad)
         allow = _warning_codes(entry.get("allow", []), f"{where}.allow", bad)
@@ -188,7 +194,12 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             continue
         packages.append(
             PackageConfig(
-                name, sources, (*common, *include), root / out, (*common_allow, *allow), format_
+                name,
+                sources,
+                (*common, *include),
+                None if out is None else root / out,
+                (*common_allow, *allow),
+                format_,
             )
         )
     if diagnostics.has_errors:

@@ -5,26 +5,29 @@ A downstream project keeps only its IDL files in version control and lists them 
 
 ```toml
 [build-system]
-requires = ["hatchling", "idlc"]
+requires = ["hatchling>=1.27", "idlc"]
 build-backend = "hatchling.build"
 
 [project]
-dependencies = ["idlc"]            # generated code imports idlc_runtime
+dependencies = ["idlc-runtime"]     # generated code imports idlc_runtime, not the compiler
 
 [tool.hatch.build.hooks.idlc]       # enables this hook
 
-[tool.idlc]
 [[tool.idlc.packages]]
 name = "weather_api"
-sources = ["idl/weather.idl"]
-out = "src"                         # where `idlc generate` writes; not used by the build
+sources = ["idl/weather.idl"]       # no `out`: nothing is committed, the build generates it
 ```
 
 `pip install .` or `python -m build` then generates `weather_api` (from the IDL files of
 the source tree, or of the sdist, which carries them like any other file) into a temporary
-folder and puts it into the wheel (`force_include`), also for editable installs. Nothing is
-written into the source tree. Errors in the IDL files fail the build with the diagnostics.
-The project should not also ship a committed copy of the package from `out`.
+folder and puts it into the wheel (`force_include`), without idlc's `.idlc-manifest`.
+Nothing is written into the source tree. Errors in the IDL files fail the build with the
+diagnostics and no traceback.
+
+An editable install (`pip install -e .`) gets a generated copy too: after an IDL edit,
+run `pip install -e .` again. A project that wants its generated package committed (and
+importable from the tree) sets `out`, runs `idlc generate`, and does not enable this hook:
+the two workflows exclude each other (with both, Hatch would add the package twice).
 
 Registered with Hatch through the `hatch` entry point group (`idlc = "idlc.build.hatch"`).
 """
@@ -57,7 +60,13 @@ class IdlcBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return  # an sdist carries the IDL files; its wheel is generated when built
         folder = Path(tempfile.mkdtemp(prefix="idlc-build-"))
         self._folder = folder
-        packages = generate_packages(Path(self.root), folder)
+        try:
+            packages = generate_packages(Path(self.root), folder)
+        except IdlcBuildError as error:
+            # The diagnostics are the whole story: a traceback of the hook would bury them.
+            shutil.rmtree(folder, ignore_errors=True)
+            print(error, file=sys.stderr)
+            raise SystemExit(1) from None
         inclusion = "force_include_editable" if version == "editable" else "force_include"
         for name in packages:
             source = folder / name
@@ -78,6 +87,7 @@ def generate_packages(root: Path, out: Path) -> list[str]:
 
     Returns the package names. Raises `IdlcBuildError` with the rendered diagnostics.
     """
+    from idlc.codegen.output import MANIFEST
     from idlc.config import load
     from idlc.diagnostics import Diagnostics, codes
     from idlc.diagnostics.render import render_human
@@ -103,6 +113,9 @@ def generate_packages(root: Path, out: Path) -> list[str]:
     if outcome.failed or diagnostics.has_errors:
         text = render_human(diagnostics.items, outcome.sources)
         raise IdlcBuildError("idlc could not generate the packages of [tool.idlc]:\n" + text)
+    for package in configuration.packages:
+        # The record `idlc generate --check` compares a committed copy with: not package data.
+        (out / package.name / MANIFEST).unlink(missing_ok=True)
     warnings = render_human(diagnostics.items, outcome.sources)
     if warnings:
         print(warnings, file=sys.stderr, end="")

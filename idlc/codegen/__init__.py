@@ -15,10 +15,10 @@ cannot decode). The resolver runs the same plan, so a model from `compile_files`
 has any; a hand-made model might. When there is an error diagnostic the package has no
 files.
 
-Formatting: the templates, `filters` and `layout` write black's layout directly (black
-costs ~1.4 ms per output line, which would make large schemas slower to generate than
-protoc). A module that still has a code line over black's limit is passed through black
-in-process as a fallback; tests check every generated file against black.
+Formatting: the templates, `filters` and `layout` write the layout directly, the one black
+writes (black costs ~1.4 ms per output line, which would make large schemas slower to
+generate than protoc, and an exact pin would keep idlc from installing beside a project's
+own black). No formatter runs; tests check the generated files with black as a referee.
 
 Generated packages import only `idlc_runtime`, msgspec and the standard library.
 """

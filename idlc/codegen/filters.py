@@ -28,6 +28,7 @@ def wrap(
     *,
     item: bool = False,
     optional_brackets: bool = False,
+    explode: bool = False,
 ) -> str:
     """`head` + items joined by commas + `tail`, as black lays out a bracketed list.
 
@@ -40,16 +41,63 @@ def wrap(
     `tail` starts with the closing one; `indent` is where the line starts. Items that span
     several lines must have been laid out for `indent + 4`. `item`: the result is itself
     an item of an exploded list (a comma follows it). `optional_brackets`: on one line the
-    brackets are dropped, as black does for `from … import (…)`.
+    brackets are dropped, as black does for `from … import (…)`. `explode`: one item per
+    line even where the line would fit.
     """
     flat = head + ", ".join(items) + tail
-    if not items or ("\n" not in flat and indent + len(flat) + item <= layout.LINE_LENGTH):
+    if not items or (
+        not explode and "\n" not in flat and indent + len(flat) + item <= layout.LINE_LENGTH
+    ):
         if optional_brackets:
             return head[:-1] + flat[len(head) : len(flat) - len(tail)] + tail[1:]
         return flat
     inner = " " * (indent + 4)
     separator = ",\n" + inner
     return f"{head}\n{inner}{separator.join(items)},\n{' ' * indent}{tail}"
+
+
+def assign_call(target: str, call: str, items: Sequence[str], tail: str, indent: int = 0) -> str:
+    """`target = call…items…tail`, the call laid out by `wrap`; where even the call's first
+    line is over the limit, the value goes in parentheses on the lines below, as black
+    puts it (the call exploded inside them, which black keeps)."""
+    text = wrap(f"{target} = {call}", items, tail, indent)
+    first_line = text.split("\n", 1)[0]
+    if indent + len(first_line) <= layout.LINE_LENGTH:
+        return text
+    pad = " " * indent
+    inner = wrap(call, items, tail, indent + 4, explode=True)
+    return f"{target} = (\n{pad}    {inner}\n{pad})"
+
+
+def bracket_body(head: str, items: Sequence[str], tail: str, indent: int = 0) -> str:
+    """`head` + items + `tail` as black splits a bracket it found on one line: one line if
+    it fits; else the items on one line of their own between the brackets' lines if they
+    fit there; else one item per line with a trailing comma (`wrap`)."""
+    flat = head + ", ".join(items) + tail
+    if not items or indent + len(flat) <= layout.LINE_LENGTH:
+        return flat
+    body = ", ".join(items)
+    if indent + 4 + len(body) <= layout.LINE_LENGTH:
+        return f"{head}\n{' ' * (indent + 4)}{body}\n{' ' * indent}{tail}"
+    return wrap(head, items, tail, indent, explode=True)
+
+
+def union_value(target: str, alternatives: Sequence[str], indent: int = 0) -> str:
+    """`target = A | B | …` as black writes it: on one line if it fits; else in
+    parentheses, the union on one line below if it fits there, else one alternative a line
+    (`| B`). One alternative that does not fit below either stays on the line: black has
+    nowhere to split it."""
+    body = " | ".join(alternatives)
+    if indent + len(target) + 3 + len(body) <= layout.LINE_LENGTH:
+        return f"{target} = {body}"
+    pad = " " * indent
+    inner = pad + "    "
+    if len(inner) + len(body) <= layout.LINE_LENGTH:
+        return f"{target} = (\n{inner}{body}\n{pad})"
+    if len(alternatives) < 2:
+        return f"{target} = {body}"
+    lines = f"\n{inner}| ".join(alternatives)
+    return f"{target} = (\n{inner}{lines}\n{pad})"
 
 
 def each(
@@ -104,6 +152,9 @@ def docstring(doc: Doc | None, indent: int) -> str | None:
 
 FILTERS = {
     "wrap": wrap,
+    "assign_call": assign_call,
+    "bracket_body": bracket_body,
+    "union_value": union_value,
     "each": each,
     "python_string": python_string,
     "docstring": docstring,

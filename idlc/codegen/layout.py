@@ -13,9 +13,15 @@ of a large schema slower than protoc. So the generator writes black's own layout
 - docstrings are written in the shape black's docstring normalisation produces, keeping
   the author's lines as written (`docstring`).
 
-What this cannot guarantee (a single token longer than a line, such as a very long string or
-name) is caught afterwards: `needs_black` spots a code line over the limit and the renderer
-runs black in-process on that one file only. Tests run black over every generated file.
+- an assignment whose value does not fit goes in parentheses on the lines below, a union
+  alternative a line when even that does not fit (`union_value`, `assign_call`), and a
+  class whose bases do not fit has them on a line of their own (`bracket_body`).
+
+No formatter runs at generation time, so the layout depends on idlc's version only and
+idlc installs beside any black. What the rules cannot split (a single token longer than a
+line, such as a very long string or name) stays on its line, as black leaves it too. Tests
+check the generated code of the seeds, the ACP SDK and the corpus with the oldest and the
+newest black the project supports (tests/codegen/test_black_referee.py).
 """
 
 from __future__ import annotations
@@ -149,31 +155,3 @@ def docstring(text: str | None, indent: int, *, note: str | None = None) -> str 
     pad = " " * indent
     body = first + "\n" + "\n".join(pad + line if line else "" for line in lines[1:])
     return f'"""{body}\n{pad}"""'
-
-
-#: A line after the first that is longer than the limit.
-_LONG_LINE = re.compile(rf"\n[^\n]{{{LINE_LENGTH + 1}}}")
-
-
-def needs_black(text: str) -> bool:
-    """Whether a rendered module has a code line over the limit (black must decide it).
-
-    Comments and docstrings do not count: black leaves their lines as they are.
-    """
-    first_end = text.find("\n")
-    if (first_end if first_end != -1 else len(text)) <= LINE_LENGTH and not _LONG_LINE.search(text):
-        return False  # the usual case, decided by one scan in C (thrice faster than split)
-    lines = text.split("\n")
-    in_docstring = False
-    for line in lines:
-        stripped = line.lstrip()
-        if in_docstring:
-            # Docstring bodies never hold `"""` (escaped), so this is the closing line.
-            in_docstring = '"""' not in line
-            continue
-        if stripped.startswith('"""'):
-            in_docstring = stripped.count('"""') == 1
-            continue
-        if len(line) > LINE_LENGTH and not stripped.startswith("#"):
-            return True
-    return False

@@ -18,7 +18,6 @@ import jinja2
 import idlc
 from idlc import naming
 from idlc.codegen.filters import FILTERS
-from idlc.codegen.layout import needs_black
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.resources import data_dir
 
@@ -104,14 +103,9 @@ def environment() -> jinja2.Environment:
 
 
 def _format(head: str, text: str) -> str:
-    """`head` + `text` with blank lines at the end normalised; black only where a line of
-    `text` is still too long (`head`, the provenance comment, never needs it)."""
-    text = text.rstrip("\n") + "\n"
-    if needs_black(text):
-        import black  # only for the rare module the layout rules could not settle
-
-        text = black.format_str(text, mode=black.Mode())
-    return head + text
+    """`head` + `text` with blank lines at the end normalised. No formatter runs: the
+    templates and filters write the layout, so it depends on idlc's version only."""
+    return head + text.rstrip("\n") + "\n"
 
 
 def _provenance(source_names: Sequence[str]) -> str:

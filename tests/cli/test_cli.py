@@ -282,8 +282,12 @@ def test_configuration_drives_commands_without_files(tmp_path: Path) -> None:
             "must be a Python package name",
         ),
         (
-            '[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\n',
+            '[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\nout = ""\n',
             "`tool.idlc.packages[0].out` must be a folder path",
+        ),
+        (
+            '[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\nout = 3\n',
+            "`tool.idlc.packages[0].out` must be a folder path, got 3",
         ),
         (
             '[[tool.idlc.packages]]\nname = "ok"\nsources = ["x"]\nout = "o"\ncolour = 1\n',
@@ -299,6 +303,29 @@ def test_bad_configuration_is_a_diagnostic(tmp_path: Path, table: str, message: 
     assert "error[E0902]" in result.stderr
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_package_without_out_is_the_build_hooks_and_generate_says_so(tmp_path: Path) -> None:
+    (tmp_path / "idl").mkdir()
+    for seed in SEEDS:
+        (tmp_path / "idl" / seed.name).write_bytes(seed.read_bytes())
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n[tool.hatch.build.hooks.idlc]\n\n'
+        '[[tool.idlc.packages]]\nname = "hooked"\nsources = ["idl"]\n\n'
+        '[[tool.idlc.packages]]\nname = "kept"\nsources = ["idl"]\nout = "src"\n'
+    )
+    assert idlc("check", cwd=tmp_path).returncode == 0
+    written = idlc("generate", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert "package `hooked` has no `out`" in written.stderr
+    assert "nothing to write" in written.stderr
+    assert (tmp_path / "src" / "kept" / "__init__.py").is_file()
+    assert not list(tmp_path.rglob("hooked"))
+    checked = idlc("generate", "--check", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert "package `hooked` has no `out`" in checked.stderr
+    assert "nothing committed to compare" in checked.stderr
+    assert "missing" not in checked.stderr
 
 
 def test_breaking_without_new_still_needs_the_configuration(tmp_path: Path) -> None:

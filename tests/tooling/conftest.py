@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import built_once
 from tests.tooling.support import REPO, git
 
 
@@ -24,7 +25,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def checkout_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This checkout's working tree (tracked and untracked, not ignored files) committed in a
     repository of its own: `pre-commit try-repo` needs a committed HEAD, and one fixed commit
-    lets every test of the session share one hook environment."""
+    lets every test of the session share one hook environment. One for all xdist workers."""
+    return built_once(tmp_path_factory, "idlc-checkout", _snapshot)
+
+
+def _snapshot(snapshot: Path) -> None:
     listed = (
         subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -35,7 +40,6 @@ def checkout_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
         .stdout.decode()
         .split("\0")
     )
-    snapshot = tmp_path_factory.mktemp("idlc-checkout")
     for name in filter(None, listed):
         source = REPO / name
         if not source.is_file():
@@ -46,20 +50,29 @@ def checkout_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git(snapshot, "init", "-q")
     git(snapshot, "add", "-A")
     git(snapshot, "commit", "-q", "-m", "snapshot of the idlc checkout under test")
-    return snapshot
 
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One pre-commit cache per test session: idlc's hook environment is installed once."""
-    yield tmp_path_factory.mktemp("pre-commit-home")
+    """One pre-commit cache per test run, shared by the xdist workers (pre-commit locks its
+    store): idlc's hook environment is installed once."""
+    yield built_once(tmp_path_factory, "pre-commit-home", lambda folder: None)
 
 
 @pytest.fixture(scope="session")
 def wheels(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The wheels of the three distributions built from the snapshot, by project name:
-    `idlc` (the compiler, the top folder), `idlc-runtime` (runtime/), `idlc-acp` (acp/)."""
-    folder = tmp_path_factory.mktemp("wheels")
+    `idlc` (the compiler, the top folder), `idlc-runtime` (runtime/), `idlc-acp` (acp/).
+    Built once for all xdist workers."""
+    folder = built_once(
+        tmp_path_factory, "wheels", lambda folder: _build_wheels(checkout_snapshot, folder)
+    )
+    found = {wheel.name.split("-")[0].replace("_", "-"): wheel for wheel in folder.glob("*.whl")}
+    assert sorted(found) == ["idlc", "idlc-acp", "idlc-runtime"], sorted(found)
+    return found
+
+
+def _build_wheels(checkout_snapshot: Path, folder: Path) -> None:
     for project in (checkout_snapshot, checkout_snapshot / "runtime", checkout_snapshot / "acp"):
         built = subprocess.run(
             [
@@ -79,6 +92,3 @@ def wheels(checkout_snapshot: Path, tmp_path_factory: pytest.TempPathFactory) ->
             timeout=600,
         )
         assert built.returncode == 0, built.stderr
-    found = {wheel.name.split("-")[0].replace("_", "-"): wheel for wheel in folder.glob("*.whl")}
-    assert sorted(found) == ["idlc", "idlc-acp", "idlc-runtime"], sorted(found)
-    return found

@@ -50,7 +50,6 @@ packages = ["src/weather_sample"]
 [[tool.idlc.packages]]
 name = "weather_api"
 sources = ["idl"]
-out = "src"
 """
 
 
@@ -162,6 +161,7 @@ def test_pip_install_generates_the_package_into_the_wheel(
         "weather_api/py.typed",
         "weather_sample/__init__.py",
     } <= names
+    assert not [name for name in names if name.endswith(".idlc-manifest")], names
     assert not (sample / "src" / "weather_api").exists(), "the source tree is left alone"
 
     installed = run(
@@ -205,6 +205,23 @@ def test_an_idl_error_fails_the_build_with_the_diagnostic(
     output = built.stdout + built.stderr
     assert "error[E0101]: unknown type `Temperature`" in output, output
     assert "idl/weather.idl:2:" in output, output
+    assert "Traceback" not in output, output
+
+
+def test_generate_check_in_a_hook_only_project_says_there_is_nothing_to_compare(
+    environment: Path, tmp_path: Path
+) -> None:
+    sample = make_sample(tmp_path)
+    python = environment / "bin" / "python"
+    for arguments, nothing in (("generate", "--check"), "nothing committed to compare"), (
+        ("generate",),
+        "nothing to write",
+    ):
+        result = run(python, "-m", "idlc", *arguments, cwd=sample)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "package `weather_api` has no `out`" in result.stderr, result.stderr
+        assert nothing in result.stderr, result.stderr
+    assert not (sample / "weather_api").exists()
 
 
 def test_the_generated_files_in_the_wheel_have_ordinary_modes(

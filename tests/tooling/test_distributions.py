@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout"),
 ]
 
-COMPILER_ONLY = ("idlc", "lark", "jinja2", "black", "click")
+COMPILER_ONLY = ("idlc", "lark", "jinja2", "click")
 
 
 def run(

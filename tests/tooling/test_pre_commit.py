@@ -319,3 +319,20 @@ def test_the_generate_hooks_without_configuration_say_what_they_need(
     assert result.returncode == 1, result.stdout
     assert "Error: `idlc generate` needs `--out DIR`" in result.stdout, result.stdout
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_hook_only_package_passes_generate_check_saying_there_is_nothing_to_compare(
+    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
+) -> None:
+    # The build hook's workflow: no `out`, nothing generated committed.
+    (downstream / "pyproject.toml").write_text(
+        PYPROJECT.replace('out = "gen"\n', "") + "\n[tool.hatch.build.hooks.idlc]\n"
+    )
+    git(downstream, "rm", "-r", "-q", "gen")
+    git(downstream, "commit", "-q", "-a", "-m", "the build hook generates clock_api")
+    result = try_repo(
+        downstream, checkout_snapshot, pre_commit_home, "idlc-generate-check", "--verbose"
+    )
+    assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
+    assert "package `clock_api` has no `out`" in result.stdout, result.stdout
+    assert "nothing committed to compare" in result.stdout, result.stdout
