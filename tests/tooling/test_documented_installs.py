@@ -63,6 +63,13 @@ FROM_A_CHECKOUT = {
     "--find-links wheels .": "test_the_readme_recipes_build_the_package",
     "'idlc-runtime @ git+https://github.com/<owner>/idlc#subdirectory=runtime' "
     "'idlc @ git+https://github.com/<owner>/idlc'": "a git URL: the same sources as ./runtime .",
+    "'idlc-runtime @ git+https://github.com/<owner>/idlc#subdirectory=runtime' "
+    "'idlc-acp @ git+https://github.com/<owner>/idlc#subdirectory=acp'": "docs/acp.md, a git URL: "
+    "the same sources as ./runtime ./acp",
+    # docs/tutorial.md's step 0 names the checkout by a placeholder path: `./runtime .`, run
+    # from elsewhere (tests/test_tutorial.py checks it names both projects).
+    "path/to/idlc/runtime path/to/idlc": "docs/tutorial.md: ./runtime . from outside the checkout",
+    "mypy": "docs/tutorial.md: a third-party tool, optional in step 5",
 }
 
 _ARGUMENT = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s`'"#&;)]+)"""
