@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
+import secrets
 import uuid
 from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any, Final
@@ -40,13 +42,17 @@ from idlc_acp.web.mailbox import Mailbox
 from idlc_runtime import Peer, PeerOptions
 from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
-from idlc_runtime.web.admission import Authenticate, Refused, admit
+from idlc_runtime.web.admission import Authenticate, Refused, admit, served_hosts, server_host
 from idlc_runtime.web.server import refuse_websocket, websocket_channel
 
 log = logging.getLogger("idlc_acp")
 
 CONNECTION_HEADER: Final = "acp-connection-id"
 SESSION_HEADER: Final = "acp-session-id"
+#: The connection's secret, for clients that send it as a header rather than its cookie.
+SECRET_HEADER: Final = "acp-connection-secret"
+#: The cookie carrying a connection's secret is this prefix and the connection's id.
+SECRET_COOKIE_PREFIX: Final = "acp-secret-"
 #: The close code of a WebSocket whose agent could not be made (RFC 6455: internal error).
 INTERNAL_ERROR: Final = 1011
 #: JSON-RPC error codes of the refusals (docs/wire.md §8).
@@ -83,6 +89,7 @@ class AcpServer:
         idle_timeout: float | None = 300.0,
         sse_ping_interval: float | None = 15.0,
         max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+        allowed_hosts: Collection[str] | None = None,
     ) -> None:
         if max_connections is not None and max_connections <= 0:
             raise ValueError(f"max_connections must be positive, not {max_connections}")
@@ -91,6 +98,8 @@ class AcpServer:
         self._max_message_size = (options or PeerOptions()).max_message_size
         self._allowed_origins = frozenset(allowed_origins)
         self._authenticate = authenticate
+        self._allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
+        self._path = path
         self._max_connections = max_connections
         self._idle_timeout = idle_timeout
         self._ping = sse_ping_interval
@@ -141,9 +150,13 @@ class AcpServer:
 
     # ------------------------------------------------------------------ HTTP
 
+    async def _admit(self, headers: Any, scope: Scope) -> None:
+        hosts = served_hosts(self._allowed_hosts, server_host(scope))
+        await admit(headers, self._allowed_origins, self._authenticate, hosts)
+
     async def _http(self, request: Request) -> Response:
         try:
-            await admit(request.headers, self._allowed_origins, self._authenticate)
+            await self._admit(request.headers, request.scope)
         except Refused as refusal:
             log.info("ACP HTTP request refused (%d): %s", refusal.status, refusal.reason)
             return _error(refusal.status, INVALID_REQUEST, refusal.reason, **refusal.headers)
@@ -152,18 +165,53 @@ class AcpServer:
         connection_id = request.headers.get(CONNECTION_HEADER)
         if connection_id is None:
             return _error(400, INVALID_REQUEST, "the Acp-Connection-Id header is missing")
-        connection = self.http_connections.get(connection_id)
-        if connection is None or connection.closed:
-            return _error(404, INVALID_REQUEST, f"no connection {connection_id!r}")
+        connection = self._connection_of(request, connection_id)
+        if isinstance(connection, Response):
+            return connection
         if request.method == "DELETE":
             await connection.close()
-            return Response(status_code=202)
+            response = Response(status_code=202)
+            # The secret is of no use any more: the client's jar can forget it.
+            response.delete_cookie(SECRET_COOKIE_PREFIX + connection.id, path=self._path)
+            return response
         return self._stream(request, connection)
+
+    def _connection_of(
+        self, request: Request, connection_id: str, request_id: Any = None
+    ) -> HttpConnection | Response:
+        """The open connection `connection_id`, if this request comes from its client (it
+        carries the connection's secret); else the refusal to answer."""
+        connection = self.http_connections.get(connection_id)
+        if connection is None or connection.closed:
+            return _error(404, INVALID_REQUEST, f"no connection {connection_id!r}", request_id)
+        given = request.headers.get(SECRET_HEADER) or request.cookies.get(
+            SECRET_COOKIE_PREFIX + connection_id
+        )
+        if given is None or not hmac.compare_digest(given.encode(), connection.secret.encode()):
+            log.info("ACP HTTP request for connection %s without its secret", connection_id)
+            return _error(
+                403,
+                INVALID_REQUEST,
+                f"connection {connection_id!r} belongs to another client: this request does "
+                "not carry its secret (the cookie or Acp-Connection-Secret header set by the "
+                "answer to initialize)",
+                request_id,
+            )
+        return connection
 
     async def _post(self, request: Request) -> Response:
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != "application/json":
             return _error(415, INVALID_REQUEST, "the body must be application/json")
+        # The connection is checked before the body is read: a request for a connection
+        # it may not use costs no memory.
+        connection_id = request.headers.get(CONNECTION_HEADER)
+        connection: HttpConnection | None = None
+        if connection_id is not None:
+            found = self._connection_of(request, connection_id)
+            if isinstance(found, Response):
+                return found
+            connection = found
         try:
             body = await self._read_body(request)
         except ClientDisconnect:
@@ -179,13 +227,11 @@ class AcpServer:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return _error(400, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
         text = body.decode("utf-8", "surrogateescape")
-        connection_id = request.headers.get(CONNECTION_HEADER)
-        if connection_id is None:
-            return await self._open(text, message)
-        connection = self.http_connections.get(connection_id)
-        if connection is None or connection.closed:
+        if connection is None:
+            return await self._open(request, text, message)
+        if connection.closed:
             return _error(
-                404, INVALID_REQUEST, f"no connection {connection_id!r}", message.get("id")
+                404, INVALID_REQUEST, f"no connection {connection.id!r}", message.get("id")
             )
         session_id = request.headers.get(SESSION_HEADER)
         in_params = session_of(message.get("params"))
@@ -221,7 +267,7 @@ class AcpServer:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def _open(self, text: str, message: dict[str, Any]) -> Response:
+    async def _open(self, request: Request, text: str, message: dict[str, Any]) -> Response:
         """`initialize` without a connection: open one, answer 200 with the agent's answer."""
         request_id = message.get("id")
         if message.get("method") != "initialize" or "id" not in message:
@@ -245,6 +291,7 @@ class AcpServer:
             return _error(500, -32603, "Internal error: the agent could not be made", request_id)
         connection = HttpConnection(
             connection_id,
+            secrets.token_urlsafe(32),
             agent,
             options=self._options,
             budget=self.input_budget,
@@ -264,12 +311,25 @@ class AcpServer:
             # A refused initialize leaves nothing to continue: the connection ends now
             # rather than at its idle timeout. The client still gets the agent's answer.
             await connection.close()
-        return Response(
+        response = Response(
             answer,
             200,
             headers={"Acp-Connection-Id": connection_id},
             media_type="application/json",
         )
+        if not connection.closed:
+            # Every later request of this connection must carry it: the connection id alone
+            # (in logs, behind a proxy shared by several clients) does not let anyone in.
+            response.headers["Acp-Connection-Secret"] = connection.secret
+            response.set_cookie(
+                SECRET_COOKIE_PREFIX + connection_id,
+                connection.secret,
+                path=self._path,
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
+        return response
 
     def _forget(self, connection: HttpConnection) -> None:
         if self.http_connections.get(connection.id) is connection:
@@ -319,7 +379,7 @@ class AcpServer:
 
     async def _websocket(self, websocket: WebSocket) -> None:
         try:
-            await admit(websocket.headers, self._allowed_origins, self._authenticate)
+            await self._admit(websocket.headers, websocket.scope)
             self._full()
         except Refused as refusal:
             log.info("ACP WebSocket refused (%d): %s", refusal.status, refusal.reason)
@@ -379,6 +439,7 @@ def create_asgi_app(
     idle_timeout: float | None = 300.0,
     sse_ping_interval: float | None = 15.0,
     max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+    allowed_hosts: Collection[str] | None = None,
 ) -> AcpServer:
     """An ASGI application serving `agent_factory()` (one agent per connection) at `path`,
     over streamable HTTP and WebSocket (docs/acp-remote.md).
@@ -389,6 +450,10 @@ def create_asgi_app(
     connections open at once, over both transports (past it: 503); `idle_timeout` closes
     a streamable-HTTP connection that has had no request and no open stream for that many
     seconds; `options.max_message_size` bounds a POST body (past it: 413) and a frame.
+    `allowed_hosts` are the `Host` names served (default: the loopback names when reached on
+    a loopback address; `"*"` any). Each streamable-HTTP connection has a secret, set as an
+    HttpOnly cookie (and the `Acp-Connection-Secret` header) by the answer to `initialize`,
+    which every later request of the connection must carry.
     """
     return AcpServer(
         agent_factory,
@@ -400,4 +465,5 @@ def create_asgi_app(
         idle_timeout=idle_timeout,
         sse_ping_interval=sse_ping_interval,
         max_buffered_input=max_buffered_input,
+        allowed_hosts=allowed_hosts,
     )

@@ -50,6 +50,7 @@ async def serve_acp(
     authenticate: Authenticate | None = None,
     max_connections: int | None = None,
     idle_timeout: float | None = 300.0,
+    allowed_hosts: Collection[str] | None = None,
     hypercorn_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[AcpListener]:
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
@@ -66,6 +67,7 @@ async def serve_acp(
         authenticate=authenticate,
         max_connections=max_connections,
         idle_timeout=idle_timeout,
+        allowed_hosts=allowed_hosts,
     )
     listening = listen(host, port)
     config = Config()
