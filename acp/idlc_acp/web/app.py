@@ -25,7 +25,7 @@ import hmac
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection
 from typing import Any, Final
 
 import msgspec
@@ -347,33 +347,29 @@ class AcpServer:
         box.attached = True
         connection.busy += 1
         return _EventStream(
-            self._events(connection, session_id, box),
+            self._events(box),
+            release=lambda: connection.detach(session_id, box),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    async def _events(
-        self, connection: HttpConnection, session_id: str | None, box: Mailbox
-    ) -> AsyncIterator[str]:
+    async def _events(self, box: Mailbox) -> AsyncGenerator[str, None]:
         """The SSE events of one stream: each message is one `data:` line (JSON has none)."""
-        try:
-            # A comment at once: the client knows the stream is open before any message.
-            yield ": open\n\n"
-            while True:
-                if self._ping is None:
-                    text = await box.get()
-                else:
-                    try:
-                        text = await asyncio.wait_for(box.get(), self._ping)
-                    except TimeoutError:
-                        # Keeps proxies from closing a quiet stream (docs/acp-remote.md).
-                        yield ": ping\n\n"
-                        continue
-                if text is None:
-                    return
-                yield f"data: {text}\n\n"
-        finally:
-            connection.detach(session_id, box)
+        # A comment at once: the client knows the stream is open before any message.
+        yield ": open\n\n"
+        while True:
+            if self._ping is None:
+                text = await box.get()
+            else:
+                try:
+                    text = await asyncio.wait_for(box.get(), self._ping)
+                except TimeoutError:
+                    # Keeps proxies from closing a quiet stream (docs/acp-remote.md).
+                    yield ": ping\n\n"
+                    continue
+            if text is None:
+                return
+            yield f"data: {text}\n\n"
 
     # ------------------------------------------------------------------ WebSocket
 
@@ -409,23 +405,65 @@ class AcpServer:
 
 
 class _EventStream(StreamingResponse):
-    """An SSE response that ends quietly when the server cancels it.
+    """An SSE response that releases its stream when it ends, however it ends.
+
+    The stream is sent, and the client's disconnect watched, by this response itself, under
+    every ASGI server alike: a client that goes away ends the sending at once, and then the
+    events generator is closed and the stream released (`release`) here, not in the
+    generator's `finally`: a generator left suspended at a `yield` (a disconnect while a
+    chunk was being sent) would run that only when garbage collected.
 
     A stream lasts as long as its connection, so an ASGI server shutting down finds it still
     open: uvicorn waits `--timeout-graceful-shutdown` seconds, then cancels the task sending
     it (docs/acp-remote.md, "uvicorn"). That is the stream's end, not a failure to report.
     """
 
+    body_iterator: AsyncGenerator[str, None]
+
+    def __init__(
+        self,
+        content: AsyncGenerator[str, None],
+        *,
+        release: Callable[[], None],
+        media_type: str,
+        headers: dict[str, str],
+    ) -> None:
+        super().__init__(content, media_type=media_type, headers=headers)
+        self._release: Callable[[], None] | None = release
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        sending = asyncio.ensure_future(self.stream_response(send))
+        watching = asyncio.ensure_future(_disconnected(receive))
         try:
-            await super().__call__(scope, receive, send)
+            await asyncio.wait([sending, watching], return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None:
                 current.uncancel()
+            sending.cancel()
+            await asyncio.wait([sending])
             # End the response properly: the client sees the stream close, not a reset.
             with contextlib.suppress(Exception):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            for task in (sending, watching):
+                task.cancel()
+            await asyncio.wait([sending, watching])
+            for task in (sending, watching):
+                if not task.cancelled() and task.exception() is not None:
+                    # A send to a client that has gone: the stream's end, nothing more.
+                    log.debug("SSE stream ended: %r", task.exception())
+            with contextlib.suppress(Exception):
+                await self.body_iterator.aclose()
+            release, self._release = self._release, None
+            if release is not None:
+                release()
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Return once the client of an HTTP request has gone (ASGI `http.disconnect`)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def create_asgi_app(

@@ -51,6 +51,7 @@ async def serve_acp(
     max_connections: int | None = None,
     idle_timeout: float | None = 300.0,
     allowed_hosts: Collection[str] | None = None,
+    sse_ping_interval: float | None = 15.0,
     hypercorn_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[AcpListener]:
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
@@ -68,6 +69,7 @@ async def serve_acp(
         max_connections=max_connections,
         idle_timeout=idle_timeout,
         allowed_hosts=allowed_hosts,
+        sse_ping_interval=sse_ping_interval,
     )
     listening = listen(host, port)
     config = Config()

@@ -21,6 +21,7 @@ import pytest
 import uvicorn
 
 from idlc_acp.web import create_asgi_app, serve_acp
+from idlc_acp.web.app import AcpServer
 from idlc_runtime.web.listening import listen
 from idlc_runtime.web.server import _EmbeddedUvicorn
 
@@ -32,11 +33,13 @@ NEW["params"] = {"cwd": "/", "mcpServers": []}
 
 
 @contextlib.asynccontextmanager
-async def acp_under(server_name: str, **settings: object) -> AsyncIterator[tuple[str, int]]:
-    """The ACP endpoint under hypercorn (`serve_acp`) or uvicorn: (its URL, its port)."""
+async def acp_under(
+    server_name: str, **settings: object
+) -> AsyncIterator[tuple[str, int, AcpServer]]:
+    """The ACP endpoint under hypercorn (`serve_acp`) or uvicorn: (its URL, port, app)."""
     if server_name == "hypercorn":
         async with serve_acp(EchoAgent, **settings) as served:  # type: ignore[arg-type]
-            yield served.url, served.port
+            yield served.url, served.port, served.app
         return
     app = create_asgi_app(EchoAgent, **settings)  # type: ignore[arg-type]
     listening = listen("127.0.0.1", 0)
@@ -46,7 +49,7 @@ async def acp_under(server_name: str, **settings: object) -> AsyncIterator[tuple
     try:
         await server.ready.wait()
         port = listening.getsockname()[1]
-        yield f"http://127.0.0.1:{port}/acp", port
+        yield f"http://127.0.0.1:{port}/acp", port, app
     finally:
         await app.close_all()
         server.should_exit = True
@@ -99,7 +102,7 @@ def post_head(path: str, *headers: str) -> list[str]:
 @run_async
 async def test_another_client_with_the_connection_id_is_refused(server_name: str) -> None:
     async with (
-        acp_under(server_name) as (url, _),
+        acp_under(server_name) as (url, _, _),
         httpx.AsyncClient() as owner,
         httpx.AsyncClient() as intruder,
     ):
@@ -136,23 +139,23 @@ async def test_another_client_with_the_connection_id_is_refused(server_name: str
 @pytest.mark.parametrize("server_name", SERVERS)
 @run_async
 async def test_a_host_not_served_is_refused(server_name: str) -> None:
-    async with acp_under(server_name) as (url, port):
+    async with acp_under(server_name) as (url, port, _):
         for host in ("evil.example", f"evil.example:{port}", f"localhost.evil.example:{port}"):
             assert await raw_status(port, post_head("/acp", f"Host: {host}")) == 421
             assert await raw_status(port, upgrade("/acp", f"Host: {host}")) in (421, 403)
         for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", "[::1]"):
             assert await raw_status(port, post_head("/acp", f"Host: {host}")) == 200, host
-    async with acp_under(server_name, allowed_hosts=["agent.example"]) as (url, port):
+    async with acp_under(server_name, allowed_hosts=["agent.example"]) as (url, port, _):
         assert await raw_status(port, post_head("/acp", "Host: agent.example:8443")) == 200
         assert await raw_status(port, post_head("/acp", f"Host: 127.0.0.1:{port}")) == 421
-    async with acp_under(server_name, allowed_hosts=["*"]) as (url, port):
+    async with acp_under(server_name, allowed_hosts=["*"]) as (url, port, _):
         assert await raw_status(port, post_head("/acp", "Host: anything.example")) == 200
 
 
 @pytest.mark.parametrize("server_name", SERVERS)
 @run_async
 async def test_repeated_origin_or_host_headers_are_refused(server_name: str) -> None:
-    async with acp_under(server_name, allowed_origins=["https://ok.example"]) as (url, port):
+    async with acp_under(server_name, allowed_origins=["https://ok.example"]) as (url, port, _):
         host = f"Host: 127.0.0.1:{port}"
         one = "Origin: https://ok.example"
         assert await raw_status(port, post_head("/acp", host, one)) == 200
