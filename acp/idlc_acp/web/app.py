@@ -212,10 +212,15 @@ class AcpServer:
             if isinstance(found, Response):
                 return found
             connection = found
+        # While it is read, the body counts in the server's input budget. Once read it is
+        # released: the agent's reader, which takes it, may itself be waiting for room.
+        held = _HeldBody(self.input_budget)
         try:
-            body = await self._read_body(request)
+            body = await self._read_body(request, held)
         except ClientDisconnect:
             return Response(status_code=400)
+        finally:
+            held.release()
         if body is None:
             return _error(413, INVALID_REQUEST, f"the body is over {self._max_message_size} bytes")
         try:
@@ -252,8 +257,9 @@ class AcpServer:
             connection.touch()
         return Response(status_code=202)
 
-    async def _read_body(self, request: Request) -> bytes | None:
-        """The body, or None once it is over the message size limit (not read further)."""
+    async def _read_body(self, request: Request, held: _HeldBody) -> bytes | None:
+        """The body, or None once it is over the message size limit (not read further).
+        Reading waits while the server's input budget is spent (backpressure)."""
         limit = self._max_message_size
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -265,6 +271,7 @@ class AcpServer:
             if size > limit:
                 return None
             chunks.append(chunk)
+            await held.hold(size)
         return b"".join(chunks)
 
     async def _open(self, request: Request, text: str, message: dict[str, Any]) -> Response:
@@ -402,6 +409,31 @@ class AcpServer:
                 self.websockets.discard(peer)
         finally:
             self._websockets_admitted -= 1
+
+
+class _HeldBody:
+    """A POST body being read, counted in the server's `InputBudget` with the
+    frames its connections hold back: bodies arriving together wait (are not read further)
+    while the budget is spent, rather than each taking up to `max_message_size`."""
+
+    def __init__(self, budget: InputBudget) -> None:
+        self._budget = budget
+        self._go = asyncio.Event()
+        self._go.set()
+
+    def budget_pause(self) -> None:
+        self._go.clear()
+
+    def budget_resume(self) -> None:
+        self._go.set()
+
+    async def hold(self, size: int) -> None:
+        """The body read so far is `size` bytes; wait while the budget says so."""
+        self._budget.update(self, size, completed=False)
+        await self._go.wait()
+
+    def release(self) -> None:
+        self._budget.release(self)
 
 
 class _EventStream(StreamingResponse):
