@@ -55,6 +55,8 @@ SECRET_HEADER: Final = "acp-connection-secret"
 SECRET_COOKIE_PREFIX: Final = "acp-secret-"
 #: The close code of a WebSocket whose agent could not be made (RFC 6455: internal error).
 INTERNAL_ERROR: Final = 1011
+#: Seconds a POST body may take to arrive whole (past it: 408).
+DEFAULT_BODY_TIMEOUT: Final = 30.0
 #: JSON-RPC error codes of the refusals (docs/wire.md §8).
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -90,6 +92,7 @@ class AcpServer:
         sse_ping_interval: float | None = 15.0,
         max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
         allowed_hosts: Collection[str] | None = None,
+        body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
     ) -> None:
         if max_connections is not None and max_connections <= 0:
             raise ValueError(f"max_connections must be positive, not {max_connections}")
@@ -100,6 +103,7 @@ class AcpServer:
         self._authenticate = authenticate
         self._allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
         self._path = path
+        self._body_timeout = body_timeout
         self._max_connections = max_connections
         self._idle_timeout = idle_timeout
         self._ping = sse_ping_interval
@@ -216,9 +220,18 @@ class AcpServer:
         # released: the agent's reader, which takes it, may itself be waiting for room.
         held = _HeldBody(self.input_budget)
         try:
-            body = await self._read_body(request, held)
+            # A body trickled a byte at a time must not hold its connection for ever.
+            async with asyncio.timeout(self._body_timeout):
+                body = await self._read_body(request, held)
         except ClientDisconnect:
             return Response(status_code=400)
+        except TimeoutError:
+            return _error(
+                408,
+                INVALID_REQUEST,
+                f"the body did not arrive within {self._body_timeout} s",
+                Connection="close",
+            )
         finally:
             held.release()
         if body is None:
@@ -510,6 +523,7 @@ def create_asgi_app(
     sse_ping_interval: float | None = 15.0,
     max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
     allowed_hosts: Collection[str] | None = None,
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
 ) -> AcpServer:
     """An ASGI application serving `agent_factory()` (one agent per connection) at `path`,
     over streamable HTTP and WebSocket (docs/acp-remote.md).
@@ -523,7 +537,8 @@ def create_asgi_app(
     `allowed_hosts` are the `Host` names served (default: the loopback names when reached on
     a loopback address; `"*"` any). Each streamable-HTTP connection has a secret, set as an
     HttpOnly cookie (and the `Acp-Connection-Secret` header) by the answer to `initialize`,
-    which every later request of the connection must carry.
+    which every later request of the connection must carry. A POST body that has not
+    arrived whole within `body_timeout` seconds is refused 408.
     """
     return AcpServer(
         agent_factory,
@@ -536,4 +551,5 @@ def create_asgi_app(
         sse_ping_interval=sse_ping_interval,
         max_buffered_input=max_buffered_input,
         allowed_hosts=allowed_hosts,
+        body_timeout=body_timeout,
     )

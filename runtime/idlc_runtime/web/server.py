@@ -30,6 +30,12 @@ from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame, frame_limit
 from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT, RootFactory, _takes_peer
 from idlc_runtime.web.admission import Authenticate, Refused, admit, served_hosts, server_host
+from idlc_runtime.web.limits import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_OPEN_CONNECTIONS,
+    UVICORN_DEFAULTS,
+    deadline_protocol,
+)
 from idlc_runtime.web.listening import bound_address, listen
 
 log = logging.getLogger("idlc_runtime")
@@ -241,14 +247,18 @@ async def serve_websocket(
     max_connections: int | None = None,
     max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
     allowed_hosts: Collection[str] | None = None,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    max_open_connections: int = DEFAULT_MAX_OPEN_CONNECTIONS,
     uvicorn_options: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[WebSocketListener]:
     """Serve `root_factory` over WebSocket at `ws://host:port/path` while the block runs.
 
     Runs a `WebSocketServer` under uvicorn in this event loop; leaving the block closes every
     connection and the listener. The socket is bound before the block starts, so a port in
-    use raises `OSError` here. `uvicorn_options` go to `uvicorn.Config` (timeouts, pings,
-    TLS: docs/web.md, "Limits and timeouts").
+    use raises `OSError` here. A connection whose request head is not complete within
+    `header_timeout` seconds is closed, and one past `max_open_connections` open at once is
+    closed as it arrives. `uvicorn_options` go to `uvicorn.Config` (timeouts, pings, TLS:
+    docs/web.md, "Limits and timeouts").
     """
     app = WebSocketServer(
         root_factory,
@@ -268,6 +278,8 @@ async def serve_websocket(
         "ws": "websockets-sansio",
         "ws_max_size": frame_limit(options),
         "lifespan": "on",
+        **UVICORN_DEFAULTS,
+        "http": deadline_protocol(header_timeout, max_open_connections),
         **(uvicorn_options or {}),
     }
     server = _EmbeddedUvicorn(uvicorn.Config(app, **settings))
