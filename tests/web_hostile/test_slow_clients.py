@@ -127,3 +127,32 @@ def test_hostile_connections_are_closed_and_a_good_client_is_served(kind: str) -
 
     with server(kind) as port:
         asyncio.run(scenario(port))
+
+
+def test_connections_past_the_open_bound_are_closed_as_they_arrive() -> None:
+    """`serve_websocket` here allows 150 open connections: of 200 silent ones, those past
+    the bound are closed at once, long before the 1 s head deadline closes the rest."""
+
+    async def scenario(port: int) -> list[float]:
+        connections = []
+        # Before the first connects: a kept connection closes 1 s or more after this.
+        started = time.monotonic()
+        for _ in range(200):
+            connections.append(await asyncio.open_connection("127.0.0.1", port))
+
+        async def closed_after(reader: asyncio.StreamReader) -> float:
+            async with asyncio.timeout(CLOSED_WITHIN):
+                while await reader.read(65536):
+                    pass
+            return time.monotonic() - started
+
+        try:
+            return await asyncio.gather(*(closed_after(reader) for reader, _ in connections))
+        finally:
+            for _, writer in connections:
+                writer.transport.abort()
+
+    with server("websocket") as port:
+        times = sorted(asyncio.run(scenario(port)))
+    # 50 closed before any kept one's deadline (1 s after it connected) could pass.
+    assert times[49] < 1.0 <= times[50], times[45:55]
