@@ -70,9 +70,22 @@ def _error(
     status: int, code: int, message: str, request_id: Any = None, **headers: str
 ) -> Response:
     """An HTTP refusal whose body is a JSON-RPC error response (clients show its message)."""
-    body = msgspec.json.encode(
-        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    )
+    return _error_with_data(status, code, message, None, request_id, headers)
+
+
+def _error_with_data(
+    status: int,
+    code: int,
+    message: str,
+    data: dict[str, Any] | None,
+    request_id: Any = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """`_error` with the error's `data` member."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "error": error})
     return Response(body, status, headers=headers or None, media_type="application/json")
 
 
@@ -234,8 +247,16 @@ class AcpServer:
             )
         finally:
             held.release()
-        if body is None:
-            return _error(413, INVALID_REQUEST, f"the body is over {self._max_message_size} bytes")
+        if isinstance(body, int):
+            limit = self._max_message_size
+            # The data of an oversized message on every transport (docs/wire.md §8).
+            return _error_with_data(
+                413,
+                INVALID_REQUEST,
+                f"the body is over {limit} bytes",
+                {"size": body, "limit": limit},
+                headers={"Connection": "close"},
+            )
         try:
             message = _decode(body)
         except msgspec.DecodeError as error:
@@ -270,19 +291,20 @@ class AcpServer:
             connection.touch()
         return Response(status_code=202)
 
-    async def _read_body(self, request: Request, held: _HeldBody) -> bytes | None:
-        """The body, or None once it is over the message size limit (not read further).
+    async def _read_body(self, request: Request, held: _HeldBody) -> bytes | int:
+        """The body, or once it is over the message size limit the size known then (the
+        declared length, or what was read), the rest not read.
         Reading waits while the server's input budget is spent (backpressure)."""
         limit = self._max_message_size
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            return None
+            return int(declared)
         chunks: list[bytes] = []
         size = 0
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                return None
+                return size
             chunks.append(chunk)
             await held.hold(size)
         return b"".join(chunks)
