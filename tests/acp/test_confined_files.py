@@ -242,6 +242,7 @@ SEGMENTS = st.sampled_from(
         "extra",
         "notes.txt",
         "dangling_out",
+        "hard",
         "x",
         "\0",
         "é",
@@ -303,3 +304,150 @@ def test_a_session_folder_reached_through_a_link_is_the_folder_it_leads_to(tree:
     assert read(files, str(tree.project / "README.md"), limit=1) == "one\n"
     with pytest.raises(InvalidParams):
         read(files, str(alias / "to_secret"))
+
+
+def test_a_hard_link_inside_to_an_outside_file_is_neither_read_nor_written(tree: Tree) -> None:
+    linked = tree.project / "hard"
+    os.link(tree.outside / "secret.txt", linked)
+    files = tree.files()
+    before = tree.outside_state()
+    for attempt in (lambda: read(files, str(linked)), lambda: write(files, str(linked), "x")):
+        with pytest.raises(InvalidParams) as refused:
+            attempt()
+        assert refused.value.data == {"path": str(linked), "reason": "hard link"}
+        assert "2 hard links" in refused.value.message
+    assert tree.outside_state() == before
+    assert linked.read_text() == SECRET  # the link itself is left alone too
+    files.close()
+
+
+def test_closing_a_session_releases_its_folders(tree: Tree) -> None:
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    files = tree.files()
+    files.open_session(SESSION, str(tree.project))  # reopening replaces, does not add
+    files.close()
+    assert files.roots(SESSION) == ()
+    if opened is not None:
+        assert len(os.listdir("/proc/self/fd")) == opened
+    with pytest.raises(ValueError, match="cannot be opened"):
+        files.open_session("t", str(tree.project / "README.md"))
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _renameat2() -> object | None:
+    """libc's renameat2, or None where it is missing."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+    function.argtypes += [ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def test_a_folder_swapped_for_a_link_to_outside_during_reads_and_writes_leaks_nothing(
+    tree: Tree,
+) -> None:
+    """Another process exchanges `project/sub` with a link to `outside` (renameat2
+    RENAME_EXCHANGE, atomic) as fast as it can while reads and writes go through `sub`:
+    each either works inside or is refused; none reads or changes a file outside."""
+    import ctypes
+    import threading
+    import time
+
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        pytest.skip("no renameat2 in this libc")
+    at_fdcwd = -100
+    (tree.outside / "inner.txt").write_text(SECRET)
+    swap = tree.project / "swap"
+    swap.symlink_to(tree.outside, target_is_directory=True)
+    sub, swap_name = bytes(tree.project / "sub"), bytes(swap)
+    if renameat2(at_fdcwd, sub, at_fdcwd, swap_name, _RENAME_EXCHANGE) != 0:  # type: ignore[operator]
+        pytest.skip(f"RENAME_EXCHANGE unsupported here: {os.strerror(ctypes.get_errno())}")
+    files = tree.files()
+    before = tree.outside_state()
+    stop = threading.Event()
+    exchanges = 0
+
+    def exchange() -> None:
+        nonlocal exchanges
+        while not stop.is_set():
+            if renameat2(at_fdcwd, sub, at_fdcwd, swap_name, _RENAME_EXCHANGE) == 0:  # type: ignore[operator]
+                exchanges += 1
+
+    swapper = threading.Thread(target=exchange, daemon=True)
+    swapper.start()
+    outcomes: dict[str, int] = {"read": 0, "written": 0, "refused": 0}
+    deadline = time.monotonic() + 20  # a bound on the test, not a claim about speed
+    try:
+        for number in range(2000):
+            if time.monotonic() > deadline:
+                break
+            try:
+                content = read(files, str(tree.project / "sub" / "inner.txt"))
+            except RpcError:
+                outcomes["refused"] += 1
+            else:
+                assert content == "inner\n", content
+                outcomes["read"] += 1
+            try:
+                write(files, str(tree.project / "sub" / f"w{number % 7}.txt"), "written")
+            except RpcError:
+                outcomes["refused"] += 1
+            else:
+                outcomes["written"] += 1
+    finally:
+        stop.set()
+        swapper.join()
+        files.close()
+    assert exchanges > 0
+    assert tree.outside_state() == before
+    assert sorted(p.name for p in tree.outside.iterdir()) == ["inner.txt", "secret.txt"]
+    # Both outcomes happened: the race was real, and confinement did not just refuse all.
+    assert outcomes["refused"] > 0, outcomes
+    assert outcomes["read"] + outcomes["written"] > 0, outcomes
+
+
+@given(
+    parts=st.lists(
+        st.one_of(SEGMENTS, st.text(st.characters(codec="utf-8"), max_size=12)), max_size=5
+    ),
+)
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_no_path_string_reaches_outside_or_a_hard_link(linked_tree: Tree, parts: list[str]) -> None:
+    """Any text below the project: an answer or a refusal, never an outside byte read or
+    written, never a traceback other than an ACP error."""
+    tree = linked_tree
+    files = tree.files()
+    path = os.path.join(str(tree.project), *parts) if parts else str(tree.project)
+    before = tree.outside_state()
+    try:
+        for attempt in (lambda: read(files, path), lambda: write(files, path, "generated")):
+            try:
+                content = attempt()
+            except RpcError as error:
+                assert error.code in (-32602, -32002) and error.message
+            else:
+                assert content is None or SECRET not in content
+    finally:
+        files.close()
+    assert tree.outside_state() == before
+    assert sorted(p.name for p in tree.outside.iterdir()) == ["secret.txt"]
+    assert (tree.project / "hard").read_text() == SECRET
+
+
+@pytest.fixture(scope="module")
+def linked_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tree]:
+    tree = Tree(tmp_path_factory.mktemp("linked"))
+    os.link(tree.outside / "secret.txt", tree.project / "hard")
+    yield tree

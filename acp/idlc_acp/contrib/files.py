@@ -15,8 +15,19 @@ Before any check a path is made real: it must be absolute (ACP requires it), the
 and every symbolic link in it are resolved, so a link inside the folder that points out of
 it, or `/project/../etc/passwd`, is judged by where it leads. What is refused is answered
 with an ACP error saying why (`InvalidParams`; `ResourceNotFound` for a missing file or an
-unknown session) and nothing is touched. A write replaces the file in one step (a temporary
-file in the same folder, then a rename), so a failed write leaves the old content whole.
+unknown session) and nothing is touched.
+
+The check alone would not confine: a folder on the way could be swapped for a link to
+outside between the check and the open. So files are reached by construction: each session
+holds a descriptor of each of its folders, opened once by `open_session`, and a path is
+opened from there one component at a time (`openat` with `O_NOFOLLOW`, `O_DIRECTORY` for
+folders), never by its name from `/`. A component that turned into a link meanwhile is
+refused, not followed. A file with more than one hard link is refused too (`reason:
+"hard link"`): its other name may be outside. A write replaces the file in one step: a
+temporary file made in the already opened folder, then a rename inside that folder, so a
+failed write leaves the old content whole.
+
+Descriptors are released by `close_session` (or `close` for all sessions).
 
 What this does not cover: an agent that may also run commands (`terminal/create`) can do
 whatever those commands can; confine it with the operating system instead.
@@ -26,9 +37,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
-import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from idlc_acp.contrib.permissions import PermissionBroker
 from idlc_acp.errors import InvalidParams, ResourceNotFound
@@ -45,6 +56,12 @@ from idlc_acp.protocol import (
 #: Files larger than this are not read whole (ask for a `line`/`limit` window instead).
 DEFAULT_MAX_READ_BYTES = 16 * 1024 * 1024
 _CHUNK = 1024 * 1024
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
+#: O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused as not regular).
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+_TEMPORARY_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
 
 
 def _real(path: str) -> str:
@@ -54,6 +71,18 @@ def _real(path: str) -> str:
 
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+class _Root:
+    """A session folder: its real path and a descriptor that keeps naming it."""
+
+    def __init__(self, real: str) -> None:
+        self.real = real
+        self.fd = os.open(real, _FOLDER_FLAGS)
+
+    def parts(self, real: str) -> list[str]:
+        """The components of `real` below this folder (`real` is within it)."""
+        return [part for part in real[len(self.real) :].split(os.sep) if part]
 
 
 class ConfinedFiles:
@@ -68,27 +97,45 @@ class ConfinedFiles:
         #: Asked before each write when given.
         self.permissions = permissions
         self.max_read_bytes = max_read_bytes
-        self._roots: dict[str, tuple[str, ...]] = {}
+        self._roots: dict[str, tuple[_Root, ...]] = {}
 
     def open_session(
         self, session_id: str, cwd: str, additional_directories: Iterable[str] | None = None
     ) -> None:
-        """Lets `session_id` use `cwd` and `additional_directories` (absolute paths)."""
+        """Lets `session_id` use `cwd` and `additional_directories` (absolute folders)."""
         folders = [cwd, *(additional_directories or ())]
         relative = [folder for folder in folders if not os.path.isabs(folder)]
         if relative:
             raise ValueError(f"session folders must be absolute paths: {relative}")
-        self._roots[session_id] = tuple(dict.fromkeys(_real(folder) for folder in folders))
+        opened: list[_Root] = []
+        try:
+            for real in dict.fromkeys(_real(folder) for folder in folders):
+                opened.append(_Root(real))
+        except OSError as error:
+            for root in opened:
+                os.close(root.fd)
+            raise ValueError(f"a session folder cannot be opened: {_why(error)}") from None
+        self.close_session(session_id)
+        self._roots[session_id] = tuple(opened)
 
     def close_session(self, session_id: str) -> None:
-        self._roots.pop(session_id, None)
+        for root in self._roots.pop(session_id, ()):
+            os.close(root.fd)
+
+    def close(self) -> None:
+        """Closes every session (their folder descriptors)."""
+        for session_id in list(self._roots):
+            self.close_session(session_id)
 
     def roots(self, session_id: str) -> tuple[str, ...]:
         """The real folders `session_id` may use (empty for an unknown session)."""
-        return self._roots.get(session_id, ())
+        return tuple(root.real for root in self._roots.get(session_id, ()))
 
     def resolve(self, session_id: str, path: str) -> str:
         """The real path `path` names, if `session_id` may use it; else the ACP error."""
+        return self._locate(session_id, path)[1]
+
+    def _locate(self, session_id: str, path: str) -> tuple[_Root, str]:
         roots = self._roots.get(session_id)
         if roots is None:
             raise ResourceNotFound.session(session_id)
@@ -100,24 +147,22 @@ class ConfinedFiles:
             real = _real(path)
         except (OSError, ValueError) as error:
             raise _refuse(path, f"the path cannot be resolved: {error}", "invalid") from None
-        if not any(_within(real, root) for root in roots):
-            raise _refuse(
-                path,
-                f"{path} is outside the session's folders ({', '.join(roots)})",
-                "outside",
-            )
-        return real
+        # The longest folder first: an additional folder may lie inside the cwd.
+        for root in sorted(roots, key=lambda root: len(root.real), reverse=True):
+            if _within(real, root.real):
+                return root, real
+        raise _refuse(
+            path,
+            f"{path} is outside the session's folders ({', '.join(self.roots(session_id))})",
+            "outside",
+        )
 
     async def read_text_file(self, input: ReadTextFileRequest) -> ReadTextFileResponse:
-        real = self.resolve(input.session_id, input.path)
+        root, real = self._locate(input.session_id, input.path)
         start = max((input.line or 1) - 1, 0)
         stop = None if input.limit is None else start + input.limit
         try:
-            # O_NOFOLLOW: `real` has no links left, and one put there since is not followed.
-            # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
-            fd = os.open(
-                real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-            )
+            fd = _open_file(root, real)
         except FileNotFoundError:
             raise ResourceNotFound.uri(input.path) from None
         except (OSError, ValueError) as error:
@@ -125,15 +170,18 @@ class ConfinedFiles:
                 input.path, f"cannot read {input.path}: {_why(error)}", "unreadable"
             ) from None
         try:
-            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            status = os.fstat(fd)
         except OSError as error:
             os.close(fd)
             raise _refuse(
                 input.path, f"cannot read {input.path}: {_why(error)}", "unreadable"
             ) from None
-        if not regular:
+        if not stat.S_ISREG(status.st_mode):
             os.close(fd)
             raise _refuse(input.path, f"{input.path} is not a regular file", "unreadable")
+        if status.st_nlink > 1:
+            os.close(fd)
+            raise _hard_link(input.path, status.st_nlink)
         with open(fd, "rb") as file:
             try:
                 parts: list[bytes] = []
@@ -167,7 +215,7 @@ class ConfinedFiles:
         return ReadTextFileResponse(content=content)
 
     async def write_text_file(self, input: WriteTextFileRequest) -> WriteTextFileResponse:
-        real = self.resolve(input.session_id, input.path)
+        root, real = self._locate(input.session_id, input.path)
         try:
             data = input.content.encode("utf-8")
         except UnicodeEncodeError:
@@ -185,9 +233,11 @@ class ConfinedFiles:
             if not allowed:
                 raise _refuse(input.path, f"the user did not allow writing {input.path}", "denied")
             # The answer took a while: the path may have changed meanwhile (a new link).
-            real = self.resolve(input.session_id, input.path)
+            root, real = self._locate(input.session_id, input.path)
         try:
-            _replace(real, data)
+            _replace(root, real, data)
+        except _HardLink as linked:
+            raise _hard_link(input.path, linked.count) from None
         except (OSError, ValueError) as error:
             raise _refuse(
                 input.path, f"cannot write {input.path}: {_why(error)}", "unwritable"
@@ -195,29 +245,72 @@ class ConfinedFiles:
         return WriteTextFileResponse()
 
 
-def _replace(real: str, data: bytes) -> None:
-    """Writes `data` to `real` through a temporary file in its folder and a rename."""
-    folder = os.path.dirname(real)
-    os.makedirs(folder, exist_ok=True)
+class _HardLink(Exception):
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.count = count
+
+
+@contextlib.contextmanager
+def _folder(root: _Root, parts: list[str], *, create: bool) -> Iterator[int]:
+    """A descriptor of the folder `parts` names below `root`, reached one component at a
+    time without following links (made when `create`), closed on leaving."""
+    fd = os.dup(root.fd)
     try:
-        mode: int | None = stat.S_IMODE(os.stat(real, follow_symlinks=False).st_mode)
-    except FileNotFoundError:
-        mode = None
-    fd, temporary = tempfile.mkstemp(
-        dir=folder, prefix=f".{os.path.basename(real)}.", suffix=".tmp"
-    )
-    try:
-        with open(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, real)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+        for part in parts:
+            try:
+                inner = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                inner = os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _open_file(root: _Root, real: str) -> int:
+    """`real` (within `root`) opened for reading, from `root`'s descriptor down."""
+    parts = root.parts(real)
+    if not parts:
+        raise IsADirectoryError(21, "Is a directory")
+    with _folder(root, parts[:-1], create=False) as folder:
+        return os.open(parts[-1], _READ_FLAGS, dir_fd=folder)
+
+
+def _replace(root: _Root, real: str, data: bytes) -> None:
+    """Writes `data` to `real` (within `root`) through a temporary file in its folder, opened
+    from `root`'s descriptor down, and a rename inside that folder."""
+    parts = root.parts(real)
+    if not parts:
+        raise IsADirectoryError(21, "Is a directory")
+    name = parts[-1]
+    with _folder(root, parts[:-1], create=True) as folder:
+        try:
+            old = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            mode = 0o600
+        else:
+            if stat.S_ISREG(old.st_mode) and old.st_nlink > 1:
+                raise _HardLink(old.st_nlink)
+            mode = stat.S_IMODE(old.st_mode)
+        temporary = f".{name[:200]}.{secrets.token_hex(8)}.tmp"
+        fd = os.open(temporary, _TEMPORARY_FLAGS, 0o600, dir_fd=folder)
+        try:
+            with open(fd, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fchmod(file.fileno(), mode)
+                os.fsync(file.fileno())
+            os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=folder)
+            raise
 
 
 def _why(error: BaseException) -> str:
@@ -228,3 +321,12 @@ def _why(error: BaseException) -> str:
 
 def _refuse(path: str, message: str, reason: str) -> InvalidParams:
     return InvalidParams(message, {"path": path, "reason": reason})
+
+
+def _hard_link(path: str, count: int) -> InvalidParams:
+    return _refuse(
+        path,
+        f"{path} has {count} hard links; one of its other names may be outside the "
+        "session's folders",
+        "hard link",
+    )

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
+import secrets
 import uuid
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection
 from typing import Any, Final
 
 import msgspec
@@ -40,15 +42,21 @@ from idlc_acp.web.mailbox import Mailbox
 from idlc_runtime import Peer, PeerOptions
 from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
-from idlc_runtime.web.admission import Authenticate, Refused, admit
+from idlc_runtime.web.admission import Authenticate, Refused, admit, served_hosts, server_host
 from idlc_runtime.web.server import refuse_websocket, websocket_channel
 
 log = logging.getLogger("idlc_acp")
 
 CONNECTION_HEADER: Final = "acp-connection-id"
 SESSION_HEADER: Final = "acp-session-id"
+#: The connection's secret, for clients that send it as a header rather than its cookie.
+SECRET_HEADER: Final = "acp-connection-secret"
+#: The cookie carrying a connection's secret is this prefix and the connection's id.
+SECRET_COOKIE_PREFIX: Final = "acp-secret-"
 #: The close code of a WebSocket whose agent could not be made (RFC 6455: internal error).
 INTERNAL_ERROR: Final = 1011
+#: Seconds a POST body may take to arrive whole (past it: 408).
+DEFAULT_BODY_TIMEOUT: Final = 30.0
 #: JSON-RPC error codes of the refusals (docs/wire.md §8).
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -62,9 +70,22 @@ def _error(
     status: int, code: int, message: str, request_id: Any = None, **headers: str
 ) -> Response:
     """An HTTP refusal whose body is a JSON-RPC error response (clients show its message)."""
-    body = msgspec.json.encode(
-        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    )
+    return _error_with_data(status, code, message, None, request_id, headers)
+
+
+def _error_with_data(
+    status: int,
+    code: int,
+    message: str,
+    data: dict[str, Any] | None,
+    request_id: Any = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """`_error` with the error's `data` member."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "error": error})
     return Response(body, status, headers=headers or None, media_type="application/json")
 
 
@@ -83,6 +104,8 @@ class AcpServer:
         idle_timeout: float | None = 300.0,
         sse_ping_interval: float | None = 15.0,
         max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+        allowed_hosts: Collection[str] | None = None,
+        body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
     ) -> None:
         if max_connections is not None and max_connections <= 0:
             raise ValueError(f"max_connections must be positive, not {max_connections}")
@@ -91,6 +114,9 @@ class AcpServer:
         self._max_message_size = (options or PeerOptions()).max_message_size
         self._allowed_origins = frozenset(allowed_origins)
         self._authenticate = authenticate
+        self._allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
+        self._path = path
+        self._body_timeout = body_timeout
         self._max_connections = max_connections
         self._idle_timeout = idle_timeout
         self._ping = sse_ping_interval
@@ -141,9 +167,13 @@ class AcpServer:
 
     # ------------------------------------------------------------------ HTTP
 
+    async def _admit(self, headers: Any, scope: Scope) -> None:
+        hosts = served_hosts(self._allowed_hosts, server_host(scope))
+        await admit(headers, self._allowed_origins, self._authenticate, hosts)
+
     async def _http(self, request: Request) -> Response:
         try:
-            await admit(request.headers, self._allowed_origins, self._authenticate)
+            await self._admit(request.headers, request.scope)
         except Refused as refusal:
             log.info("ACP HTTP request refused (%d): %s", refusal.status, refusal.reason)
             return _error(refusal.status, INVALID_REQUEST, refusal.reason, **refusal.headers)
@@ -152,24 +182,81 @@ class AcpServer:
         connection_id = request.headers.get(CONNECTION_HEADER)
         if connection_id is None:
             return _error(400, INVALID_REQUEST, "the Acp-Connection-Id header is missing")
-        connection = self.http_connections.get(connection_id)
-        if connection is None or connection.closed:
-            return _error(404, INVALID_REQUEST, f"no connection {connection_id!r}")
+        connection = self._connection_of(request, connection_id)
+        if isinstance(connection, Response):
+            return connection
         if request.method == "DELETE":
             await connection.close()
-            return Response(status_code=202)
+            response = Response(status_code=202)
+            # The secret is of no use any more: the client's jar can forget it.
+            response.delete_cookie(SECRET_COOKIE_PREFIX + connection.id, path=self._path)
+            return response
         return self._stream(request, connection)
+
+    def _connection_of(
+        self, request: Request, connection_id: str, request_id: Any = None
+    ) -> HttpConnection | Response:
+        """The open connection `connection_id`, if this request comes from its client (it
+        carries the connection's secret); else the refusal to answer."""
+        connection = self.http_connections.get(connection_id)
+        if connection is None or connection.closed:
+            return _error(404, INVALID_REQUEST, f"no connection {connection_id!r}", request_id)
+        given = request.headers.get(SECRET_HEADER) or request.cookies.get(
+            SECRET_COOKIE_PREFIX + connection_id
+        )
+        if given is None or not hmac.compare_digest(given.encode(), connection.secret.encode()):
+            log.info("ACP HTTP request for connection %s without its secret", connection_id)
+            return _error(
+                403,
+                INVALID_REQUEST,
+                f"connection {connection_id!r} belongs to another client: this request does "
+                "not carry its secret (the cookie or Acp-Connection-Secret header set by the "
+                "answer to initialize)",
+                request_id,
+            )
+        return connection
 
     async def _post(self, request: Request) -> Response:
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != "application/json":
             return _error(415, INVALID_REQUEST, "the body must be application/json")
+        # The connection is checked before the body is read: a request for a connection
+        # it may not use costs no memory.
+        connection_id = request.headers.get(CONNECTION_HEADER)
+        connection: HttpConnection | None = None
+        if connection_id is not None:
+            found = self._connection_of(request, connection_id)
+            if isinstance(found, Response):
+                return found
+            connection = found
+        # While it is read, the body counts in the server's input budget. Once read it is
+        # released: the agent's reader, which takes it, may itself be waiting for room.
+        held = _HeldBody(self.input_budget)
         try:
-            body = await self._read_body(request)
+            # A body trickled a byte at a time must not hold its connection for ever.
+            async with asyncio.timeout(self._body_timeout):
+                body = await self._read_body(request, held)
         except ClientDisconnect:
             return Response(status_code=400)
-        if body is None:
-            return _error(413, INVALID_REQUEST, f"the body is over {self._max_message_size} bytes")
+        except TimeoutError:
+            return _error(
+                408,
+                INVALID_REQUEST,
+                f"the body did not arrive within {self._body_timeout} s",
+                Connection="close",
+            )
+        finally:
+            held.release()
+        if isinstance(body, int):
+            limit = self._max_message_size
+            # The data of an oversized message on every transport (docs/wire.md §8).
+            return _error_with_data(
+                413,
+                INVALID_REQUEST,
+                f"the body is over {limit} bytes",
+                {"size": body, "limit": limit},
+                headers={"Connection": "close"},
+            )
         try:
             message = _decode(body)
         except msgspec.DecodeError as error:
@@ -179,13 +266,11 @@ class AcpServer:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return _error(400, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
         text = body.decode("utf-8", "surrogateescape")
-        connection_id = request.headers.get(CONNECTION_HEADER)
-        if connection_id is None:
-            return await self._open(text, message)
-        connection = self.http_connections.get(connection_id)
-        if connection is None or connection.closed:
+        if connection is None:
+            return await self._open(request, text, message)
+        if connection.closed:
             return _error(
-                404, INVALID_REQUEST, f"no connection {connection_id!r}", message.get("id")
+                404, INVALID_REQUEST, f"no connection {connection.id!r}", message.get("id")
             )
         session_id = request.headers.get(SESSION_HEADER)
         in_params = session_of(message.get("params"))
@@ -206,22 +291,25 @@ class AcpServer:
             connection.touch()
         return Response(status_code=202)
 
-    async def _read_body(self, request: Request) -> bytes | None:
-        """The body, or None once it is over the message size limit (not read further)."""
+    async def _read_body(self, request: Request, held: _HeldBody) -> bytes | int:
+        """The body, or once it is over the message size limit the size known then (the
+        declared length, or what was read), the rest not read.
+        Reading waits while the server's input budget is spent (backpressure)."""
         limit = self._max_message_size
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            return None
+            return int(declared)
         chunks: list[bytes] = []
         size = 0
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                return None
+                return size
             chunks.append(chunk)
+            await held.hold(size)
         return b"".join(chunks)
 
-    async def _open(self, text: str, message: dict[str, Any]) -> Response:
+    async def _open(self, request: Request, text: str, message: dict[str, Any]) -> Response:
         """`initialize` without a connection: open one, answer 200 with the agent's answer."""
         request_id = message.get("id")
         if message.get("method") != "initialize" or "id" not in message:
@@ -245,6 +333,7 @@ class AcpServer:
             return _error(500, -32603, "Internal error: the agent could not be made", request_id)
         connection = HttpConnection(
             connection_id,
+            secrets.token_urlsafe(32),
             agent,
             options=self._options,
             budget=self.input_budget,
@@ -264,12 +353,25 @@ class AcpServer:
             # A refused initialize leaves nothing to continue: the connection ends now
             # rather than at its idle timeout. The client still gets the agent's answer.
             await connection.close()
-        return Response(
+        response = Response(
             answer,
             200,
             headers={"Acp-Connection-Id": connection_id},
             media_type="application/json",
         )
+        if not connection.closed:
+            # Every later request of this connection must carry it: the connection id alone
+            # (in logs, behind a proxy shared by several clients) does not let anyone in.
+            response.headers["Acp-Connection-Secret"] = connection.secret
+            response.set_cookie(
+                SECRET_COOKIE_PREFIX + connection_id,
+                connection.secret,
+                path=self._path,
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
+        return response
 
     def _forget(self, connection: HttpConnection) -> None:
         if self.http_connections.get(connection.id) is connection:
@@ -287,39 +389,35 @@ class AcpServer:
         box.attached = True
         connection.busy += 1
         return _EventStream(
-            self._events(connection, session_id, box),
+            self._events(box),
+            release=lambda: connection.detach(session_id, box),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    async def _events(
-        self, connection: HttpConnection, session_id: str | None, box: Mailbox
-    ) -> AsyncIterator[str]:
+    async def _events(self, box: Mailbox) -> AsyncGenerator[str, None]:
         """The SSE events of one stream: each message is one `data:` line (JSON has none)."""
-        try:
-            # A comment at once: the client knows the stream is open before any message.
-            yield ": open\n\n"
-            while True:
-                if self._ping is None:
-                    text = await box.get()
-                else:
-                    try:
-                        text = await asyncio.wait_for(box.get(), self._ping)
-                    except TimeoutError:
-                        # Keeps proxies from closing a quiet stream (docs/acp-remote.md).
-                        yield ": ping\n\n"
-                        continue
-                if text is None:
-                    return
-                yield f"data: {text}\n\n"
-        finally:
-            connection.detach(session_id, box)
+        # A comment at once: the client knows the stream is open before any message.
+        yield ": open\n\n"
+        while True:
+            if self._ping is None:
+                text = await box.get()
+            else:
+                try:
+                    text = await asyncio.wait_for(box.get(), self._ping)
+                except TimeoutError:
+                    # Keeps proxies from closing a quiet stream (docs/acp-remote.md).
+                    yield ": ping\n\n"
+                    continue
+            if text is None:
+                return
+            yield f"data: {text}\n\n"
 
     # ------------------------------------------------------------------ WebSocket
 
     async def _websocket(self, websocket: WebSocket) -> None:
         try:
-            await admit(websocket.headers, self._allowed_origins, self._authenticate)
+            await self._admit(websocket.headers, websocket.scope)
             self._full()
         except Refused as refusal:
             log.info("ACP WebSocket refused (%d): %s", refusal.status, refusal.reason)
@@ -348,24 +446,91 @@ class AcpServer:
             self._websockets_admitted -= 1
 
 
+class _HeldBody:
+    """A POST body being read, counted in the server's `InputBudget` with the
+    frames its connections hold back: bodies arriving together wait (are not read further)
+    while the budget is spent, rather than each taking up to `max_message_size`."""
+
+    def __init__(self, budget: InputBudget) -> None:
+        self._budget = budget
+        self._go = asyncio.Event()
+        self._go.set()
+
+    def budget_pause(self) -> None:
+        self._go.clear()
+
+    def budget_resume(self) -> None:
+        self._go.set()
+
+    async def hold(self, size: int) -> None:
+        """The body read so far is `size` bytes; wait while the budget says so."""
+        self._budget.update(self, size, completed=False)
+        await self._go.wait()
+
+    def release(self) -> None:
+        self._budget.release(self)
+
+
 class _EventStream(StreamingResponse):
-    """An SSE response that ends quietly when the server cancels it.
+    """An SSE response that releases its stream when it ends, however it ends.
+
+    The stream is sent, and the client's disconnect watched, by this response itself, under
+    every ASGI server alike: a client that goes away ends the sending at once, and then the
+    events generator is closed and the stream released (`release`) here, not in the
+    generator's `finally`: a generator left suspended at a `yield` (a disconnect while a
+    chunk was being sent) would run that only when garbage collected.
 
     A stream lasts as long as its connection, so an ASGI server shutting down finds it still
     open: uvicorn waits `--timeout-graceful-shutdown` seconds, then cancels the task sending
     it (docs/acp-remote.md, "uvicorn"). That is the stream's end, not a failure to report.
     """
 
+    body_iterator: AsyncGenerator[str, None]
+
+    def __init__(
+        self,
+        content: AsyncGenerator[str, None],
+        *,
+        release: Callable[[], None],
+        media_type: str,
+        headers: dict[str, str],
+    ) -> None:
+        super().__init__(content, media_type=media_type, headers=headers)
+        self._release: Callable[[], None] | None = release
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        sending = asyncio.ensure_future(self.stream_response(send))
+        watching = asyncio.ensure_future(_disconnected(receive))
         try:
-            await super().__call__(scope, receive, send)
+            await asyncio.wait([sending, watching], return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None:
                 current.uncancel()
+            sending.cancel()
+            await asyncio.wait([sending])
             # End the response properly: the client sees the stream close, not a reset.
             with contextlib.suppress(Exception):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            for task in (sending, watching):
+                task.cancel()
+            await asyncio.wait([sending, watching])
+            for task in (sending, watching):
+                if not task.cancelled() and task.exception() is not None:
+                    # A send to a client that has gone: the stream's end, nothing more.
+                    log.debug("SSE stream ended: %r", task.exception())
+            with contextlib.suppress(Exception):
+                await self.body_iterator.aclose()
+            release, self._release = self._release, None
+            if release is not None:
+                release()
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Return once the client of an HTTP request has gone (ASGI `http.disconnect`)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def create_asgi_app(
@@ -379,6 +544,8 @@ def create_asgi_app(
     idle_timeout: float | None = 300.0,
     sse_ping_interval: float | None = 15.0,
     max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+    allowed_hosts: Collection[str] | None = None,
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
 ) -> AcpServer:
     """An ASGI application serving `agent_factory()` (one agent per connection) at `path`,
     over streamable HTTP and WebSocket (docs/acp-remote.md).
@@ -389,6 +556,11 @@ def create_asgi_app(
     connections open at once, over both transports (past it: 503); `idle_timeout` closes
     a streamable-HTTP connection that has had no request and no open stream for that many
     seconds; `options.max_message_size` bounds a POST body (past it: 413) and a frame.
+    `allowed_hosts` are the `Host` names served (default: the loopback names when reached on
+    a loopback address; `"*"` any). Each streamable-HTTP connection has a secret, set as an
+    HttpOnly cookie (and the `Acp-Connection-Secret` header) by the answer to `initialize`,
+    which every later request of the connection must carry. A POST body that has not
+    arrived whole within `body_timeout` seconds is refused 408.
     """
     return AcpServer(
         agent_factory,
@@ -400,4 +572,6 @@ def create_asgi_app(
         idle_timeout=idle_timeout,
         sse_ping_interval=sse_ping_interval,
         max_buffered_input=max_buffered_input,
+        allowed_hosts=allowed_hosts,
+        body_timeout=body_timeout,
     )

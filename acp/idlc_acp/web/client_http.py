@@ -61,6 +61,8 @@ class HttpChannel:
         self._ready: dict[str | None, asyncio.Future[None]] = {}
         #: Agent request id (id_key) → the session stream it came on (its answer's session).
         self._answer_session: dict[str, str] = {}
+        #: Our session/* requests not answered yet (id_key): the answers that may open streams.
+        self._asked: dict[str, bool] = {}
         self._closed = False
         #: Why the server turned `initialize` away (401, 403, 503), if it did.
         self.refusal: Refused | None = None
@@ -95,6 +97,11 @@ class HttpChannel:
             await self._initialize(text, message)
             return
         session_id = session_of(message.params) if message.method is not None else None
+        if message.method is not None and message.id is not None:
+            key = id_key(message.id)
+            if key is not None and str(message.method).startswith("session/"):
+                # Its answer may name a new session (session/new, fork, resume …).
+                self._asked[key] = True
         if message.method is None:
             key = id_key(message.id)
             session_id = self._answer_session.pop(key, None) if key is not None else None
@@ -193,7 +200,7 @@ class HttpChannel:
                     ready.set_result(None)
                 data: list[str] = []
                 size = 0
-                async for line in response.aiter_lines():
+                async for line in _sse_lines(response, self._max_message_size):
                     if line.startswith("data:"):
                         value = line[5:].removeprefix(" ")
                         size += len(value)
@@ -225,9 +232,14 @@ class HttpChannel:
             key = id_key(message.id)
             if key is not None:
                 self._answer_session[key] = stream_session
+        if message.method is None:
+            key = id_key(message.id)
+            asked = key is not None and self._asked.pop(key, False)
         if message.method is None and isinstance(message.result, dict):
+            # A stream for a new session only when the answer is to a request of ours: an
+            # agent's unsolicited "answers" must not make us open streams without end.
             new_session = message.result.get("sessionId")
-            if isinstance(new_session, str) and new_session not in self._streams:
+            if asked and isinstance(new_session, str) and new_session not in self._streams:
                 self._open_stream(new_session)
         await self._inbound.put(text)
 
@@ -243,6 +255,40 @@ class HttpChannel:
         while self._inbound.full():
             self._inbound.get_nowait()
         self._inbound.put_nowait(error)
+
+
+async def _sse_lines(response: httpx.Response, max_message_size: int) -> AsyncIterator[str]:
+    """The lines of an SSE body, each bounded before it is complete: a line longer than a
+    message may be (with its `data: ` field name) fails the stream once that much has
+    arrived, however long the rest would be."""
+    limit = max_message_size + len("data: ") + 1
+    pending = bytearray()
+    async for chunk in response.aiter_bytes():
+        pending += chunk
+        while True:
+            end = _line_end(pending)
+            if end is None:
+                break
+            line, stop = end
+            yield pending[:line].decode("utf-8", "replace")
+            del pending[:stop]
+        if len(pending) > limit:
+            raise ConnectionResetError(f"an SSE line is over {limit} bytes")
+    if pending:
+        yield pending.decode("utf-8", "replace")
+
+
+def _line_end(buffer: bytearray) -> tuple[int, int] | None:
+    """(where the first line ends, where the next begins): SSE ends lines with CRLF, LF or CR."""
+    newline = buffer.find(b"\n")
+    carriage = buffer.find(b"\r")
+    if carriage != -1 and (newline == -1 or carriage < newline):
+        if carriage + 1 == len(buffer):
+            return None  # a CR at the end: an LF may follow in the next chunk
+        return carriage, carriage + (2 if buffer[carriage + 1 : carriage + 2] == b"\n" else 1)
+    if newline != -1:
+        return newline, newline + 1
+    return None
 
 
 def _problem(what: str, response: httpx.Response) -> str:

@@ -74,6 +74,7 @@ class HttpConnection:
     def __init__(
         self,
         connection_id: str,
+        secret: str,
         agent: Any,
         *,
         options: PeerOptions | None,
@@ -82,6 +83,8 @@ class HttpConnection:
         on_closed: Callable[[HttpConnection], None],
     ) -> None:
         self.id = connection_id
+        #: What every request of this connection carries besides its id (docs/acp-remote.md).
+        self.secret = secret
         full = agent_options(agent, options)
         self._inbound: asyncio.Queue[str | None] = asyncio.Queue(INBOUND_QUEUE)
         #: The connection-scoped stream's mailbox.

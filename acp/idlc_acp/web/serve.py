@@ -14,16 +14,28 @@ import logging
 import os
 import socket
 from collections.abc import AsyncIterator, Collection
-from typing import Any
+from typing import Any, Final
 
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
-from idlc_acp.web.app import AcpServer, AgentFactory, create_asgi_app
+from idlc_acp.web.app import DEFAULT_BODY_TIMEOUT, AcpServer, AgentFactory, create_asgi_app
 from idlc_runtime import PeerOptions
 from idlc_runtime.transports.channel import frame_limit
 from idlc_runtime.web.admission import Authenticate
 from idlc_runtime.web.listening import bound_address, listen
+
+#: hypercorn settings `serve_acp` starts with (docs/acp-remote.md, "Limits and timeouts";
+#: each can be given in `hypercorn_options`). hypercorn's `keep_alive_timeout` runs from
+#: the connection's start until a request head is complete, so a silent or slow-loris
+#: connection is closed after it; a trickled body is `body_timeout`'s. No `read_timeout`:
+#: a client reading an SSE stream sends nothing, and it would be closed.
+HYPERCORN_DEFAULTS: Final[dict[str, Any]] = {
+    "keep_alive_timeout": 5,
+    "h11_max_incomplete_size": 16 * 1024,
+    "h2_max_concurrent_streams": 100,
+    "graceful_timeout": 3,
+}
 
 
 class AcpListener:
@@ -50,6 +62,9 @@ async def serve_acp(
     authenticate: Authenticate | None = None,
     max_connections: int | None = None,
     idle_timeout: float | None = 300.0,
+    allowed_hosts: Collection[str] | None = None,
+    sse_ping_interval: float | None = 15.0,
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
     hypercorn_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[AcpListener]:
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
@@ -66,6 +81,9 @@ async def serve_acp(
         authenticate=authenticate,
         max_connections=max_connections,
         idle_timeout=idle_timeout,
+        allowed_hosts=allowed_hosts,
+        sse_ping_interval=sse_ping_interval,
+        body_timeout=body_timeout,
     )
     listening = listen(host, port)
     config = Config()
@@ -76,6 +94,8 @@ async def serve_acp(
     # A POST body or a WebSocket frame may be as long as a message may be.
     # (a little longer: a frame just over the limit is answered, as docs/wire.md §8 says).
     config.websocket_max_message_size = frame_limit(options)
+    for name, value in HYPERCORN_DEFAULTS.items():
+        setattr(config, name, value)
     for name, value in (hypercorn_options or {}).items():
         setattr(config, name, value)
     stop = asyncio.Event()

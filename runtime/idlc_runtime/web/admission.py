@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hmac
 import inspect
+import ipaddress
 import os
 from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import Final
 
 #: Sees a request's headers (names in lower case) and raises `Refused` to turn it away.
 Authenticate = Callable[[Mapping[str, str]], Awaitable[None] | None]
@@ -24,6 +26,82 @@ class Refused(Exception):
         self.status = status
         self.reason = reason
         self.headers = dict(headers or {})
+
+
+#: The names a loopback server answers to when `allowed_hosts` is not given.
+LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+#: Headers a request may carry once only: with two, servers and proxies disagree on which
+#: one counts (hypercorn's `Origin` check read the first, a proxy may read the last).
+SINGLE_HEADERS: Final = ("origin", "host", "authorization")
+
+
+def check_single_headers(headers: Mapping[str, str]) -> None:
+    """Refuse (400) a request repeating `Origin`, `Host` or `Authorization`.
+
+    Only mappings that keep repeated names (Starlette's `Headers`: `getlist`) can tell.
+    """
+    getlist = getattr(headers, "getlist", None)
+    if getlist is None:
+        return
+    for name in SINGLE_HEADERS:
+        if len(getlist(name)) > 1:
+            raise Refused(400, f"the {name.capitalize()} header is repeated")
+
+
+def _host_name(host: str) -> str:
+    """The name part of a `Host` header (`[::1]:80` -> `[::1]`, `a.example:80` -> `a.example`)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        return host[: end + 1] if end != -1 else host
+    name, _, _ = host.partition(":")
+    return name.rstrip(".")
+
+
+def served_hosts(
+    allowed_hosts: Collection[str] | None, server_host: str | None
+) -> frozenset[str] | None:
+    """The host names a request may name, or None for any.
+
+    Given `allowed_hosts`, those (`"*"`: any). Otherwise a server reached on a loopback
+    address answers to the loopback names only (a page on `evil.example` resolving to
+    127.0.0.1 — DNS rebinding — names `evil.example`); a server reached on another address
+    answers to that address literally, and to names only once they are listed.
+    """
+    if allowed_hosts is not None:
+        names = frozenset(_host_name(name) for name in allowed_hosts)
+        return None if "*" in names else names
+    if server_host is None:
+        return None
+    try:
+        address = ipaddress.ip_address(server_host)
+    except ValueError:
+        return frozenset({_host_name(server_host)})
+    if address.is_loopback:
+        return LOOPBACK_HOSTS
+    if address.is_unspecified:
+        return None  # bound to every address: which names reach it is not known here
+    literal = f"[{address}]" if address.version == 6 else str(address)
+    return frozenset({literal})
+
+
+def server_host(scope: Mapping[str, object]) -> str | None:
+    """The local address an ASGI request arrived on (`scope["server"]`), if the server says."""
+    server = scope.get("server")
+    if isinstance(server, tuple | list) and server and isinstance(server[0], str):
+        return server[0]
+    return None
+
+
+def check_host(headers: Mapping[str, str], allowed: frozenset[str] | None) -> None:
+    """Refuse (421: misdirected) a request whose `Host` is not a name this server serves."""
+    if allowed is None:
+        return
+    host = headers.get("host")
+    if host is None:
+        raise Refused(400, "the Host header is missing")
+    if _host_name(host) not in allowed:
+        raise Refused(421, f"host {host!r} is not served here")
 
 
 def check_origin(headers: Mapping[str, str], allowed_origins: Collection[str]) -> None:
@@ -81,8 +159,12 @@ async def admit(
     headers: Mapping[str, str],
     allowed_origins: Collection[str],
     authenticate: Authenticate | None,
+    hosts: frozenset[str] | None = None,
 ) -> None:
-    """Run the origin check, then `authenticate`; raises `Refused` if either refuses."""
+    """Refuse repeated headers, a `Host` not in `hosts` (None: any), a browser origin not
+    allowed, then run `authenticate`; raises `Refused` if any refuses."""
+    check_single_headers(headers)
+    check_host(headers, hosts)
     check_origin(headers, allowed_origins)
     if authenticate is not None:
         outcome = authenticate(headers)

@@ -29,7 +29,13 @@ from idlc_runtime.rpc.peer import Peer, PeerOptions
 from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame, frame_limit
 from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT, RootFactory, _takes_peer
-from idlc_runtime.web.admission import Authenticate, Refused, admit
+from idlc_runtime.web.admission import Authenticate, Refused, admit, served_hosts, server_host
+from idlc_runtime.web.limits import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_OPEN_CONNECTIONS,
+    UVICORN_DEFAULTS,
+    deadline_protocol,
+)
 from idlc_runtime.web.listening import bound_address, listen
 
 log = logging.getLogger("idlc_runtime")
@@ -45,7 +51,9 @@ class WebSocketServer:
     `Peer` if it takes one: docs/serving.md, "The connection's peer"); objects the factory
     keeps outside itself are shared by every connection. `allowed_origins` lists the browser
     origins admitted (requests without `Origin` come from programs and pass);
-    `authenticate` sees each request's headers before it is accepted. `max_connections`
+    `authenticate` sees each request's headers before it is accepted; `allowed_hosts` are
+    the `Host` names served (default: the loopback names on a loopback address, docs/web.md,
+    "Who gets in"). `max_connections`
     bounds the connections open at once (past it, upgrades are refused 503: uvicorn's
     `--limit-concurrency` does not count WebSockets); `max_buffered_input` bounds the bytes
     of frames held back over all connections (docs/wire.md §11).
@@ -63,6 +71,7 @@ class WebSocketServer:
         authenticate: Authenticate | None = None,
         max_connections: int | None = None,
         max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+        allowed_hosts: Collection[str] | None = None,
     ) -> None:
         if max_connections is not None and max_connections <= 0:
             raise ValueError(f"max_connections must be positive, not {max_connections}")
@@ -76,6 +85,7 @@ class WebSocketServer:
         self._max_message_size = (options or PeerOptions()).max_message_size
         self._allowed_origins = frozenset(allowed_origins)
         self._authenticate = authenticate
+        self._allowed_hosts = None if allowed_hosts is None else tuple(allowed_hosts)
         self._peers: set[Peer] = set()
         #: The bound its connections share; `held` and `peak` tell how much it holds and
         #: held at most.
@@ -102,7 +112,8 @@ class WebSocketServer:
     async def endpoint(self, websocket: WebSocket) -> None:
         """Serve one WebSocket: admit it or refuse it, then run its peer until it ends."""
         try:
-            await admit(websocket.headers, self._allowed_origins, self._authenticate)
+            hosts = served_hosts(self._allowed_hosts, server_host(websocket.scope))
+            await admit(websocket.headers, self._allowed_origins, self._authenticate, hosts)
             if self._max_connections is not None and self._admitted >= self._max_connections:
                 raise Refused(503, "too many connections", {"Retry-After": "1"})
         except Refused as refusal:
@@ -235,14 +246,19 @@ async def serve_websocket(
     authenticate: Authenticate | None = None,
     max_connections: int | None = None,
     max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
+    allowed_hosts: Collection[str] | None = None,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    max_open_connections: int = DEFAULT_MAX_OPEN_CONNECTIONS,
     uvicorn_options: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[WebSocketListener]:
     """Serve `root_factory` over WebSocket at `ws://host:port/path` while the block runs.
 
     Runs a `WebSocketServer` under uvicorn in this event loop; leaving the block closes every
     connection and the listener. The socket is bound before the block starts, so a port in
-    use raises `OSError` here. `uvicorn_options` go to `uvicorn.Config` (timeouts, pings,
-    TLS: docs/web.md, "Limits and timeouts").
+    use raises `OSError` here. A connection whose request head is not complete within
+    `header_timeout` seconds is closed, and one past `max_open_connections` open at once is
+    closed as it arrives. `uvicorn_options` go to `uvicorn.Config` (timeouts, pings, TLS:
+    docs/web.md, "Limits and timeouts").
     """
     app = WebSocketServer(
         root_factory,
@@ -252,6 +268,7 @@ async def serve_websocket(
         authenticate=authenticate,
         max_connections=max_connections,
         max_buffered_input=max_buffered_input,
+        allowed_hosts=allowed_hosts,
     )
     listening = listen(host, port)
     settings: dict[str, Any] = {
@@ -261,6 +278,8 @@ async def serve_websocket(
         "ws": "websockets-sansio",
         "ws_max_size": frame_limit(options),
         "lifespan": "on",
+        **UVICORN_DEFAULTS,
+        "http": deadline_protocol(header_timeout, max_open_connections),
         **(uvicorn_options or {}),
     }
     server = _EmbeddedUvicorn(uvicorn.Config(app, **settings))

@@ -212,7 +212,11 @@ async def test_cookies_the_server_sets_are_sent_back(transport: str, tmp_path: P
             await one_turn(agent, tmp_path)
     assert front.seen[0][1] is None
     assert len(front.seen) >= 2
-    assert all(cookie == "backend=worker-7" for _, cookie, _ in front.seen[1:]), front.seen
+    # Besides the balancer's cookie, streamable HTTP carries its connection's secret.
+    sent = [sorted((cookie or "").split("; ")) for _, cookie, _ in front.seen[1:]]
+    assert all("backend=worker-7" in cookies for cookies in sent), front.seen
+    others = {cookie.partition("=")[0] for cookies in sent for cookie in cookies}
+    assert {name for name in others if not name.startswith("acp-secret-")} == {"backend"}
 
 
 @run_async

@@ -147,6 +147,8 @@ async def test_requests_it_cannot_serve_get_a_status_and_a_json_rpc_error() -> N
         assert text.status_code == 415
         too_long = await post(http, url, {**INITIALIZE, "pad": "x" * 5000})
         assert too_long.status_code == 413 and "4096" in error_of(too_long)["message"]
+        assert error_of(too_long)["data"]["limit"] == 4096
+        assert error_of(too_long)["data"]["size"] > 4096
         # Unknown and missing connection ids, a GET that does not accept SSE.
         unknown = {"Acp-Connection-Id": "no-such-connection"}
         assert (await post(http, url, prompt, **unknown)).status_code == 404
