@@ -10,7 +10,7 @@
 - `GET` with `Accept: text/event-stream` opens an SSE stream: connection-scoped with
   `Acp-Connection-Id` alone, session-scoped with `Acp-Session-Id` too.
 - `DELETE` closes the connection; `GET` with `Upgrade: websocket` is a WebSocket, one
-  message per text frame, on the runtime's channel (`idlc_runtime.channel`).
+  message per text frame, on the runtime's channel (`idlc_runtime.transports.channel`).
 
 Every request passes the runtime's admission (`idlc_runtime.web.admission`: browser origins
 allow-listed, then the authentication hook) before anything else. Every refusal is an HTTP

@@ -1,6 +1,6 @@
 """An ACP client over streamable HTTP: `connect_http(url, client)` gives an `AgentConnection`.
 
-The client's peer runs on a message channel (`idlc_runtime.channel`) whose frames travel as
+The client's peer runs on a message channel (`idlc_runtime.transports.channel`) whose frames travel as
 docs/acp-remote.md, "Streamable HTTP" says: each message it sends is one POST (the first,
 `initialize`, answered in the POST's body with the connection's `Acp-Connection-Id`);
 what the agent sends arrives on SSE streams, the connection's and one per session, opened

@@ -1,6 +1,6 @@
 """One streamable-HTTP connection: an agent's `Peer` fed by POSTs, read by SSE streams.
 
-The peer runs on a message channel (`idlc_runtime.channel`), as over WebSocket: every POST
+The peer runs on a message channel (`idlc_runtime.transports.channel`), as over WebSocket: every POST
 body is one frame received, every message the agent sends is one frame, routed to a
 `Mailbox` (docs/acp-remote.md, "Streamable HTTP"):
 

@@ -1,6 +1,6 @@
 """Calling a WebSocket server: `connect_websocket(url)` gives a started `Peer`, on `websockets`.
 
-Messages travel one per text frame (`idlc_runtime.channel`), with the semantics of every
+Messages travel one per text frame (`idlc_runtime.transports.channel`), with the semantics of every
 other transport (docs/wire.md). An upgrade the server refuses raises `Refused` with its
 HTTP status (docs/web.md, "Who gets in").
 """

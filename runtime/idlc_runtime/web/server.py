@@ -1,7 +1,7 @@
 """Serving a root factory over WebSocket: an ASGI application, and uvicorn to run it here.
 
 `WebSocketServer` is the ASGI application (Starlette): each accepted WebSocket is one `Peer`
-whose messages travel one per text frame (`idlc_runtime.channel`), with the semantics of
+whose messages travel one per text frame (`idlc_runtime.transports.channel`), with the semantics of
 every other transport (docs/wire.md). Before a connection is accepted, its `Origin` and the
 authentication hook are checked, and a refusal is an HTTP response (docs/web.md).
 
@@ -157,7 +157,7 @@ class WebSocketServer:
 def websocket_channel(
     websocket: WebSocket, max_message_size: int, budget: InputBudget | None
 ) -> tuple[ChannelSource, ChannelWriter]:
-    """The channel adapters of an accepted Starlette WebSocket (`idlc_runtime.channel`): one
+    """The channel adapters of an accepted Starlette WebSocket (`idlc_runtime.transports.channel`): one
     message per frame; a binary frame is read as text would be, an empty one as nothing."""
 
     async def receive() -> Frame | None:
