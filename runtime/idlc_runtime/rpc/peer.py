@@ -214,6 +214,7 @@ class Peer:
             self._closed = True
             self._intake.close()
             self._outbox.close()
+            await self._intake.wait_closed()
             return
         self._close_requested = True
         if self._interruptible:
