@@ -89,14 +89,17 @@ class OrderedWorker:
 
     async def _work(self, first: Coroutine[Any, Any, None]) -> None:
         IN_ORDER.set(True)
+        # What every handler starts from: this task's context (a copy of the connection's,
+        # made by `start_eagerly`) before the first handler changes anything in it.
+        base = contextvars.copy_context()
         queue = self._queue
         try:
-            await _InContext(first, contextvars.copy_context())
+            await first  # in this task's own context: no wrapper for the usual case
             while queue:
                 item = queue.popleft()
                 if isinstance(item, Coroutine):
                     self.waiting -= 1
-                    await _InContext(item, contextvars.copy_context())
+                    await _InContext(item, base.copy())
                     self.on_handler_done()
                 else:
                     item()
