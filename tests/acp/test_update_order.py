@@ -1,12 +1,16 @@
 """A client's `update` handler sees a turn's updates in the order the agent sent them, and
 all of them have been handled when `prompt` returns, whatever the handler awaits
-(docs/wire.md §13): through the public API, over two pipes as over a subprocess's stdio."""
+(docs/wire.md §13): through the public API, over two pipes as over a subprocess's stdio,
+and over WebSocket and streamable HTTP (`idlc_acp.web`)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections.abc import AsyncIterator
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,8 +89,25 @@ class AwaitingClient(Client):
         raise NotImplementedError
 
 
-async def _turns(client: AwaitingClient, turns: int) -> None:
-    async with connected(CountingAgent(), client) as connection:
+@contextlib.asynccontextmanager
+async def _connected(client: AwaitingClient, transport: str) -> AsyncIterator[AgentConnection]:
+    if transport == "pipes":
+        async with connected(CountingAgent(), client) as connection:
+            yield connection
+        return
+    from idlc_acp.web import connect_http, connect_websocket, serve_acp
+
+    async with serve_acp(CountingAgent) as server:
+        if transport == "websocket":
+            async with connect_websocket(server.ws_url, client) as connection:
+                yield connection
+        else:
+            async with connect_http(server.url, client) as connection:
+                yield connection
+
+
+async def _turns(client: AwaitingClient, turns: int, transport: str = "pipes") -> None:
+    async with _connected(client, transport) as connection:
         client.connection = connection
         await connection.initialize(InitializeRequest(protocol_version=1))
         session = await connection.new_session(NewSessionRequest(cwd="/", mcp_servers=[]))
@@ -98,14 +119,21 @@ async def _turns(client: AwaitingClient, turns: int) -> None:
             assert client.seen == list(range(COUNT)) * (turn + 1)
 
 
-def test_an_awaiting_update_handler_sees_every_update_in_order_before_prompt_returns() -> None:
+TRANSPORTS = ["pipes", "websocket", "http"]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_awaiting_update_handler_sees_every_update_in_order_before_prompt_returns(
+    transport: str,
+) -> None:
     client = AwaitingClient(seed=3, calls_back=frozenset(), raises=frozenset())
-    asyncio.run(asyncio.wait_for(_turns(client, 3), HANG))
+    asyncio.run(asyncio.wait_for(_turns(client, 3, transport), HANG))
 
 
-def test_an_update_handler_that_calls_the_agent_gets_its_answer() -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_update_handler_that_calls_the_agent_gets_its_answer(transport: str) -> None:
     client = AwaitingClient(seed=5, calls_back=frozenset({0, 10, 49}), raises=frozenset())
-    asyncio.run(asyncio.wait_for(_turns(client, 2), HANG))
+    asyncio.run(asyncio.wait_for(_turns(client, 2, transport), HANG))
 
 
 def test_an_update_handler_that_raises_does_not_stop_the_next() -> None:

@@ -1,9 +1,9 @@
 """Notifications are handled in arrival order and an answer reaches its caller only after
-the notifications that arrived before it, in both directions at once, on every byte
-transport (docs/wire.md §13) — and no drawn interleaving deadlocks: notification handlers
-that call the other side and await the answer get it, though it arrives behind later
-notifications. Through the public API only: `Peer.request`, `Peer.notify` (the generated
-proxy), served objects."""
+the notifications that arrived before it, in both directions at once, on every transport
+(in memory, pipes, TCP, Unix sockets, WebSocket; docs/wire.md §13) — and no drawn
+interleaving deadlocks: notification handlers that call the other side and await the
+answer get it, though it arrives behind later notifications. Through the public API only:
+`Peer.request`, `Peer.notify` (the generated proxy), served objects."""
 
 from __future__ import annotations
 
@@ -112,6 +112,15 @@ async def _pair(transport: str, tmp: Path) -> AsyncIterator[tuple[Peer, Ordering
                     await asyncio.sleep(0)
                 (peer_b,) = server.peers
                 yield peer_a, a, peer_b, b
+    elif transport == "websocket":
+        from idlc_runtime.web import connect_websocket, serve_websocket
+
+        async with serve_websocket(lambda: b) as server:
+            async with connect_websocket(server.url, root=a) as peer_a:
+                while not server.peers:
+                    await asyncio.sleep(0)
+                (peer_b,) = server.peers
+                yield peer_a, a, peer_b, b
     else:
         path = tmp / "order.sock"
         async with serve_unix(lambda: b, path) as server:
@@ -132,13 +141,16 @@ async def _run(transport: str, tmp: Path, a_scripts: list[Any], b_scripts: list[
         assert b.handled == a.sent
 
 
+#: Every transport a peer runs on here; streamable HTTP is ACP's (tests/acp/web).
+TRANSPORTS = ["memory", "pipes", "tcp", "unix", "websocket"]
+
 steps = st.tuples(st.integers(0, 3), st.booleans(), st.booleans())
 scripts = st.lists(st.lists(steps, max_size=8), max_size=4)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(
-    transport=st.sampled_from(["memory", "pipes", "tcp", "unix"]),
+    transport=st.sampled_from(TRANSPORTS),
     a_scripts=scripts,
     b_scripts=scripts,
 )
@@ -151,7 +163,7 @@ def test_no_interleaving_reorders_or_deadlocks(
 
 def test_every_transport_keeps_the_order_of_a_long_script(tmp_path: Path) -> None:
     script = [(index % 4, index % 7 == 0, index % 5 == 0) for index in range(60)]
-    for transport in ("memory", "pipes", "tcp", "unix"):
+    for transport in TRANSPORTS:
         asyncio.run(asyncio.wait_for(_run(transport, tmp_path, [script] * 3, [script]), HANG))
 
 
