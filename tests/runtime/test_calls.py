@@ -153,7 +153,7 @@ def test_current_peer_outside_a_handler_is_an_error() -> None:
 
 
 @run_async
-async def test_handlers_start_in_arrival_order_and_keep_context_changes_to_themselves() -> None:
+async def test_notifications_are_handled_in_order_and_keep_context_changes_to_themselves() -> None:
     import contextvars
 
     marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="unset")
@@ -172,6 +172,7 @@ async def test_handlers_start_in_arrival_order_and_keep_context_changes_to_thems
     async with memory_pair(None, service) as (client, _server):
         for text in ("one", "wait-two", "three"):
             await SampleProxy(client).event(text=text)
-        assert await service.wait_for_events(3) == ["one", "three", "wait-two"]
+        # Ordered (docs/wire.md §13): "three" waits for "wait-two", which awaits.
+        assert await service.wait_for_events(3) == ["one", "wait-two", "three"]
     # Every handler started from a clean context, and a waiting one kept its own value.
-    assert seen == ["unset", "unset", "unset", "wait-two still wait-two"]
+    assert seen == ["unset", "unset", "wait-two still wait-two", "unset"]

@@ -1,7 +1,9 @@
 """Handling the other side's calls: find the object and member, invoke it, answer.
 
-Each handler is a task of its own whose first step runs while its line is read (see
-`eager`); `handlers` holds those still running after that step (notifications included),
+Each request's handler is a task of its own whose first step runs while its line is read
+(see `eager`); notifications are handled in order on the ordered worker (`ordered`,
+docs/wire.md §13), except those `concurrent_notifications` names, each a task of its own.
+`handlers` holds the tasks still running after their first step (the worker's included),
 `incoming` the requests being handled by id, so that `$/cancel_request` can reach them
 (docs/wire.md §9).
 """
@@ -12,7 +14,7 @@ import asyncio
 import functools
 import logging
 import traceback
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -25,6 +27,7 @@ from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
 from idlc_runtime.rpc.dispatch import InputShape, MethodSpec, serving_tables
 from idlc_runtime.rpc.eager import start_eagerly
 from idlc_runtime.rpc.interceptors import CallInfo, Interceptor, Proceed, applies_to
+from idlc_runtime.rpc.ordered import OrderedWorker
 from idlc_runtime.rpc.outbox import Outbox
 from idlc_runtime.rpc.replies import Replies
 from idlc_runtime.rpc.wire import (
@@ -117,6 +120,7 @@ class Handling:
         fallback_for_unimplemented: bool = False,
         on_undecodable_notification: UndecodableNotificationHook | None = None,
         admit_request: RequestAdmission | None = None,
+        concurrent_notifications: Collection[str] = (),
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._replies = replies
@@ -139,6 +143,14 @@ class Handling:
         self.closed = False
         #: Called whenever a handler ends (the intake may take more lines then).
         self.on_handler_done: Callable[[], None] = _nothing
+        #: Notifications are handled in order on this worker (docs/wire.md §13), except
+        #: those of the methods in `concurrent_notifications`, each a task of its own.
+        self.ordered = ordered = OrderedWorker(self._loop, outbox)
+        ordered.on_handler_done = self._queued_notification_done
+        ordered.on_worker = self._on_worker
+        self._concurrent_notifications = frozenset(concurrent_notifications)
+        #: The token under which the ordered worker's task is in `handlers`, if it runs.
+        self._worker_token: int | None = None
 
     # ---------------------------------------------------------------- what is served
 
@@ -154,6 +166,23 @@ class Handling:
 
     def unregister(self, key: str) -> None:
         self._objects.pop(key, None)
+
+    def __len__(self) -> int:
+        """The handlers counted against the bound: those running after their first step,
+        and the notifications waiting for the ordered worker."""
+        return len(self.handlers) + self.ordered.waiting
+
+    def _queued_notification_done(self) -> None:
+        self.on_handler_done()
+
+    def _on_worker(self, task: asyncio.Task[None] | None) -> None:
+        if task is not None:
+            self._next_token += 1
+            self._worker_token = self._next_token
+            self.handlers[self._worker_token] = task
+        elif self._worker_token is not None:
+            token, self._worker_token = self._worker_token, None
+            self._handler_done(token)
 
     def cancel_all(self) -> list[asyncio.Task[None]]:
         """Cancel every running handler; the tasks, to wait for."""
@@ -198,6 +227,9 @@ class Handling:
                 return
             level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
             log.log(level, "ignored notification %s: %s", method, error)
+            return
+        if method not in self._concurrent_notifications:
+            self.ordered.notification(self._notified(served, spec, decoded, target))
             return
         self._next_token += 1
         token = self._next_token
@@ -358,6 +390,16 @@ class Handling:
         self, token: int, served: _Served, spec: MethodSpec, params: Any, target: str | None
     ) -> None:
         try:
+            await self._notified(served, spec, params, target)
+        finally:
+            self._handler_done(token)
+
+    async def _notified(
+        self, served: _Served, spec: MethodSpec, params: Any, target: str | None
+    ) -> None:
+        """Handle a notification; what its handler raises is logged, never raised, so the
+        next one (on the ordered worker) runs all the same."""
+        try:
             await self._invoke(served, spec, params, target, True)
         except asyncio.CancelledError:
             if self.closed:
@@ -366,8 +408,6 @@ class Handling:
             log.debug("notification %s answered an error: %s", spec.wire, error)
         except Exception:
             log.exception("notification handler %s failed", spec.wire)
-        finally:
-            self._handler_done(token)
 
     def _handler_done(self, token: int) -> None:
         # A handler that finished in its first step never held a slot; it ran while lines

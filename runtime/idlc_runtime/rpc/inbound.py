@@ -121,7 +121,7 @@ class Inbound:
     def _batch_members(self, batch: Batch, members: list[bytes]) -> Rest | None:
         """Handle members of `batch` in order while handlers are under their bound (as lines
         are, docs/wire.md §11); what is left comes back, the batch sealed once none is."""
-        handlers = self._handling.handlers
+        handlers = self._handling
         bound = self._max_concurrent_handlers
         self._replies.batch = batch
         try:

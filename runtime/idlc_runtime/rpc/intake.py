@@ -94,6 +94,11 @@ class StreamSource:
         if self._task is not None:
             self._task.cancel()
 
+    async def wait_closed(self) -> None:
+        """Return once the reading task has stopped (after `close`)."""
+        if self._task is not None:
+            await asyncio.wait([self._task])
+
 
 class Intake:
     """Takes lines from a source and hands them to `take`, within the handler bound.
@@ -151,6 +156,12 @@ class Intake:
             self._draining.cancel()
         self._backlog.clear()
         self._source.close()
+
+    async def wait_closed(self) -> None:
+        """Return once the source has stopped reading, after `close`: a `StreamSource`'s
+        task is cancelled then, which takes a step of its own to end."""
+        if isinstance(self._source, StreamSource):
+            await self._source.wait_closed()
 
     def handler_finished(self) -> None:
         """A handler ended: lines held at the bound may go on."""

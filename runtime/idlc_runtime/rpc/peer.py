@@ -8,10 +8,11 @@ The peer joins parts that each have one job:
   read by a task) within the bound on handlers, pausing the transport when it must;
 - `inbound.Inbound` tells what each line is and answers what is wrong with it;
 - `handling.Handling` serves the other side's calls: lookup, invoke, answer;
-- `calls.PendingCalls` holds our calls until their response comes;
+- `calls.PendingCalls` holds our calls until their response comes, delivered after the
+  notifications before it (`ordered.OrderedWorker`, which runs notifications in order);
 - `outbox.Outbox` writes: every message goes straight to the transport, written by
-  whoever produced it. There is no queue between the wire and the handlers; each handler
-  is a task of its own whose first step runs as its line is read (see `eager`).
+  whoever produced it. Each request's handler is a task of its own whose first step runs
+  as its line is read (see `eager`); notifications wait their turn on the ordered worker.
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ class PeerOptions:
     #: Called with the method of every incoming request before anything else (see
     #: `RequestAdmission`); raising `RpcError` answers it with that error.
     admit_request: RequestAdmission | None = None
+    #: The notifications (wire method names) whose handlers run each as a task of its own,
+    #: concurrently with others and not holding later ones; all others are handled in
+    #: order, one at a time, and answers wait for them (docs/wire.md §13).
+    concurrent_notifications: frozenset[str] = frozenset()
 
 
 _current_peer: contextvars.ContextVar[Peer] = contextvars.ContextVar("idlc_current_peer")
@@ -149,7 +154,6 @@ class Peer:
         self._loop = asyncio.get_running_loop()
         self._outbox = outbox = Outbox(writer)
         replies = Replies(outbox)
-        self._calls = PendingCalls()
         self._handling = handling = Handling(
             replies,
             outbox,
@@ -159,7 +163,9 @@ class Peer:
             debug=options.debug,
             on_undecodable_notification=options.on_undecodable_notification,
             admit_request=options.admit_request,
+            concurrent_notifications=options.concurrent_notifications,
         )
+        self._calls = PendingCalls(handling.ordered)
         handling.serve_root(root)
         inbound = Inbound(
             handling,
@@ -176,7 +182,7 @@ class Peer:
             else reader
         )
         self._intake = intake = Intake(
-            source, inbound.take, handling.handlers, options.max_concurrent_handlers, outbox
+            source, inbound.take, handling, options.max_concurrent_handlers, outbox
         )
         handling.on_handler_done = intake.handler_finished
         #: Set once nothing more will be read: calls to the other side cannot be answered.
@@ -208,6 +214,7 @@ class Peer:
             self._closed = True
             self._intake.close()
             self._outbox.close()
+            await self._intake.wait_closed()
             return
         self._close_requested = True
         if self._interruptible:
