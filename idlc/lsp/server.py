@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInva
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 from idlc import __version__
 from idlc.boundedread import read_input
