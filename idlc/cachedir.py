@@ -94,9 +94,13 @@ class CacheStore:
     def store(self, name: str, data: bytes) -> None:
         """Keep `data` under `name`; silently not kept when the folder refuses it."""
         try:
-            _publish(self._folder, name, self._digest(name, data) + data, replace=True)
+            _publish_entry(self._folder, name, self._digest(name, data) + data)
         except OSError:
             pass  # not kept: the next run builds it again
+
+
+def _publish_entry(folder: int, name: str, data: bytes) -> None:
+    _publish(folder, name, data, replace=True)
 
 
 def _read_private(name: str, folder: int, limit: int) -> bytes | None:
