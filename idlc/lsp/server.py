@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInva
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from pygls.uris import from_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from idlc import __version__
 from idlc.boundedread import read_input
@@ -253,7 +253,7 @@ def file_path(uri: str) -> str | None:
     """The local path a `file:` URI names; None for any other URI and for one whose path
     no file can have (a NUL byte, `%00`: every system call would refuse it)."""
     try:
-        path = file_path(uri)
+        path = to_fs_path(uri)
     except (ValueError, TypeError):  # a malformed URI
         return None
     if path is None or "\x00" in path:
