@@ -73,7 +73,12 @@ class _Protocol(LanguageServerProtocol):
         except JsonRpcException as error:
             method = data.get("method")
             request_id = data.get("id")
-            if not isinstance(method, str) or "error" in data or not _is_request_id(request_id):
+            is_request = isinstance(method, str) and "error" not in data
+            if (
+                not is_request
+                or not isinstance(request_id, (str, int))
+                or isinstance(request_id, bool)
+            ):
                 raise  # a malformed notification or response: there is no one to answer
             code = (
                 JsonRpcInvalidParams.CODE
@@ -94,10 +99,6 @@ class _Protocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
-
-
-def _is_request_id(value: object) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 class IdlLanguageServer(LanguageServer):

@@ -100,8 +100,12 @@ def test_a_fifo_with_a_writer_is_still_not_read(tmp_path: Path) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(size=st.integers(min_value=0, max_value=4096), limit=st.integers(min_value=0, max_value=4096))
-def test_the_limit_holds_exactly(tmp_path_factory: pytest.TempPathFactory, size: int, limit: int) -> None:
+@given(
+    size=st.integers(min_value=0, max_value=4096), limit=st.integers(min_value=0, max_value=4096)
+)
+def test_the_limit_holds_exactly(
+    tmp_path_factory: pytest.TempPathFactory, size: int, limit: int
+) -> None:
     path = tmp_path_factory.mktemp("sized") / "f.idl"
     data = os.urandom(size)
     path.write_bytes(data)

@@ -148,9 +148,7 @@ def test_fifos_and_devices_in_the_workspace_are_diagnostics(
                 )
             )
         session.run(client.text_document_hover_async(lsp.HoverParams(document, lsp.Position(0, 0))))
-    messages = " ".join(
-        item.message for items in client.diagnostics.values() for item in items
-    )
+    messages = " ".join(item.message for items in client.diagnostics.values() for item in items)
     assert "not a regular file" in messages or not client.diagnostics
     assert _internal_errors(session) == []
 
@@ -206,7 +204,7 @@ def long_line(session: Session, workspace: Path) -> str:
 )
 @given(
     piece=_pieces,
-    prefix=st.sampled_from(["type T = ", "", "interface I id \"i\" revision \"i@1\" { ", "// "]),
+    prefix=st.sampled_from(["type T = ", "", 'interface I id "i" revision "i@1" { ', "// "]),
     suffix=st.sampled_from(["", " ", ".", "--", "-a-", ";"]),
 )
 # A word run and then the cursor after a space: completion was quadratic in the run.
