@@ -86,12 +86,16 @@ def read_input(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
         if not stat.S_ISREG(mode):
             raise NotARegularFile(path, _kind(mode))
-        if os.fstat(handle).st_size > limit:
+        size = os.fstat(handle).st_size
+        if size > limit:
             raise InputTooLarge(path, limit)
         chunks: list[bytes] = []
         total = 0
         while True:
-            chunk = os.read(handle, min(_CHUNK, limit + 1 - total))
+            # As much as the file says it holds (and one more byte, to see its end): a
+            # read allocates the whole size asked for, however little it returns.
+            wanted = max(size - total, 0) + 1
+            chunk = os.read(handle, min(wanted, _CHUNK, limit + 1 - total))
             if not chunk:
                 break
             chunks.append(chunk)

@@ -39,6 +39,7 @@ _KEY_BYTES = 32
 _DIGEST_BYTES = hashlib.sha256().digest_size
 #: The largest entry read back (the parse tables are ~40 KiB, a compiled template less).
 _MAX_ENTRY_BYTES = 64 * 1024 * 1024
+_CHUNK = 1024 * 1024
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -114,7 +115,10 @@ def _read_private(name: str, folder: int, limit: int) -> bytes | None:
         chunks: list[bytes] = []
         total = 0
         while total <= limit:
-            chunk = os.read(handle, limit + 1 - total)
+            # No more than the file says it holds, plus one byte to see its end: a read
+            # allocates the whole size asked for, however little it returns.
+            wanted = max(status.st_size - total, 0) + 1
+            chunk = os.read(handle, min(wanted, _CHUNK, limit + 1 - total))
             if not chunk:
                 return b"".join(chunks)
             chunks.append(chunk)
