@@ -24,6 +24,7 @@ import keyword
 import sys
 from pathlib import Path
 
+from idlc.boundedread import read_input
 from idlc.diagnostics import Diagnostics, codes
 from idlc.nodes import node
 from idlc.source import display_path
@@ -125,7 +126,7 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
     import tomllib  # only where there is a pyproject.toml to read: `generate FILES` needs none
 
     try:
-        document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        document = tomllib.loads(read_input(pyproject).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         bad(f"cannot be read: {error}")
         return None

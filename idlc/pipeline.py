@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from idlc.boundedread import InputTooLarge, NotARegularFile, read_input, size_text
 from idlc.diagnostics import Diagnostics, codes
 from idlc.gcpause import paused_gc
 from idlc.source import SourceFile, SourceMap
@@ -124,7 +125,21 @@ class _Loader:
 
     def read(self, path: Path) -> bytes | None:
         try:
-            return path.read_bytes()
+            return read_input(path)
+        except InputTooLarge as error:
+            self.diagnostics.add(
+                codes.FILE_TOO_LARGE,
+                f"{display_path(path)}: {error.strerror}: not read",
+                None,
+                help=f"idlc reads IDL files of at most {size_text(error.limit)}; split this one",
+            )
+        except NotARegularFile as error:
+            self.diagnostics.add(
+                codes.UNREADABLE_FILE,
+                f"{display_path(path)}: {error.strerror}: not read",
+                None,
+                help="name IDL files, not pipes or devices",
+            )
         except FileNotFoundError:
             self.diagnostics.add(codes.FILE_NOT_FOUND, f"{display_path(path)}: no such file", None)
         except IsADirectoryError:
@@ -214,7 +229,7 @@ class _IncludePath:
             key = _key(path)
             if key not in self._texts:
                 try:
-                    self._texts[key] = path.read_bytes()
+                    self._texts[key] = read_input(path)
                 except OSError:
                     self._texts[key] = None
             data = self._texts[key]

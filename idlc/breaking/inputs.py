@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from idlc.boundedread import MAX_INPUT_BYTES, size_text
 from idlc.diagnostics import Diagnostic, Related
 from idlc.pipeline import Compilation, compile_files
 from idlc.source import SourceFile, SourceMap, Span, display_path
@@ -161,6 +162,15 @@ def _extract(
             return target
         return None
     for name in names:
+        # Sized before it is read: a blob over the input limit would be held in memory
+        # whole (`capture_output`), only for the loader to refuse it.
+        size = _git(["cat-file", "-s", f"{sha}:{name}"], root)
+        if size.returncode != 0:
+            raise InputError(f"git cannot read `{name}` at `{ref}`")
+        if int(size.stdout.decode().strip() or 0) > MAX_INPUT_BYTES:
+            raise InputError(
+                f"`{name}` at `{ref}` is larger than {size_text(MAX_INPUT_BYTES)}: not read"
+            )
         blob = _git(["cat-file", "blob", f"{sha}:{name}"], root)
         if blob.returncode != 0:
             raise InputError(f"git cannot read `{name}` at `{ref}`")

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import types
 from collections.abc import Sequence
-from pathlib import Path
 
 import jinja2
 
 import idlc
-from idlc import naming
+from idlc import cachedir, naming
 from idlc.codegen.filters import FILTERS
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.resources import data_dir
@@ -31,58 +29,48 @@ _OPTIONS: dict[str, bool | list[str]] = {
 }
 
 
-class _TemplateCache(jinja2.FileSystemBytecodeCache):
+class _TemplateCache(jinja2.BytecodeCache):
     """Compiled templates kept between runs: compiling them costs more than rendering.
 
-    Jinja2 keys each entry by the template's name and checks it against the source's
-    checksum, so an edited template is compiled again; the folder's name covers idlc's
-    version and the compile options (`_OPTIONS`), which the checksum does not see. The
-    cache only saves time: an entry that cannot be read back (cut short, overwritten) is
-    compiled again, and one that cannot be written (a read-only or full folder) is not
-    kept.
+    Entries live in idlc's cache folder (`idlc.cachedir`: the user's own, each entry
+    checked with the folder's key before Jinja2 unmarshals it). Jinja2 keys each entry by
+    the template's name and checks it against the source's checksum, so an edited template
+    is compiled again; the entry's name covers idlc's version and the compile options
+    (`_OPTIONS`), which the checksum does not see. The cache only saves time: an entry that
+    cannot be read back (cut short, overwritten, planted) is compiled again, and one that
+    cannot be written is not kept.
     """
 
+    def __init__(self, entries: cachedir.CacheStore) -> None:
+        self.entries = entries
+        self.prefix = entry_prefix()
+
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        data = self.entries.load(self.prefix + bucket.key)
+        if data is None:
+            return
         try:
-            super().load_bytecode(bucket)
+            bucket.bytecode_from_string(data)
         except Exception:  # noqa: BLE001 - any damage to an entry: compile again
             bucket.reset()
         if bucket.code is not None and not isinstance(bucket.code, types.CodeType):
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass  # not kept: the next run compiles the template again
+        self.entries.store(self.prefix + bucket.key, bucket.bytecode_to_string())
 
 
-def cache_folder() -> Path | None:
-    """Where compiled templates are kept (`IDLC_CACHE_DIR`, default `~/.cache/idlc`), or None
-    when there is nowhere to keep them: no `IDLC_CACHE_DIR`, no `XDG_CACHE_HOME` and no home
-    directory (a container's user with neither `HOME` nor a passwd entry)."""
-    base = os.environ.get("IDLC_CACHE_DIR")
-    if not base:
-        cache_home = os.environ.get("XDG_CACHE_HOME")
-        if not cache_home:
-            home = os.path.expanduser("~")  # "~" itself when there is no home to find
-            if not os.path.isabs(home):
-                return None
-            cache_home = os.path.join(home, ".cache")
-        base = os.path.join(cache_home, "idlc")
+def entry_prefix() -> str:
+    """What the names of this idlc's compiled templates begin with in the cache folder."""
     options = hashlib.sha256(repr(sorted(_OPTIONS.items())).encode()).hexdigest()[:12]
-    return Path(base) / f"jinja-{idlc.__version__}-{options}"
+    return f"jinja-{idlc.__version__}-{options}-"
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    folder = cache_folder()
-    if folder is None:
+    entries = cachedir.store()
+    if entries is None:
         return None  # no cache: every run compiles the templates
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return _TemplateCache(str(folder))
+    return _TemplateCache(entries)
 
 
 @functools.cache

@@ -41,6 +41,7 @@ NESTING_TOO_DEEP = _code("E0008", "type nested too deeply")
 TOO_MANY_ERRORS = _code("E0009", "too many syntax errors")
 UNREADABLE_FILE = _code("E0010", "file cannot be read")
 INVALID_NUMBER = _code("E0011", "invalid number")
+FILE_TOO_LARGE = _code("E0012", "file larger than idlc reads")
 
 # -- names and declarations (E01xx) -----------------------------------------------------
 UNKNOWN_TYPE = _code("E0101", "unknown type")

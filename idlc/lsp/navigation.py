@@ -9,6 +9,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidRequest
 
 from idlc import pipeline
+from idlc.boundedread import read_input
 from idlc.lsp import hover as hovering
 from idlc.lsp.analysis import Analysis
 from idlc.lsp.index import (
@@ -210,7 +211,7 @@ async def workspace_symbols(
             text = texts.get(path)
             try:
                 data = (
-                    text.encode("utf-8", "surrogatepass") if text is not None else path.read_bytes()
+                    text.encode("utf-8", "surrogatepass") if text is not None else read_input(path)
                 )
             except OSError:
                 continue

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from idlc import __version__
+from idlc.boundedread import read_input
 from idlc.diagnostics import Diagnostic, Severity
 from idlc.lsp.analysis import Analysis
 from idlc.lsp.fixes import fix_for
@@ -50,6 +51,10 @@ def _default_docs_url() -> str | None:
         return None
 
 
+#: What `structure_message` gives for a request it has answered with an error itself.
+_ANSWERED = object()
+
+
 class _Protocol(LanguageServerProtocol):
     """pygls's protocol, except that it does not apply edits to documents of its own.
 
@@ -57,6 +62,36 @@ class _Protocol(LanguageServerProtocol):
     …), not as LSP says (`\r\n`, `\n`, `\r`), so its copy of a document drifts from the
     editor's; the server keeps the texts itself (`Service.texts`, edited with `Lines`).
     """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls's, except that a request whose params do not fit its method (rename
+        without `newName`, hover without `position`, `params: null`) is answered with an
+        error. pygls raises from inside `json.loads` there, where the request's id is lost,
+        and the request is never answered: the editor waits for ever."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            method = data.get("method")
+            request_id = data.get("id")
+            is_request = isinstance(method, str) and "error" not in data
+            if (
+                not is_request
+                or not isinstance(request_id, (str, int))
+                or isinstance(request_id, bool)
+            ):
+                raise  # a malformed notification or response: there is no one to answer
+            code = (
+                JsonRpcInvalidParams.CODE
+                if isinstance(error, JsonRpcInvalidParams)
+                else JsonRpcInvalidRequest.CODE
+            )
+            explained = f"the params of {method} do not have the members and types LSP says"
+            self._send_response(request_id, error=lsp.ResponseError(code, explained))
+            return _ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is not _ANSWERED:
+            super().handle_message(message)
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -153,7 +188,7 @@ class IdlLanguageServer(LanguageServer):
         text = self.service.texts.get(path)
         if text is None:
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = read_input(path).decode("utf-8", errors="replace")
             except OSError:
                 raise JsonRpcInvalidRequest(f"{uri} is neither open nor readable") from None
         return text
@@ -215,10 +250,22 @@ def range_of(lines: Lines, span: Span) -> lsp.Range:
     return lsp.Range(lsp.Position(line, character), lsp.Position(end_line, end_character))
 
 
+def file_path(uri: str) -> str | None:
+    """The local path a `file:` URI names; None for any other URI and for one whose path
+    no file can have (a NUL byte, `%00`: every system call would refuse it)."""
+    try:
+        path = to_fs_path(uri)
+    except (ValueError, TypeError):  # a malformed URI
+        return None
+    if path is None or "\x00" in path:
+        return None
+    return path
+
+
 def path_of(uri: str) -> Path:
-    path = to_fs_path(uri)
+    path = file_path(uri)
     if path is None:
-        raise JsonRpcInvalidRequest(f"idlc works on files, not on {uri}")
+        raise JsonRpcInvalidRequest(f"idlc works on files, not on {uri!r}")
     return Path(path)
 
 
@@ -267,8 +314,8 @@ def guarded_notification(
 
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: IdlLanguageServer, params: lsp.InitializeParams) -> None:
-    folders = [Path(p) for f in params.workspace_folders or [] if (p := to_fs_path(f.uri))]
-    if not folders and params.root_uri and (root := to_fs_path(params.root_uri)):
+    folders = [Path(p) for f in params.workspace_folders or [] if (p := file_path(f.uri))]
+    if not folders and params.root_uri and (root := file_path(params.root_uri)):
         folders = [Path(root)]
     ls.service.units.set_folders(folders)
     options = params.initialization_options
@@ -310,7 +357,7 @@ def shutdown(ls: IdlLanguageServer, params: None) -> None:
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 @guarded_notification
 def did_open(ls: IdlLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    path = to_fs_path(params.text_document.uri)
+    path = file_path(params.text_document.uri)
     if path is None:
         return
     ls.uris[resolved(Path(path))] = params.text_document.uri
@@ -321,7 +368,7 @@ def did_open(ls: IdlLanguageServer, params: lsp.DidOpenTextDocumentParams) -> No
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 @guarded_notification
 def did_change(ls: IdlLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    path = to_fs_path(params.text_document.uri)
+    path = file_path(params.text_document.uri)
     if path is None:
         return
     text = ls.service.texts.get(resolved(Path(path)), "")
@@ -340,7 +387,7 @@ def did_change(ls: IdlLanguageServer, params: lsp.DidChangeTextDocumentParams) -
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 @guarded_notification
 def did_close(ls: IdlLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
-    path = to_fs_path(params.text_document.uri)
+    path = file_path(params.text_document.uri)
     if path is None:
         return
     ls.service.closed(Path(path))
@@ -360,7 +407,7 @@ def did_change_workspace_folders(
     ls: IdlLanguageServer, params: lsp.DidChangeWorkspaceFoldersParams
 ) -> None:
     # pygls has updated `ls.workspace.folders` (and announces support for this to clients).
-    folders = [to_fs_path(folder.uri) for folder in ls.workspace.folders.values()]
+    folders = [file_path(folder.uri) for folder in ls.workspace.folders.values()]
     ls.service.units.set_folders(Path(folder) for folder in folders if folder)
     ls.service.files_changed()
     ls.service.refresh_all(ls.publish)

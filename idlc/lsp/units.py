@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from idlc import config
+from idlc.boundedread import read_input
 from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.discovery import discover
 
@@ -110,7 +111,7 @@ class Units:
 def _configures_idlc(pyproject: Path) -> bool:
     """Whether `pyproject.toml` has a `[tool.idlc]` table (read cheaply, as text)."""
     try:
-        text = pyproject.read_text(encoding="utf-8", errors="replace")
+        text = read_input(pyproject).decode("utf-8", errors="replace")
     except OSError:
         return False
     return "[tool.idlc" in text

@@ -19,12 +19,10 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from idlc import __version__
+from idlc import __version__, cachedir
 from idlc.diagnostics import Diagnostics, codes
-from idlc.fsutil import write_atomic
 from idlc.gcpause import paused_gc
 from idlc.resources import data_dir
 from idlc.source import SourceFile, Span
@@ -427,16 +425,18 @@ def _table_data() -> lalr.TableData:
         + f"|{__version__}|{_CACHE_FORMAT}|{sys.version}|lark {_lark_version()}".encode()
         + ",".join(lalr.TableData.__dataclass_fields__).encode()
     ).hexdigest()[:20]
-    cache = _cache_dir() / f"idl-tables-{key}.marshal"
-    try:
-        return _from_plain(marshal.loads(cache.read_bytes()))
-    except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
-        pass
+    name = f"idl-tables-{key}.marshal"
+    entries = cachedir.store()
+    # Only bytes that passed the folder's keyed digest are unmarshalled (`idlc.cachedir`).
+    kept = entries.load(name) if entries is not None else None
+    if kept is not None:
+        try:
+            return _from_plain(marshal.loads(kept))
+        except (EOFError, ValueError, TypeError, IndexError, KeyError):
+            pass
     data = _build_table_data(grammar.decode("utf-8"))
-    try:
-        write_atomic(cache, marshal.dumps(_to_plain(data)))
-    except OSError:
-        pass  # a read-only home folder only costs the rebuild next time
+    if entries is not None:
+        entries.store(name, marshal.dumps(_to_plain(data)))  # a refusal costs a rebuild
     return data
 
 
@@ -478,11 +478,6 @@ def _build_table_data(grammar: str) -> lalr.TableData:
 
     lark = Lark(grammar, parser="lalr", lexer="contextual", strict=True, maybe_placeholders=True)
     return lalr.table_data(lark)
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "idlc"
 
 
 _CACHE_FORMAT = 4

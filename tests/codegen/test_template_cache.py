@@ -3,12 +3,12 @@ that cannot be written, or entries that cannot be read back, give the same packa
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from idlc import cachedir
 from idlc.codegen import generate, render
 from idlc.pipeline import compile_files
 from tests.conftest import SEEDS
@@ -19,10 +19,17 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     """A cache folder of its own, and an environment that has not loaded any template."""
     monkeypatch.setenv("IDLC_CACHE_DIR", str(tmp_path / "cache"))
     render.environment.cache_clear()
-    folder = render.cache_folder()
+    cachedir.store.cache_clear()
+    folder = cachedir.cache_root()
     assert folder is not None
     yield folder
     render.environment.cache_clear()
+    cachedir.store.cache_clear()
+
+
+def _templates(folder: Path) -> list[Path]:
+    """The compiled templates kept in the cache folder (it holds the parse tables too)."""
+    return sorted(folder.glob(render.entry_prefix() + "*"))
 
 
 def _files() -> dict[str, str]:
@@ -42,9 +49,9 @@ def test_a_cache_folder_that_refuses_writes_is_no_error(
     def refused(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")  # a read-only (or full) folder
 
-    monkeypatch.setattr(tempfile, "NamedTemporaryFile", refused)
+    monkeypatch.setattr(cachedir, "_publish_entry", refused)
     assert _files() == expected
-    assert not any(fresh_cache.iterdir())
+    assert not _templates(fresh_cache)
 
 
 @pytest.mark.parametrize(
@@ -61,30 +68,31 @@ def test_damaged_entries_are_compiled_again(
     fresh_cache: Path, expected: dict[str, str], damage: object
 ) -> None:
     assert _files() == expected
-    entries = sorted(fresh_cache.iterdir())
+    entries = _templates(fresh_cache)
     assert entries  # the run above kept its compiled templates
     for entry in entries:
         entry.write_bytes(damage(entry.read_bytes()))  # type: ignore[operator]
     render.environment.cache_clear()
     assert _files() == expected
+    assert all(entry.read_bytes() != b"" for entry in entries)  # compiled again and kept
 
 
 def test_entries_kept_are_used_again(fresh_cache: Path, expected: dict[str, str]) -> None:
     assert _files() == expected
-    kept = {entry.name: entry.stat().st_mtime_ns for entry in fresh_cache.iterdir()}
+    kept = {entry.name: entry.stat().st_mtime_ns for entry in _templates(fresh_cache)}
+    assert kept
     render.environment.cache_clear()
     assert _files() == expected
-    assert {entry.name: entry.stat().st_mtime_ns for entry in fresh_cache.iterdir()} == kept
+    assert {entry.name: entry.stat().st_mtime_ns for entry in _templates(fresh_cache)} == kept
 
 
-def test_the_compile_options_are_part_of_the_folders_name(
+def test_the_compile_options_are_part_of_the_entries_names(
     fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The source's checksum does not see them, yet they change the compiled code.
+    before = render.entry_prefix()
     monkeypatch.setitem(render._OPTIONS, "trim_blocks", False)
-    folder = render.cache_folder()
-    assert folder is not None and folder != fresh_cache
-    assert folder.parent == fresh_cache.parent
+    assert render.entry_prefix() != before
 
 
 def test_without_a_home_directory_nothing_is_cached(
@@ -102,8 +110,11 @@ def test_without_a_home_directory_nothing_is_cached(
 
     monkeypatch.setattr(pwd, "getpwuid", no_entry)
     render.environment.cache_clear()
+    cachedir.store.cache_clear()
     try:
-        assert render.cache_folder() is None
+        assert cachedir.cache_root() is None
+        assert cachedir.store() is None
         assert _files() == expected
     finally:
         render.environment.cache_clear()
+        cachedir.store.cache_clear()
