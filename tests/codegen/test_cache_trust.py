@@ -43,12 +43,21 @@ def _fresh() -> None:
 
 
 @pytest.fixture
-def use_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test sets IDLC_CACHE_DIR; the process's caches start again around it."""
+def use_cache() -> Iterator[None]:
+    """Each test sets IDLC_CACHE_DIR (in os.environ, which its subprocesses inherit); the
+    process's own value is put back after it, and the process's caches start again around
+    it. (monkeypatch.delenv after the test recorded the test's value and restored it, so the
+    worker's next tests, and their subprocesses, inherited a planted folder.)"""
+    own = os.environ.pop("IDLC_CACHE_DIR", None)
     _fresh()
-    yield
-    monkeypatch.delenv("IDLC_CACHE_DIR", raising=False)
-    _fresh()
+    try:
+        yield
+    finally:
+        if own is None:
+            os.environ.pop("IDLC_CACHE_DIR", None)
+        else:
+            os.environ["IDLC_CACHE_DIR"] = own
+        _fresh()
 
 
 @pytest.fixture(scope="module")
