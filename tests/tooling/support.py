@@ -1,4 +1,5 @@
-"""Helpers shared by the tooling tests: where the checkout is, and git with an identity."""
+"""Helpers shared by the tooling tests: where the checkout is, git with an identity, and
+programs of a fresh environment run without this checkout on their path."""
 
 from __future__ import annotations
 
@@ -27,3 +28,19 @@ def git(cwd: Path, *args: str) -> str:
     )
     assert result.returncode == 0, f"git {' '.join(args)}: {result.stderr}"
     return result.stdout
+
+
+def run_installed(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a program of an installed environment. Never with this checkout's PYTHONPATH:
+    only what is installed in the environment counts."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(
+        [str(arg) for arg in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**environment, **(env or {})},
+    )

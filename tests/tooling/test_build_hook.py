@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.tooling.support import REPO
+from tests.tooling.support import run_installed as run
 
 pytestmark = [
     pytest.mark.slow,
@@ -51,19 +52,6 @@ packages = ["src/weather_sample"]
 name = "weather_api"
 sources = ["idl"]
 """
-
-
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    # Without PYTHONPATH: the environment must use the idlc of the wheel, not this checkout.
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run(
-        [str(arg) for arg in args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=environment,
-    )
 
 
 @pytest.fixture(scope="module")

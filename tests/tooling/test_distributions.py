@@ -7,9 +7,7 @@ of this checkout, their dependencies from the package index.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 import venv
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.tooling.support import REPO
+from tests.tooling.support import run_installed as run
 
 pytestmark = [
     pytest.mark.slow,
@@ -24,21 +23,6 @@ pytestmark = [
 ]
 
 COMPILER_ONLY = ("idlc", "lark", "jinja2", "click")
-
-
-def run(
-    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    # Never this checkout's PYTHONPATH: only what is installed in the environment counts.
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run(
-        [str(arg) for arg in args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**environment, **(env or {})},
-    )
 
 
 @pytest.fixture(scope="module")

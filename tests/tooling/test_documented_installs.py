@@ -13,10 +13,8 @@ Slow: a fresh environment and an install per command.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import subprocess
 import sys
 import venv
 from pathlib import Path
@@ -24,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.tooling.support import REPO
+from tests.tooling.support import run_installed as run
 
 pytestmark = [
     pytest.mark.slow,
@@ -94,19 +93,6 @@ def _by_name(arguments: str) -> list[str] | None:
     if words and all(word in BY_NAME_CHECK for word in words):
         return words
     return None
-
-
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    # Never this checkout's PYTHONPATH: only what is installed in the environment counts.
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run(
-        [str(arg) for arg in args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=environment,
-    )
 
 
 def fresh_environment(folder: Path) -> Path:
