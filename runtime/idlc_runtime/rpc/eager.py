@@ -20,6 +20,11 @@ without suspending is never scheduled (3.12+) and is not counted as running.
   behaviour this relies on (current task, timeouts, task groups, cancellation, restoring
   the reading task).
 
+`step_as` is that by-hand step on its own, for a task that exists already: the ordered
+worker (`ordered`) takes a notification handler's first step in its own long-lived task
+that way, on every Python (3.12 and 3.13 have the same two functions, in C), instead of
+starting a task per notification.
+
 Each step of a handler's task is framed by `steps.hold()` and `steps.release()`
 (`outbox.Outbox`: what a step writes goes out in one write when it ends).
 """
@@ -35,9 +40,10 @@ from typing import Any, Final, Protocol
 #: Python has eager tasks (3.12+).
 NATIVE_EAGER: Final = sys.version_info >= (3, 12)
 
-if not NATIVE_EAGER:  # pragma: no cover - depends on the Python version
-    from asyncio import current_task as _current_task
-    from asyncio.tasks import _enter_task, _leave_task
+# The functions every Python's tasks call around each of their steps (3.11–3.13: C
+# functions of `_asyncio`). They make a task current for a step taken by hand.
+from asyncio import current_task as _current_task
+from asyncio.tasks import _enter_task, _leave_task
 
 #: `_Steps._first` when there is no first outcome left to hand over.
 _HANDED: Final = object()
@@ -73,23 +79,37 @@ def start_eagerly(
     # Created first, its own first step scheduled: that step only hands it what this one
     # leaves (`_Steps.send`). This one runs now, with the task made current.
     task = asyncio.Task(wrapper, loop=loop, context=context)
-    outer = _current_task(loop)
-    if outer is not None:
-        _leave_task(loop, outer)
-    _enter_task(loop, task)
     try:
-        wrapper._first = context.run(coro.send, None)
+        wrapper._first = step_as(loop, task, context, coro)
     except StopIteration as stop:
         wrapper._first = stop.value
         wrapper._finished = True
     except BaseException as error:  # the task reports it, as a task's step would
         wrapper._first = error
         wrapper._finished = True
+    return None if wrapper._finished else task
+
+
+def step_as(
+    loop: asyncio.AbstractEventLoop,
+    task: asyncio.Task[Any],
+    context: contextvars.Context,
+    coro: Coroutine[Any, Any, Any],
+) -> Any:
+    """Take one step of `coro` in `context` now, as if `task` took it: `task` is the
+    current task meanwhile (the task current before, the reading task say, is put back
+    after). Returns what the step awaits; raises what the coroutine raises, StopIteration
+    included. The caller hands what it awaits to `task` (the ordered worker does)."""
+    outer = _current_task(loop)
+    if outer is not None:
+        _leave_task(loop, outer)
+    _enter_task(loop, task)
+    try:
+        return context.run(coro.send, None)
     finally:
         _leave_task(loop, task)
         if outer is not None:
             _enter_task(loop, outer)
-    return None if wrapper._finished else task
 
 
 class _Steps(Coroutine[Any, Any, None]):

@@ -3,8 +3,8 @@
 Each request's handler is a task of its own whose first step runs while its line is read
 (see `eager`); notifications are handled in order on the ordered worker (`ordered`,
 docs/wire.md §13), except those `concurrent_notifications` names, each a task of its own.
-`handlers` holds the tasks still running after their first step (the worker's included),
-`incoming` the requests being handled by id, so that `$/cancel_request` can reach them
+`handlers` holds the tasks still running after their first step (the ordered worker's
+task, which lives as long as the connection, is the worker's own), `incoming` the requests being handled by id, so that `$/cancel_request` can reach them
 (docs/wire.md §9).
 """
 
@@ -135,8 +135,9 @@ class Handling:
         self._objects: dict[str, _Served] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
         self._incoming: dict[RequestId | None, asyncio.Task[None]] = {}
-        #: Every handler still running after its first step, notifications included, by
-        #: a token its coroutine uses to remove itself.
+        #: Every handler's task still running after its first step (requests, and the
+        #: notifications `concurrent_notifications` names), by a token its coroutine uses to
+        #: remove itself.
         self.handlers: dict[int, asyncio.Task[None]] = {}
         self._next_token = 0
         #: Set once closing has begun: a cancelled handler then stops without answering.
@@ -149,8 +150,6 @@ class Handling:
         ordered.on_handler_done = self._queued_notification_done
         ordered.on_worker = self._on_worker
         self._concurrent_notifications = frozenset(concurrent_notifications)
-        #: The token under which the ordered worker's task is in `handlers`, if it runs.
-        self._worker_token: int | None = None
 
     # ---------------------------------------------------------------- what is served
 
@@ -168,27 +167,35 @@ class Handling:
         self._objects.pop(key, None)
 
     def __len__(self) -> int:
-        """The handlers counted against the bound: those running after their first step,
-        and the notifications waiting for the ordered worker."""
-        return len(self.handlers) + self.ordered.waiting
+        """The handlers counted against the bound: those running after their first step
+        (the ordered worker as one while it carries a handler on), and the notifications
+        waiting for the ordered worker."""
+        ordered = self.ordered
+        return len(self.handlers) + (ordered.running is not None) + ordered.waiting
 
     def _queued_notification_done(self) -> None:
         self.on_handler_done()
 
-    def _on_worker(self, task: asyncio.Task[None] | None) -> None:
-        if task is not None:
-            self._next_token += 1
-            self._worker_token = self._next_token
-            self.handlers[self._worker_token] = task
-        elif self._worker_token is not None:
-            token, self._worker_token = self._worker_token, None
-            self._handler_done(token)
+    def _on_worker(self, busy: bool) -> None:
+        if not busy:
+            self.on_handler_done()
+
+    def unfinished(self) -> list[asyncio.Future[None]]:
+        """What is still running after its first step: the handlers' tasks, and the ordered
+        worker's queue until it is empty (its task lives as long as the connection)."""
+        running: list[asyncio.Future[None]] = list(self.handlers.values())
+        if self.ordered.running is not None:
+            running.append(self.ordered.running)
+        return running
 
     def cancel_all(self) -> list[asyncio.Task[None]]:
-        """Cancel every running handler; the tasks, to wait for."""
+        """Cancel every running handler and stop the ordered worker; the tasks, to wait for."""
         handlers = list(self.handlers.values())
         for task in handlers:
             task.cancel()
+        worker = self.ordered.close()
+        if worker is not None:
+            handlers.append(worker)
         return handlers
 
     # ---------------------------------------------------------------- incoming messages

@@ -341,9 +341,9 @@ class Peer:
             if intake.error is not None:
                 raise intake.error
             self._end_input()
-            handlers = self._handling.handlers
-            if handlers:
-                await asyncio.wait(list(handlers.values()), timeout=self._options.finish_on_eof)
+            unfinished = self._handling.unfinished()
+            if unfinished:
+                await asyncio.wait(unfinished, timeout=self._options.finish_on_eof)
         except asyncio.CancelledError:
             pass
         except (ConnectionError, OSError) as error:
