@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.generated import generated_package
@@ -340,6 +340,9 @@ def objects(draw: st.DrawFn) -> Any:
 
 @settings(max_examples=300, deadline=None)
 @given(place=st.sampled_from(["server", "items", "answer"]), value=objects())
+# Found by this test: a shared field sent as null (its default) made an unknown case that
+# did not equal itself decoded again, since it is sent left out.
+@example(place="answer", value={"_meta": None, "url": None, "message": "", "action": "http"})
 def test_any_object_is_one_case_by_the_rule_or_fails_with_a_path(
     api: ModuleType, place: str, value: Any
 ) -> None:

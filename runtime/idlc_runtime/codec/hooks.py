@@ -245,13 +245,16 @@ class UnknownCase:
             encoded.setdefault(key, value)  # a default the object left out (`{}` records)
         return encoded
 
+    # Equal when they send the same object: a shared field sent as `null` where its default
+    # is null decodes as a known case's would, and goes out left out, as that case's does;
+    # so the value decoded again from what one encodes to equals it.
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return bool(self.data == other.data)
+        return bool(self._idlc_encoded() == other._idlc_encoded())
 
     def __hash__(self) -> int:
-        return hash((type(self), msgspec.json.encode(self.data, order="sorted")))
+        return hash((type(self), msgspec.json.encode(self._idlc_encoded(), order="sorted")))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.data!r})"
