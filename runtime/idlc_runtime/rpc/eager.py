@@ -34,16 +34,23 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import sys
+
+# `_enter_task`, `_leave_task`: what every Python's tasks call around each of their steps
+# (3.11–3.13: C functions of `_asyncio`); they make a task current for a step taken by hand.
+from asyncio.tasks import _enter_task, _leave_task
 from collections.abc import Coroutine, Generator
 from typing import Any, Final, Protocol
 
 #: Python has eager tasks (3.12+).
 NATIVE_EAGER: Final = sys.version_info >= (3, 12)
 
-# The functions every Python's tasks call around each of their steps (3.11–3.13: C
-# functions of `_asyncio`). They make a task current for a step taken by hand.
-from asyncio import current_task as _current_task
-from asyncio.tasks import _enter_task, _leave_task
+if NATIVE_EAGER:  # pragma: no cover - depends on the Python version
+    from asyncio import current_task as _current_task  # a C function since 3.12
+else:  # pragma: no cover - depends on the Python version
+    # 3.11's `current_task` is Python around this lookup: the loop's entry, or None.
+    from asyncio.tasks import _current_tasks
+
+    _current_task = _current_tasks.get
 
 #: `_Steps._first` when there is no first outcome left to hand over.
 _HANDED: Final = object()

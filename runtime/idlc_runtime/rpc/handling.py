@@ -16,7 +16,7 @@ import logging
 import traceback
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 from msgspec import Raw
@@ -80,6 +80,10 @@ class _Served:
     implemented_notifications: frozenset[str]
     #: The interceptors that wrap each method, outermost first (see `applies_to`).
     chains: Mapping[str, tuple[Interceptor, ...]]
+    #: How the params of each method whose params are a record or a wrapped value decode
+    #: (`decoder_for(spec.params_type).decode`), one table per kind as above.
+    request_decoders: Mapping[str, Callable[[Raw], Any]]
+    notification_decoders: Mapping[str, Callable[[Raw], Any]]
 
 
 def _served(
@@ -98,7 +102,50 @@ def _served(
         tables.implemented_requests,
         tables.implemented_notifications,
         {wire: _chain(interceptors, wire) for wire in (*requests, *notifications)},
+        _decoders(requests),
+        _decoders(notifications),
     )
+
+
+def _decoders(table: Mapping[str, MethodSpec]) -> dict[str, Callable[[Raw], Any]]:
+    return {
+        wire: decoder_for(spec.params_type).decode
+        for wire, spec in table.items()
+        if spec.shape is not InputShape.UNIT
+    }
+
+
+class _Direct(NamedTuple):
+    """A notification of the root that the root's own member handles, in order, with no
+    interceptor around it: nearly every notification. Found once, when the root is served,
+    so that each such message is only decoded and handed to the ordered worker, without
+    `_lookup` and `_invoke` (docs/benchmarks.md, "ACP SDK").
+
+    `decode` turns the message's params into the member's input."""
+
+    decode: Callable[[Raw], Any]
+    invoke: Callable[[Any, Any], Awaitable[Any]]
+    implementation: object
+
+
+def _direct_notifications(served: _Served, concurrent: frozenset[str]) -> dict[str, _Direct]:
+    return {
+        wire: _Direct(
+            served.notification_decoders.get(wire, _unit_params),
+            spec.invoke,
+            served.implementation,
+        )
+        for wire, spec in served.notifications.items()
+        if wire in served.implemented_notifications
+        and wire not in concurrent
+        and wire != CANCEL_METHOD
+        and not served.chains[wire]
+    }
+
+
+def _unit_params(params: Raw) -> None:
+    """A unit input's params: only checked to be an object (or null), as `_lookup` does."""
+    decode_target(params)
 
 
 def _chain(interceptors: tuple[Interceptor, ...], method: str) -> tuple[Interceptor, ...]:
@@ -132,6 +179,8 @@ class Handling:
         self._on_undecodable_notification = on_undecodable_notification
         self._admit_request = admit_request
         self._root: _Served | None = None
+        #: The root's notifications that take the direct path (`_Direct`), by wire method.
+        self._direct: dict[str, _Direct] = {}
         self._objects: dict[str, _Served] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
         self._incoming: dict[RequestId | None, asyncio.Task[None]] = {}
@@ -154,8 +203,13 @@ class Handling:
     # ---------------------------------------------------------------- what is served
 
     def serve_root(self, root: object | None) -> None:
-        self._root = (
+        self._root = served = (
             _served(root, self._interceptors, self._only_implemented) if root is not None else None
+        )
+        self._direct = (
+            _direct_notifications(served, self._concurrent_notifications)
+            if served is not None
+            else {}
         )
 
     def register(self, key: str, implementation: object) -> None:
@@ -223,6 +277,17 @@ class Handling:
             self.handlers[token] = task
 
     def on_notification(self, method: str, params: Raw, targeted: bool) -> None:
+        direct = None if targeted else self._direct.get(method)
+        if direct is not None:
+            try:
+                decoded = direct.decode(params if params else _EMPTY_OBJECT)
+            except _UNDECODABLE:
+                pass  # the path below decodes them again, to report why they do not
+            else:
+                self.ordered.notification(
+                    self._notified(method, direct.invoke, direct.implementation, decoded)
+                )
+                return
         if method == CANCEL_METHOD:
             self._on_cancel(params)
             return
@@ -235,13 +300,18 @@ class Handling:
             level = logging.DEBUG if error.code == ErrorCode.METHOD_NOT_FOUND else logging.WARNING
             log.log(level, "ignored notification %s: %s", method, error)
             return
+        invoke = self._intercepted(served, spec, target)
         if method not in self._concurrent_notifications:
-            self.ordered.notification(self._notified(served, spec, decoded, target))
+            self.ordered.notification(
+                self._notified(method, invoke, served.implementation, decoded)
+            )
             return
         self._next_token += 1
         token = self._next_token
         task = start_eagerly(
-            self._loop, self._consume(token, served, spec, decoded, target), self._outbox
+            self._loop,
+            self._consume(token, method, invoke, served.implementation, decoded),
+            self._outbox,
         )
         if task is not None:
             self.handlers[token] = task
@@ -270,51 +340,50 @@ class Handling:
     def _lookup(
         self, method: str, params: Raw, targeted: bool, notify: bool = False
     ) -> tuple[_Served, MethodSpec, Any, str | None]:
-        """Find the object and member a call is for and decode its params, or raise RpcError."""
-        try:
-            return self._find(method, params, targeted, notify)
-        except _UNDECODABLE as error:
-            raise _invalid_params(error) from None
+        """Find the object and member a call is for and decode its params, or raise RpcError.
 
-    def _find(
-        self, method: str, params: Raw, targeted: bool, notify: bool
-    ) -> tuple[_Served, MethodSpec, Any, str | None]:
-        # Params that do not decode raise one of `_UNDECODABLE`, turned into -32602 above.
-        target = decode_target(params) if targeted and params else None
-        if target is None:
-            served = self._root
-            if served is None:
+        A try/except around it all rather than a context manager or a helper: it costs
+        nothing on the path every call takes."""
+        try:
+            target = decode_target(params) if targeted and params else None
+            if target is None:
+                served = self._root
+                if served is None:
+                    raise Unsupported(method, f"Method not found: {method}")
+            else:
+                served = self._objects.get(target)
+                if served is None:
+                    raise RpcError(
+                        ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target}
+                    )
+            if notify:
+                spec = served.notifications.get(method)
+                implemented = served.implemented_notifications
+                decoders = served.notification_decoders
+            else:
+                spec = served.requests.get(method)
+                implemented = served.implemented_requests
+                decoders = served.request_decoders
+            if spec is not None and method not in implemented:
                 raise Unsupported(method, f"Method not found: {method}")
-        else:
-            served = self._objects.get(target)
-            if served is None:
-                raise RpcError(
-                    ErrorCode.UNKNOWN_TARGET, f"Unknown target: {target}", {"target": target}
-                )
-        if notify:
-            spec = served.notifications.get(method)
-            implemented = served.implemented_notifications
-        else:
-            spec = served.requests.get(method)
-            implemented = served.implemented_requests
-        if spec is not None and method not in implemented:
-            raise Unsupported(method, f"Method not found: {method}")
-        if spec is None:
-            fallback = self._fallback
-            if fallback is None or method == CANCEL_METHOD:
-                raise Unsupported(method, f"Method not found: {method}")
-            value = decode_any(params) if params else None
-            return served, _fallback_spec(method, fallback, notify), value, target
-        if spec.shape is InputShape.UNIT:
-            if params and not targeted:
-                decode_target(params)  # only checks that params is an object (or null)
-            decoded = None
-        else:
-            decoded = decoder_for(spec.params_type).decode(params if params else _EMPTY_OBJECT)
+            if spec is None:
+                fallback = self._fallback
+                if fallback is None or method == CANCEL_METHOD:
+                    raise Unsupported(method, f"Method not found: {method}")
+                value = decode_any(params) if params else None
+                return served, _fallback_spec(method, fallback, notify), value, target
+            decode = decoders.get(method)
+            if decode is None:  # a unit input
+                if params and not targeted:
+                    decode_target(params)  # only checks that params is an object (or null)
+                return served, spec, None, target
+            decoded = decode(params if params else _EMPTY_OBJECT)
             if targeted and isinstance(decoded, OpenRecord):
                 # `$target` addressed this call (docs/wire.md §5): not the record's member.
                 decoded.extra.pop("$target", None)
-        return served, spec, decoded, target
+            return served, spec, decoded, target
+        except _UNDECODABLE as error:
+            raise _invalid_params(error) from None
 
     def _on_cancel(self, params: Raw) -> None:
         try:
@@ -393,28 +462,48 @@ class Handling:
             self._incoming.pop(id, None)
             self._handler_done(token)
 
+    def _intercepted(
+        self, served: _Served, spec: MethodSpec, target: str | None
+    ) -> Callable[[Any, Any], Awaitable[Any]]:
+        """How a notification found by `_lookup` is invoked: through its interceptors."""
+
+        def invoke(implementation: object, params: Any) -> Awaitable[Any]:
+            return self._invoke(served, spec, params, target, True)
+
+        return invoke
+
     async def _consume(
-        self, token: int, served: _Served, spec: MethodSpec, params: Any, target: str | None
+        self,
+        token: int,
+        wire: str,
+        invoke: Callable[[Any, Any], Awaitable[Any]],
+        implementation: object,
+        params: Any,
     ) -> None:
         try:
-            await self._notified(served, spec, params, target)
+            await self._notified(wire, invoke, implementation, params)
         finally:
             self._handler_done(token)
 
     async def _notified(
-        self, served: _Served, spec: MethodSpec, params: Any, target: str | None
+        self,
+        wire: str,
+        invoke: Callable[[Any, Any], Awaitable[Any]],
+        implementation: object,
+        params: Any,
     ) -> None:
-        """Handle a notification; what its handler raises is logged, never raised, so the
-        next one (on the ordered worker) runs all the same."""
+        """Handle a notification: `await invoke(implementation, params)`; what its handler
+        raises is logged, never raised, so the next one (on the ordered worker) runs all the
+        same."""
         try:
-            await self._invoke(served, spec, params, target, True)
+            await invoke(implementation, params)
         except asyncio.CancelledError:
             if self.closed:
                 raise
         except RpcError as error:
-            log.debug("notification %s answered an error: %s", spec.wire, error)
+            log.debug("notification %s answered an error: %s", wire, error)
         except Exception:
-            log.exception("notification handler %s failed", spec.wire)
+            log.exception("notification handler %s failed", wire)
 
     def _handler_done(self, token: int) -> None:
         # A handler that finished in its first step never held a slot; it ran while lines
@@ -454,10 +543,7 @@ _UNDECODABLE: Final = (msgspec.DecodeError, RecursionError)
 
 
 def _invalid_params(error: BaseException) -> RpcError:
-    """The -32602 for params that do not decode (with the JSON path when msgspec gives one).
-
-    A try/except around the lookup rather than a context manager: it costs nothing on the
-    path every call takes."""
+    """The -32602 for params that do not decode (with the JSON path when msgspec gives one)."""
     if isinstance(error, msgspec.ValidationError):
         return RpcError(
             ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)

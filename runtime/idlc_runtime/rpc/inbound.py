@@ -165,7 +165,9 @@ class Inbound:
                     'Invalid request: "jsonrpc" must be "2.0"',
                 )
             elif id is UNSET:
-                self._handling.on_notification(method, message.params, self._may_target(line))
+                # `_may_target` written out: this is the path of every notification.
+                targeted = self._route_targets and (b"$target" in line or b"\\u" in line)
+                self._handling.on_notification(method, message.params, targeted)
             elif id is None:
                 # docs/wire.md §3: an id is an integer or a string; a null one could never
                 # be told apart from the answer to an unreadable message.
