@@ -38,19 +38,19 @@ import sys
 # `_enter_task`, `_leave_task`: what every Python's tasks call around each of their steps
 # (3.11–3.13: C functions of `_asyncio`); they make a task current for a step taken by hand.
 from asyncio.tasks import _enter_task, _leave_task
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Final, Protocol
 
 #: Python has eager tasks (3.12+).
 NATIVE_EAGER: Final = sys.version_info >= (3, 12)
 
+#: The loop's current task, or None.
+_current_task: Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None]
 if NATIVE_EAGER:  # pragma: no cover - depends on the Python version
-    from asyncio import current_task as _current_task  # a C function since 3.12
+    _current_task = asyncio.current_task  # a C function since 3.12
 else:  # pragma: no cover - depends on the Python version
     # 3.11's `current_task` is Python around this lookup: the loop's entry, or None.
-    from asyncio.tasks import _current_tasks
-
-    _current_task = _current_tasks.get
+    _current_task = asyncio.tasks._current_tasks.get  # type: ignore[attr-defined]
 
 #: `_Steps._first` when there is no first outcome left to hand over.
 _HANDED: Final = object()

@@ -65,6 +65,10 @@ UndecodableNotificationHook = Callable[[str, Any, RpcError], None]
 RequestAdmission = Callable[[str], None]
 
 
+#: Decodes a method's params (`Raw`, or `b"{}"` for absent ones) into its input.
+_Decode = Callable[[Raw | bytes], Any]
+
+
 @dataclass(frozen=True, slots=True)
 class _Served:
     implementation: object
@@ -82,8 +86,8 @@ class _Served:
     chains: Mapping[str, tuple[Interceptor, ...]]
     #: How the params of each method whose params are a record or a wrapped value decode
     #: (`decoder_for(spec.params_type).decode`), one table per kind as above.
-    request_decoders: Mapping[str, Callable[[Raw], Any]]
-    notification_decoders: Mapping[str, Callable[[Raw], Any]]
+    request_decoders: Mapping[str, _Decode]
+    notification_decoders: Mapping[str, _Decode]
 
 
 def _served(
@@ -107,7 +111,7 @@ def _served(
     )
 
 
-def _decoders(table: Mapping[str, MethodSpec]) -> dict[str, Callable[[Raw], Any]]:
+def _decoders(table: Mapping[str, MethodSpec]) -> dict[str, _Decode]:
     return {
         wire: decoder_for(spec.params_type).decode
         for wire, spec in table.items()
@@ -123,7 +127,7 @@ class _Direct(NamedTuple):
 
     `decode` turns the message's params into the member's input."""
 
-    decode: Callable[[Raw], Any]
+    decode: _Decode
     invoke: Callable[[Any, Any], Awaitable[Any]]
     implementation: object
 
@@ -143,7 +147,7 @@ def _direct_notifications(served: _Served, concurrent: frozenset[str]) -> dict[s
     }
 
 
-def _unit_params(params: Raw) -> None:
+def _unit_params(params: Raw | bytes) -> None:
     """A unit input's params: only checked to be an object (or null), as `_lookup` does."""
     decode_target(params)
 
@@ -467,7 +471,7 @@ class Handling:
     ) -> Callable[[Any, Any], Awaitable[Any]]:
         """How a notification found by `_lookup` is invoked: through its interceptors."""
 
-        def invoke(implementation: object, params: Any) -> Awaitable[Any]:
+        def invoke(implementation: object, params: Any) -> Any:
             return self._invoke(served, spec, params, target, True)
 
         return invoke

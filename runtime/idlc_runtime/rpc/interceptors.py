@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, TypeAlias
 
 from idlc_runtime.rpc.dispatch import Execution
@@ -22,7 +22,7 @@ from idlc_runtime.rpc.dispatch import Execution
 Proceed: TypeAlias = Callable[[], Awaitable[Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CallInfo:
     """What an interceptor knows about one incoming call."""
 
@@ -40,6 +40,37 @@ class CallInfo:
     implementation: object
     #: The decoded params (the record, the one-field wrapper, or None for unit).
     params: Any
+
+    def __init__(
+        self,
+        method: str,
+        member: str,
+        target: str | None,
+        execution: Execution | None,
+        notify: bool,
+        implementation: object,
+        params: Any,
+    ) -> None:
+        # Made for every call an interceptor wraps: stored through the slots' descriptors,
+        # as `MethodSpec` is, not the frozen dataclass's `object.__setattr__` per field.
+        _set_method(self, method)
+        _set_member(self, member)
+        _set_target(self, target)
+        _set_execution(self, execution)
+        _set_notify(self, notify)
+        _set_implementation(self, implementation)
+        _set_params(self, params)
+
+
+(
+    _set_method,
+    _set_member,
+    _set_target,
+    _set_execution,
+    _set_notify,
+    _set_implementation,
+    _set_params,
+) = (CallInfo.__dict__[field.name].__set__ for field in fields(CallInfo))
 
 
 Interceptor: TypeAlias = Callable[[CallInfo, Proceed], Awaitable[Any]]

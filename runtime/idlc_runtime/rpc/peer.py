@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final
@@ -195,6 +195,9 @@ class Peer:
         #: down instead of reading (docs/wire.md §10).
         self._close_requested = False
         self._task: asyncio.Task[None] | None = None
+        #: What `notify` returns once the transport has taken the message: done already.
+        self._sent: asyncio.Future[None] = self._loop.create_future()
+        self._sent.set_result(None)
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -306,10 +309,16 @@ class Peer:
         except RecursionError:
             raise ProtocolError(f"Invalid result for {method}: {TOO_DEEP}") from None
 
-    async def notify(
+    def notify(
         self, method: str, params: object | None, *, target: str | None = None
-    ) -> None:
-        """Send a notification: no answer comes back, not even an error."""
+    ) -> Awaitable[None]:
+        """Send a notification: no answer comes back, not even an error. Await what it
+        returns: it waits while the transport's buffer is full.
+
+        It is written when called; a closed connection raises `ConnectionClosed` then. A
+        function rather than a coroutine: when the transport has taken the message, which
+        is nearly always, what it returns is a future already done, so a notification costs
+        no coroutine (docs/benchmarks.md, "ACP SDK")."""
         if self._closed or self._task is None:
             raise ConnectionClosed("the connection is closed" if self._task else "not started")
         outbox = self._outbox
@@ -317,9 +326,12 @@ class Peer:
             encode_notification(method, params if target is None else with_target(params, target))
         )
         if outbox.flushed():
-            return
+            return self._sent
+        return self._drain_after(method)
+
+    async def _drain_after(self, method: str) -> None:
         try:
-            await outbox.drain()
+            await self._outbox.drain()
         except ConnectionClosed:
             raise
         except ConnectionError as error:

@@ -97,7 +97,7 @@ decode_any: Final = _any_decoder.decode
 decode_batch: Final = _batch_decoder.decode
 
 
-def decode_target(params: Raw) -> str | None:
+def decode_target(params: Raw | bytes) -> str | None:
     """The `$target` of a params object; raises `msgspec.ValidationError` if it is no object."""
     found = _target_decoder.decode(params)
     return None if found is None or found.target is UNSET else found.target

@@ -84,12 +84,16 @@ class LineSplitter:
             self._partial.clear()
         tail = parts.pop()
         limit = self._max_line
-        for line in parts:
-            if len(line) <= limit:
-                out.append(line)
-            else:
-                out.append(Oversized(len(line), line[:PREFIX_SIZE], line[-PREFIX_SIZE:]))
-        self._extend_partial(tail)
+        if max(map(len, parts), default=0) <= limit:
+            out.extend(parts)  # the usual read: no line too long, all taken as they are
+        else:
+            for line in parts:
+                if len(line) <= limit:
+                    out.append(line)
+                else:
+                    out.append(Oversized(len(line), line[:PREFIX_SIZE], line[-PREFIX_SIZE:]))
+        if tail:
+            self._extend_partial(tail)
         return out
 
     def _extend_partial(self, data: bytes) -> None:
