@@ -1,6 +1,6 @@
 """A server for the hostile-connection tests, in its own process: `python server.py KIND`
 serves on 127.0.0.1 (KIND: `websocket`, the runtime's `serve_websocket` under uvicorn, or
-`acp`, `serve_acp` under hypercorn), with the limits short, prints its port, and runs until
+`acp`, `serve_acp` under hypercorn), with the limits short (150 open connections), prints its port, and runs until
 its stdin closes. The test sets its address-space limit."""
 
 from __future__ import annotations
@@ -26,7 +26,12 @@ async def main(kind: str) -> None:
         from idlc_acp.web import serve_acp
         from tests.acp.web.support import EchoAgent
 
-        server = serve_acp(EchoAgent, body_timeout=1.0, hypercorn_options={"keep_alive_timeout": 1})
+        server = serve_acp(
+            EchoAgent,
+            body_timeout=1.0,
+            max_open_connections=150,
+            hypercorn_options={"keep_alive_timeout": 1},
+        )
     async with server as listening:
         print(listening.port, flush=True)
         await stdin_closed

@@ -129,9 +129,12 @@ def test_hostile_connections_are_closed_and_a_good_client_is_served(kind: str) -
         asyncio.run(scenario(port))
 
 
-def test_connections_past_the_open_bound_are_closed_as_they_arrive() -> None:
-    """`serve_websocket` here allows 150 open connections: of 200 silent ones, those past
-    the bound are closed at once, long before the 1 s head deadline closes the rest."""
+@pytest.mark.parametrize("kind", ["websocket", "acp"])
+def test_connections_past_the_open_bound_are_closed_as_they_arrive(kind: str) -> None:
+    """The servers here allow 150 open connections (`max_open_connections`: uvicorn's
+    protocol under `serve_websocket`, the listening socket under `serve_acp`'s hypercorn):
+    of 200 silent ones, those past the bound are closed at once, long before the 1 s head
+    deadline closes the rest; a well-behaved client is served after."""
 
     async def scenario(port: int) -> list[float]:
         connections = []
@@ -147,12 +150,16 @@ def test_connections_past_the_open_bound_are_closed_as_they_arrive() -> None:
             return time.monotonic() - started
 
         try:
-            return await asyncio.gather(*(closed_after(reader) for reader, _ in connections))
+            times = await asyncio.gather(*(closed_after(reader) for reader, _ in connections))
+            # Their places are free again: a well-behaved client is served.
+            async with asyncio.timeout(10):
+                await well_behaved(kind, port)
+            return times
         finally:
             for _, writer in connections:
                 writer.transport.abort()
 
-    with server("websocket") as port:
+    with server(kind) as port:
         times = sorted(asyncio.run(scenario(port)))
     # 50 closed before any kept one's deadline (1 s after it connected) could pass.
     assert times[49] < 1.0 <= times[50], times[45:55]

@@ -11,19 +11,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import socket
 from collections.abc import AsyncIterator, Collection
 from typing import Any, Final
 
 from hypercorn.asyncio import serve
-from hypercorn.config import Config
+from hypercorn.config import Config, Sockets
 
 from idlc_acp.web.app import DEFAULT_BODY_TIMEOUT, AcpServer, AgentFactory, create_asgi_app
 from idlc_runtime import PeerOptions
 from idlc_runtime.transports.channel import frame_limit
 from idlc_runtime.web.admission import Authenticate
-from idlc_runtime.web.listening import bound_address, listen
+from idlc_runtime.web.limits import DEFAULT_MAX_OPEN_CONNECTIONS
+from idlc_runtime.web.listening import BoundedListener, bound_address, listen
 
 #: hypercorn settings `serve_acp` starts with (docs/acp-remote.md, "Limits and timeouts";
 #: each can be given in `hypercorn_options`). hypercorn's `keep_alive_timeout` runs from
@@ -36,6 +36,20 @@ HYPERCORN_DEFAULTS: Final[dict[str, Any]] = {
     "h2_max_concurrent_streams": 100,
     "graceful_timeout": 3,
 }
+
+
+class _ListenerConfig(Config):
+    """hypercorn's configuration, serving from one listening socket made here (a
+    `BoundedListener`) instead of the sockets hypercorn would open from `bind`."""
+
+    def __init__(self, listener: BoundedListener) -> None:
+        super().__init__()
+        self._listener = listener
+
+    def create_sockets(self) -> Sockets:
+        if self.ssl_enabled:
+            return Sockets([self._listener], [], [])
+        return Sockets([], [self._listener], [])
 
 
 class AcpListener:
@@ -65,10 +79,14 @@ async def serve_acp(
     allowed_hosts: Collection[str] | None = None,
     sse_ping_interval: float | None = 15.0,
     body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
+    max_open_connections: int = DEFAULT_MAX_OPEN_CONNECTIONS,
     hypercorn_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[AcpListener]:
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
     while the block runs; leaving it closes every connection and the listener.
+
+    A TCP connection accepted while `max_open_connections` are open is closed at once,
+    before hypercorn reads it (silent and slow ones count: hypercorn has no such bound).
 
     `hypercorn_options` set attributes of `hypercorn.config.Config` (TLS files, timeouts:
     docs/acp-remote.md, "Limits and timeouts").
@@ -85,10 +103,11 @@ async def serve_acp(
         sse_ping_interval=sse_ping_interval,
         body_timeout=body_timeout,
     )
+    if max_open_connections <= 0:
+        raise ValueError(f"max_open_connections must be positive, not {max_open_connections}")
     listening = listen(host, port)
-    config = Config()
     # hypercorn owns (and closes) the socket it is given: it gets a copy of ours.
-    config.bind = [f"fd://{os.dup(listening.fileno())}"]
+    config = _ListenerConfig(BoundedListener(listening, max_open_connections))
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     # A POST body or a WebSocket frame may be as long as a message may be.
