@@ -22,8 +22,10 @@ from idlc_acp.web.app import DEFAULT_BODY_TIMEOUT, AcpServer, AgentFactory, crea
 from idlc_runtime import PeerOptions
 from idlc_runtime.transports.channel import frame_limit
 from idlc_runtime.web.admission import Authenticate
+from idlc_runtime.web.frame_budget import DEFAULT_FRAME_BUDGET, FrameBudget
 from idlc_runtime.web.limits import DEFAULT_MAX_OPEN_CONNECTIONS
 from idlc_runtime.web.listening import BoundedListener, bound_address, listen
+from idlc_runtime.web.metering import FrameMetering, MeteredListener
 
 #: hypercorn settings `serve_acp` starts with (docs/acp-remote.md, "Limits and timeouts";
 #: each can be given in `hypercorn_options`). hypercorn's `keep_alive_timeout` runs from
@@ -55,8 +57,12 @@ class _ListenerConfig(Config):
 class AcpListener:
     """A running `serve_acp`: where it listens, and the application it serves."""
 
-    def __init__(self, app: AcpServer, listening: socket.socket, path: str) -> None:
+    def __init__(
+        self, app: AcpServer, listening: socket.socket, path: str, frames: FrameBudget
+    ) -> None:
         self.app = app
+        #: The bytes of incomplete WebSocket frames its connections hold.
+        self.frame_budget = frames
         #: The host and the TCP port actually bound (useful with port 0).
         self.host, self.port, authority = bound_address(listening)
         #: The streamable-HTTP address; `ws_url` is the same endpoint for WebSocket.
@@ -80,6 +86,7 @@ async def serve_acp(
     sse_ping_interval: float | None = 15.0,
     body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
     max_open_connections: int = DEFAULT_MAX_OPEN_CONNECTIONS,
+    frame_budget: int = DEFAULT_FRAME_BUDGET,
     hypercorn_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[AcpListener]:
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
@@ -87,6 +94,9 @@ async def serve_acp(
 
     A TCP connection accepted while `max_open_connections` are open is closed at once,
     before hypercorn reads it (silent and slow ones count: hypercorn has no such bound).
+    The WebSocket frames being received over all connections hold at most `frame_budget`
+    bytes: past it, the connection holding the most is closed with 1009
+    (`idlc_runtime.web.metering`).
 
     `hypercorn_options` set attributes of `hypercorn.config.Config` (TLS files, timeouts:
     docs/acp-remote.md, "Limits and timeouts").
@@ -105,9 +115,11 @@ async def serve_acp(
     )
     if max_open_connections <= 0:
         raise ValueError(f"max_open_connections must be positive, not {max_open_connections}")
+    frames = FrameBudget(frame_budget)
     listening = listen(host, port)
     # hypercorn owns (and closes) the socket it is given: it gets a copy of ours.
-    config = _ListenerConfig(BoundedListener(listening, max_open_connections))
+    listener = MeteredListener(listening, max_open_connections, frames)
+    config = _ListenerConfig(listener)
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     # A POST body or a WebSocket frame may be as long as a message may be.
@@ -119,7 +131,7 @@ async def serve_acp(
         setattr(config, name, value)
     stop = asyncio.Event()
     serving = asyncio.get_running_loop().create_task(
-        serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+        serve(FrameMetering(app, listener), config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
     )
     started = asyncio.ensure_future(app.started.wait())
     try:
@@ -127,7 +139,7 @@ async def serve_acp(
         if not app.started.is_set():
             serving.result()  # raises what stopped it
             raise RuntimeError("hypercorn stopped before it accepted connections")
-        yield AcpListener(app, listening, path)
+        yield AcpListener(app, listening, path, frames)
     finally:
         started.cancel()
         await app.close_all()

@@ -60,17 +60,21 @@ class BoundedListener(socket.socket):
             # Closed before anything is read: its descriptor is free again at once.
             os.close(fd)
             self.turned_away += 1
-        connection = _CountedConnection(self, fd)
+        connection = self._connection(fd)
         self.open += 1
         if socket.getdefaulttimeout() is None and self.gettimeout():
             connection.setblocking(True)  # as socket.accept does
         return connection, address
 
+    def _connection(self, fd: int) -> CountedConnection:
+        """The socket of an accepted connection (a subclass may count more of it)."""
+        return CountedConnection(self, fd)
+
     def _closed_one(self) -> None:
         self.open -= 1
 
 
-class _CountedConnection(socket.socket):
+class CountedConnection(socket.socket):
     """An accepted connection that gives its place in its listener back when closed."""
 
     def __init__(self, listener: BoundedListener, fd: int) -> None:
