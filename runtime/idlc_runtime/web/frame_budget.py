@@ -23,6 +23,10 @@ from typing import Final, Protocol
 DEFAULT_FRAME_BUDGET: Final = 128 * 1024 * 1024
 #: The close code of a connection refused by the budget (RFC 6455: message too big).
 MESSAGE_TOO_BIG: Final = 1009
+#: Seconds a refused connection stays open for its client to close it (what it sends
+#: meanwhile is read and dropped: closing with unread input would reset the connection
+#: and could lose the close frame).
+REFUSED_LINGER: Final = 10.0
 
 
 class FrameHolder(Protocol):

@@ -20,7 +20,7 @@ from typing import Any, Final
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from idlc_runtime.web.frame_budget import MESSAGE_TOO_BIG, FrameBudget
+from idlc_runtime.web.frame_budget import MESSAGE_TOO_BIG, REFUSED_LINGER, FrameBudget
 
 #: Seconds from connecting to a complete request head.
 DEFAULT_HEADER_TIMEOUT: Final = 10.0
@@ -33,6 +33,9 @@ UVICORN_DEFAULTS: Final[dict[str, Any]] = {
     "h11_max_incomplete_event_size": 16 * 1024,
     "ws_ping_interval": 20.0,
     "ws_ping_timeout": 20.0,
+    # No permessage-deflate: the frame budget counts bytes as they arrive, and a compressed
+    # frame takes up to a thousand times its size once inflated.
+    "ws_per_message_deflate": False,
 }
 
 
@@ -75,16 +78,18 @@ def budgeted_websocket_protocol(budget: FrameBudget) -> type[asyncio.Protocol]:
     the message it is building: counted before the parser is given it, and back to zero
     once the message is complete (the application has it then; the read after it is
     paused until the application takes it). A connection the budget refuses is sent 1009
-    and closed, and nothing more it sends is parsed.
+    and the end of the stream; what it still sends is read and dropped, so that the close
+    frame is not lost to a reset, until it closes or `REFUSED_LINGER` seconds have passed.
     """
 
     class BudgetedWebSocketProtocol(WebSocketsSansIOProtocol):
         _idlc_assembling = 0
         _idlc_refused = False
+        _idlc_linger: asyncio.TimerHandle | None = None
 
         def data_received(self, data: bytes) -> None:
             if self._idlc_refused:
-                return  # closing: what it still sends is not parsed
+                return  # dropped: nothing more of it is parsed or held
             self._idlc_assembling += len(data)
             budget.update(self, self._idlc_assembling)
             if not self._idlc_refused:
@@ -97,6 +102,8 @@ def budgeted_websocket_protocol(budget: FrameBudget) -> type[asyncio.Protocol]:
 
         def connection_lost(self, exc: Exception | None) -> None:
             budget.release(self)
+            if self._idlc_linger is not None:
+                self._idlc_linger.cancel()
             super().connection_lost(exc)
 
         def refuse_over_budget(self, reason: str) -> None:
@@ -104,11 +111,21 @@ def budgeted_websocket_protocol(budget: FrameBudget) -> type[asyncio.Protocol]:
             self._idlc_assembling = 0
             if self.close_sent or self.transport.is_closing():
                 return
-            if self.handshake_complete:
-                self.conn.fail(MESSAGE_TOO_BIG, reason)
-                self.transport.write(b"".join(self.conn.data_to_send()))
-                self.close_sent = True
-            # The partial message goes with the protocol once the connection is lost.
-            self.transport.close()
+            if not self.handshake_complete:
+                self.transport.close()
+                return
+            self.conn.fail(MESSAGE_TOO_BIG, reason)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            self.queue.put_nowait(
+                {"type": "websocket.disconnect", "code": MESSAGE_TOO_BIG, "reason": reason}
+            )
+            # Reading goes on (and drops what it reads) until the client closes.
+            if self.read_paused:
+                self.read_paused = False
+                self.transport.resume_reading()
+            self._idlc_linger = self.loop.call_later(REFUSED_LINGER, self.transport.abort)
 
     return BudgetedWebSocketProtocol

@@ -14,10 +14,10 @@ client's address, which hypercorn takes from the socket) and so to a meter in th
   taken off: frame headers of fragments and control frames count until the connection
   ends, a few bytes each);
 - a meter the budget refuses sends the client `websocket.close` with 1009 and the
-  budget's reason, and gives the application `websocket.disconnect` (1009) at once; once
-  that close is sent, the socket reads as ended, so hypercorn closes the connection rather
-  than assemble more of the frame. If the close cannot be sent (the client reads nothing),
-  the socket ends anyway after `REFUSED_GRACE` more bytes.
+  budget's reason, and gives the application `websocket.disconnect` (1009) at once; from
+  then on the socket drops what it reads (hypercorn assembles nothing more, and the close
+  frame is not lost to the reset that closing with unread input causes), until the client
+  closes or `REFUSED_LINGER` seconds have passed, when it is shut down.
 
 Compressed frames (permessage-deflate, which hypercorn always accepts) count at their size
 on the wire. A WebSocket whose connection is not found (another event loop than asyncio's,
@@ -28,16 +28,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Final
+import socket
+from collections.abc import Callable
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from idlc_runtime.web.frame_budget import MESSAGE_TOO_BIG, FrameBudget
+from idlc_runtime.web.frame_budget import MESSAGE_TOO_BIG, REFUSED_LINGER, FrameBudget
 from idlc_runtime.web.listening import BoundedListener, CountedConnection
-
-#: Bytes a refused connection may still deliver before its socket reads as ended, if the
-#: close could not be sent by then.
-REFUSED_GRACE: Final = 256 * 1024
 
 _Peer = tuple[Any, ...]
 
@@ -51,24 +49,17 @@ class FrameMeter:
     """The bytes one WebSocket's connection received that the application has not taken:
     a `FrameHolder` of the server's budget."""
 
-    def __init__(self, budget: FrameBudget) -> None:
+    def __init__(self, budget: FrameBudget, on_refused: Callable[[], None]) -> None:
         self._budget = budget
+        self._on_refused = on_refused
         self.held = 0
         #: The budget's reason once it refused this connection.
         self.reason: str | None = None
         self.refused = asyncio.Event()
-        #: Set once the socket must read as ended.
-        self.cut = False
         self._stopped = False
-        self._grace = REFUSED_GRACE
 
     def received(self, count: int) -> None:
-        if self._stopped:
-            return
-        if self.reason is not None:
-            self._grace -= count
-            if self._grace <= 0:
-                self.cut = True
+        if self._stopped or self.reason is not None:
             return
         self.held += count
         self._budget.update(self, self.held)
@@ -90,6 +81,7 @@ class FrameMeter:
         self.reason = reason
         self.held = 0
         self.refused.set()
+        self._on_refused()
 
     def stop(self) -> None:
         """The WebSocket has ended: nothing more counts."""
@@ -111,9 +103,14 @@ class MeteredConnection(CountedConnection):
         if self.peer is not None:
             listener.connections[self.peer] = self
 
+    def start_metering(self, budget: FrameBudget) -> FrameMeter:
+        self.meter = FrameMeter(budget, self._refused)
+        return self.meter
+
     def recv(self, bufsize: int, flags: int = 0) -> bytes:
         meter = self.meter
-        if meter is not None and meter.cut:
+        if meter is not None and meter.reason is not None:
+            self._drop_input()
             return b""
         data = super().recv(bufsize, flags)
         if meter is not None and data:
@@ -122,12 +119,29 @@ class MeteredConnection(CountedConnection):
 
     def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
         meter = self.meter
-        if meter is not None and meter.cut:
+        if meter is not None and meter.reason is not None:
+            self._drop_input()
             return 0
         count = super().recv_into(buffer, nbytes, flags)
         if meter is not None and count:
             meter.received(count)
         return count
+
+    def _drop_input(self) -> None:
+        """Read and drop what the refused client sends, and return at its end. Raises
+        `BlockingIOError` once nothing more waits, which the event loop takes as "nothing
+        to read now": the server sees neither the dropped bytes nor a false end."""
+        while super().recv(65536):
+            pass
+
+    def _refused(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._linger: asyncio.TimerHandle | None = loop.call_later(REFUSED_LINGER, self._shut_down)
+
+    def _shut_down(self) -> None:
+        # The end the server reads next: it closes the connection.
+        with contextlib.suppress(OSError):
+            self.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
         self._forget()
@@ -144,6 +158,9 @@ class MeteredConnection(CountedConnection):
                 del listener.connections[self.peer]
         if self.meter is not None:
             self.meter.stop()
+        linger = getattr(self, "_linger", None)
+        if linger is not None:
+            linger.cancel()
 
 
 class MeteredListener(BoundedListener):
@@ -172,18 +189,15 @@ class FrameMetering:
         if connection is None or connection.meter is not None:
             await self.app(scope, receive, send)
             return
-        meter = connection.meter = FrameMeter(self.listener.budget)
+        meter = connection.start_metering(self.listener.budget)
         closing = False
 
         async def refuse() -> None:
             nonlocal closing
             await meter.refused.wait()
             closing = True
-            try:
-                close = {"type": "websocket.close", "code": MESSAGE_TOO_BIG}
-                await send({**close, "reason": meter.reason})
-            finally:
-                meter.cut = True  # hypercorn reads the end next, and closes
+            close = {"type": "websocket.close", "code": MESSAGE_TOO_BIG}
+            await send({**close, "reason": meter.reason})
 
         async def metered_receive() -> Message:
             if not closing:
