@@ -21,6 +21,7 @@ from hypercorn.config import Config, Sockets
 from idlc_acp.web.app import DEFAULT_BODY_TIMEOUT, AcpServer, AgentFactory, create_asgi_app
 from idlc_runtime import PeerOptions
 from idlc_runtime.transports.channel import frame_limit
+from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
 from idlc_runtime.web.admission import Authenticate
 from idlc_runtime.web.frame_budget import DEFAULT_FRAME_BUDGET, FrameBudget
 from idlc_runtime.web.limits import DEFAULT_MAX_OPEN_CONNECTIONS
@@ -87,6 +88,7 @@ async def serve_acp(
     body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
     max_open_connections: int = DEFAULT_MAX_OPEN_CONNECTIONS,
     frame_budget: int = DEFAULT_FRAME_BUDGET,
+    max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
     hypercorn_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[AcpListener]:
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
