@@ -10,51 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import resource
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-ADDRESS_SPACE = 2 * 1024**3
+from tests.web_hostile.support import server
+
 HOSTILE = 40  # of each kind
 #: Every hostile connection must be closed by then (timeouts are 1 s).
 CLOSED_WITHIN = 15.0
-
-
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
-
-@contextlib.contextmanager
-def server(kind: str) -> Iterator[int]:
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "web_hostile" / "server.py"), kind],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        preexec_fn=_limit,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line, "the server did not start"
-        yield int(line)
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 async def hostile(port: int, kind: str) -> float:
