@@ -268,6 +268,11 @@ class AcpServer:
         try:
             message = _head_of(body)
         except msgspec.ValidationError:
+            try:
+                # Not an object: is it JSON at all? (checked, not built)
+                _raw_json.decode(body)
+            except msgspec.DecodeError as error:
+                return _error(400, PARSE_ERROR, f"Parse error: {error}")
             if body.lstrip()[:1] == b"[":
                 return _error(501, INVALID_REQUEST, "ACP has no batch requests")
             return _error(400, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
@@ -477,6 +482,7 @@ class _SessionParams(msgspec.Struct):
 
 
 _head_decoder = msgspec.json.Decoder(_Head)
+_raw_json = msgspec.json.Decoder(msgspec.Raw)
 _session_decoder = msgspec.json.Decoder(_SessionParams)
 
 
