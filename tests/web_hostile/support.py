@@ -3,9 +3,12 @@ limit, and reading its memory high-water mark."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import contextlib
 import os
 import resource
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -59,3 +62,41 @@ def peak_rss(pid: int) -> int:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024
     raise AssertionError("no VmHWM in /proc/PID/status")
+
+
+async def open_websocket(port: int, path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A WebSocket opened by hand (no client library: the tests send frames as a hostile
+    client would, and see exactly what the server sends back)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert b" 101 " in head.split(b"\r\n")[0], head
+    return reader, writer
+
+
+def text_frame(payload: bytes) -> bytes:
+    """A client's text frame (masked, with the all-zero key: the payload as it is)."""
+    size = len(payload)
+    if size < 126:
+        length = bytes([0x80 | size])
+    elif size < 65536:
+        length = bytes([0x80 | 126]) + struct.pack("!H", size)
+    else:
+        length = bytes([0x80 | 127]) + struct.pack("!Q", size)
+    return b"\x81" + length + b"\0\0\0\0" + payload
+
+
+async def read_frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """The next frame the server sends: (opcode, payload)."""
+    first, second = await reader.readexactly(2)
+    size = second & 0x7F
+    if size == 126:
+        (size,) = struct.unpack("!H", await reader.readexactly(2))
+    elif size == 127:
+        (size,) = struct.unpack("!Q", await reader.readexactly(8))
+    return first & 0x0F, await reader.readexactly(size)

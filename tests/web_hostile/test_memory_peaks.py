@@ -20,19 +20,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import struct
 from typing import Any
 
 import httpx
 import pytest
-import websockets
-from websockets.asyncio.client import connect
 
 from idlc_acp.web.connection import INBOUND_BYTES, INBOUND_WAITING
 from idlc_acp.web.mailbox import MAILBOX_BYTES
 from idlc_runtime.rpc.peer import DEFAULT_MAX_MESSAGE_SIZE
 from idlc_runtime.web.frame_budget import MESSAGE_TOO_BIG
 from tests.web_hostile.server import FRAME_BUDGET, MAX_BUFFERED_INPUT
-from tests.web_hostile.support import peak_rss, server_process
+from tests.web_hostile.support import (
+    open_websocket,
+    peak_rss,
+    read_frame,
+    server_process,
+    text_frame,
+)
 
 MiB = 1024 * 1024
 CLIENTS = 8
@@ -58,35 +63,42 @@ def _pad_request(request_id: int, size: int) -> str:
     )
 
 
-async def _send_frame(url: str, request_id: int) -> tuple[str, Any]:
-    """One client sending one large frame: ("answer", error code) or ("closed", (code,
-    reason))."""
-    # No compression: the frames are as large on the wire as in memory.
-    async with connect(url, max_size=None, compression=None, open_timeout=DEADLINE) as ws:
-        try:
-            await ws.send(_pad_request(request_id, LARGE))
-            answer = json.loads(await ws.recv())
-            return "answer", answer["error"]["code"]
-        except websockets.ConnectionClosed as closed:
-            assert closed.rcvd is not None, "closed without a close frame"
-            return "closed", (closed.rcvd.code, closed.rcvd.reason)
+async def _send_frame(port: int, path: str, request_id: int) -> tuple[str, Any]:
+    """One client sending one large frame, reading while it sends: ("answer", error code)
+    or ("closed", (code, reason)) from the first frame the server sends back."""
+    reader, writer = await open_websocket(port, path)
+    try:
+        writer.write(text_frame(_pad_request(request_id, LARGE).encode()))
+        sending = asyncio.ensure_future(writer.drain())
+        opcode, payload = await read_frame(reader)
+        sending.cancel()
+        if opcode == 0x1:
+            return "answer", json.loads(payload)["error"]["code"]
+        assert opcode == 0x8, (opcode, payload[:100])
+        (code,) = struct.unpack("!H", payload[:2])
+        return "closed", (code, payload[2:].decode())
+    finally:
+        writer.transport.abort()
 
 
-async def _small_call(url: str) -> None:
-    async with connect(url, compression=None, open_timeout=DEADLINE) as ws:
-        await ws.send(_pad_request(0, 10))
-        assert json.loads(await ws.recv())["error"]["code"] in REFUSED_CODES
+async def _small_call(port: int, path: str) -> None:
+    reader, writer = await open_websocket(port, path)
+    try:
+        writer.write(text_frame(_pad_request(0, 10).encode()))
+        opcode, payload = await read_frame(reader)
+        assert opcode == 0x1 and json.loads(payload)["error"]["code"] in REFUSED_CODES
+    finally:
+        writer.transport.abort()
 
 
 @pytest.mark.parametrize(("kind", "path"), [("websocket", "/"), ("acp", "/acp")])
 def test_concurrent_large_frames_stay_within_the_frame_budget(kind: str, path: str) -> None:
     with server_process(kind, "budget") as (port, pid):
-        url = f"ws://127.0.0.1:{port}{path}"
 
         async def scenario() -> list[tuple[str, Any]]:
-            await asyncio.wait_for(_small_call(url), DEADLINE)
+            await asyncio.wait_for(_small_call(port, path), DEADLINE)
             return await asyncio.wait_for(
-                asyncio.gather(*(_send_frame(url, number) for number in range(CLIENTS))),
+                asyncio.gather(*(_send_frame(port, path, number) for number in range(CLIENTS))),
                 DEADLINE,
             )
 
@@ -94,7 +106,7 @@ def test_concurrent_large_frames_stay_within_the_frame_budget(kind: str, path: s
         outcomes = asyncio.run(scenario())
         grown = peak_rss(pid) - baseline
         # And a well-behaved client is served after.
-        asyncio.run(asyncio.wait_for(_small_call(url), DEADLINE))
+        asyncio.run(asyncio.wait_for(_small_call(port, path), DEADLINE))
     answered = [value for outcome, value in outcomes if outcome == "answer"]
     refused = [value for outcome, value in outcomes if outcome == "closed"]
     assert answered and all(code in REFUSED_CODES for code in answered), outcomes

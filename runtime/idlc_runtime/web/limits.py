@@ -85,7 +85,6 @@ def budgeted_websocket_protocol(budget: FrameBudget) -> type[asyncio.Protocol]:
     class BudgetedWebSocketProtocol(WebSocketsSansIOProtocol):
         _idlc_assembling = 0
         _idlc_refused = False
-        _idlc_linger: asyncio.TimerHandle | None = None
 
         def data_received(self, data: bytes) -> None:
             if self._idlc_refused:
@@ -102,8 +101,6 @@ def budgeted_websocket_protocol(budget: FrameBudget) -> type[asyncio.Protocol]:
 
         def connection_lost(self, exc: Exception | None) -> None:
             budget.release(self)
-            if self._idlc_linger is not None:
-                self._idlc_linger.cancel()
             super().connection_lost(exc)
 
         def refuse_over_budget(self, reason: str) -> None:
@@ -122,10 +119,12 @@ def budgeted_websocket_protocol(budget: FrameBudget) -> type[asyncio.Protocol]:
             self.queue.put_nowait(
                 {"type": "websocket.disconnect", "code": MESSAGE_TOO_BIG, "reason": reason}
             )
-            # Reading goes on (and drops what it reads) until the client closes.
+            # Reading goes on (and drops what it reads) until the client closes. uvicorn's
+            # close timer, set, also keeps it from closing the transport (with unread input:
+            # a reset, which can lose the close frame) when the application returns.
             if self.read_paused:
                 self.read_paused = False
                 self.transport.resume_reading()
-            self._idlc_linger = self.loop.call_later(REFUSED_LINGER, self.transport.abort)
+            self.close_timer = self.loop.call_later(REFUSED_LINGER, self.transport.abort)
 
     return BudgetedWebSocketProtocol

@@ -15,9 +15,10 @@ client's address, which hypercorn takes from the socket) and so to a meter in th
   ends, a few bytes each);
 - a meter the budget refuses sends the client `websocket.close` with 1009 and the
   budget's reason, and gives the application `websocket.disconnect` (1009) at once; from
-  then on the socket drops what it reads (hypercorn assembles nothing more, and the close
-  frame is not lost to the reset that closing with unread input causes), until the client
-  closes or `REFUSED_LINGER` seconds have passed, when it is shut down.
+  then on the socket drops what it reads (hypercorn assembles nothing more), and when
+  hypercorn closes it, it sends the end of the stream and goes on reading and dropping
+  until the client closes or `REFUSED_LINGER` seconds have passed: closing with unread
+  input would reset the connection, and the reset can lose the close frame on its way.
 
 Compressed frames (permessage-deflate, which hypercorn always accepts) count at their size
 on the wire. A WebSocket whose connection is not found (another event loop than asyncio's,
@@ -95,6 +96,7 @@ class MeteredConnection(CountedConnection):
     def __init__(self, listener: MeteredListener, fd: int) -> None:
         super().__init__(listener, fd)
         self.meter: FrameMeter | None = None
+        self._lingered = False
         self._metered_by: MeteredListener | None = listener
         try:
             self.peer: _Peer | None = tuple(self.getpeername()[:2])
@@ -144,6 +146,36 @@ class MeteredConnection(CountedConnection):
             self.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
+        meter = self.meter
+        if meter is not None and meter.reason is not None and not self._lingered:
+            # Refused: hypercorn closes as soon as its application returns, and closing
+            # with unread input resets the connection, which can lose the close frame on
+            # its way. The end of the stream is sent instead, and what the client still
+            # sends is read and dropped until it closes or REFUSED_LINGER passes.
+            self._lingered = True
+            with contextlib.suppress(OSError, RuntimeError):  # (RuntimeError: no loop)
+                self.shutdown(socket.SHUT_WR)
+                loop = asyncio.get_running_loop()
+                loop.add_reader(self.fileno(), self._drain_until_end, loop)
+                self._linger_end = loop.call_later(REFUSED_LINGER, self._end_linger, loop)
+                return
+        self._forget()
+        super().close()
+
+    def _drain_until_end(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            self._drop_input()
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            pass
+        self._end_linger(loop)
+
+    def _end_linger(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.fileno() < 0:
+            return
+        loop.remove_reader(self.fileno())
+        self._linger_end.cancel()
         self._forget()
         super().close()
 
