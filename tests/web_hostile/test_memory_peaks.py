@@ -11,9 +11,11 @@ memory (VmHWM), over a baseline taken in the same run after a first small exchan
   arrive: what waits for the agent is bounded, the rest refused 503.
 
 The servers (`server.py KIND budget`) run in subprocesses under an address-space limit,
-with a 64 MiB frame budget and input budget (FRAME_BUDGET, MAX_BUFFERED_INPUT); before these
-bounds, the same loads took them to 1,227 MiB, 889 MiB, 574 MiB and 618 MiB. Everything
-talks to 127.0.0.1, the counts are fixed and each wait has a deadline.
+with a 64 MiB frame budget and input budget (FRAME_BUDGET, MAX_BUFFERED_INPUT). Before these
+bounds the frames took the servers to 1,227 MiB and 889 MiB (issue 21), the eight POSTs to
+1,048 MiB (measured with this test), an unread stream 618 MiB (issue 21, with its POSTs one
+after another); with them, about 150, 250, 280 and 200 MiB. Everything talks to 127.0.0.1,
+the counts are fixed and each wait has a deadline.
 """
 
 from __future__ import annotations
