@@ -16,7 +16,14 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["MAX_INPUT_BYTES", "InputTooLarge", "NotARegularFile", "read_input", "size_text"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "InputTooLarge",
+    "NotARegularFile",
+    "read_input",
+    "size_text",
+    "text_over_limit",
+]
 
 #: The largest input file read: 16 MiB, far above any real schema (idl/acp.idl is ~0.1 MiB).
 MAX_INPUT_BYTES = 16 * 1024 * 1024
@@ -46,6 +53,17 @@ class InputTooLarge(OSError):
     def __init__(self, path: Path, limit: int) -> None:
         super().__init__(errno.EFBIG, f"is larger than {size_text(limit)}", str(path))
         self.limit = limit
+
+
+def text_over_limit(text: str, limit: int = MAX_INPUT_BYTES) -> bool:
+    """Whether `text` (an editor's document) is more than `limit` bytes as UTF-8: the cap
+    of a file read from disk applies to text the language server is sent too. Encodes only
+    when the length alone cannot tell (a character is 1 to 4 bytes)."""
+    if len(text) > limit:
+        return True
+    if 4 * len(text) <= limit:
+        return False
+    return len(text.encode("utf-8", "surrogatepass")) > limit
 
 
 def size_text(count: int) -> str:

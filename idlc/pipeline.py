@@ -123,16 +123,21 @@ class _Loader:
                 unique.append(path)
         return unique
 
+    def too_large(self, path: Path, error: InputTooLarge) -> None:
+        """Report that the file at `path` is over the input limit and was not read (E0012;
+        the language server says the same of an editor's document over it)."""
+        self.diagnostics.add(
+            codes.FILE_TOO_LARGE,
+            f"{display_path(path)}: {error.strerror}: not read",
+            None,
+            help=f"idlc reads IDL files of at most {size_text(error.limit)}; split this one",
+        )
+
     def read(self, path: Path) -> bytes | None:
         try:
             return read_input(path)
         except InputTooLarge as error:
-            self.diagnostics.add(
-                codes.FILE_TOO_LARGE,
-                f"{display_path(path)}: {error.strerror}: not read",
-                None,
-                help=f"idlc reads IDL files of at most {size_text(error.limit)}; split this one",
-            )
+            self.too_large(path, error)
         except NotARegularFile as error:
             self.diagnostics.add(
                 codes.UNREADABLE_FILE,

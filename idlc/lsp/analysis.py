@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from idlc import pipeline
+from idlc.boundedread import MAX_INPUT_BYTES, InputTooLarge, text_over_limit
 from idlc.diagnostics import Diagnostic, Diagnostics, without_allowed
 from idlc.gcpause import paused_gc
 from idlc.lsp.index import FilePart, Index, build_index, file_part
@@ -72,9 +73,13 @@ class _EditorLoader(pipeline._Loader):
 
     def read(self, path: Path) -> bytes | None:
         text = self.texts.get(resolved(path))
-        if text is not None:
-            return text.encode("utf-8", "surrogatepass")
-        return super().read(path)
+        if text is None:
+            return super().read(path)
+        if text_over_limit(text):
+            # As for a file on disk over the limit: not parsed, one E0012 naming the limit.
+            self.too_large(path, InputTooLarge(path, MAX_INPUT_BYTES))
+            return None
+        return text.encode("utf-8", "surrogatepass")
 
     def parse_text(self, path: Path, data: bytes) -> pipeline.ParsedFile:
         display = pipeline.display_path(path)

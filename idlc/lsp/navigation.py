@@ -9,7 +9,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidRequest
 
 from idlc import pipeline
-from idlc.boundedread import read_input
+from idlc.boundedread import read_input, text_over_limit
 from idlc.lsp import hover as hovering
 from idlc.lsp.analysis import Analysis
 from idlc.lsp.index import (
@@ -209,6 +209,8 @@ async def workspace_symbols(
         sources: dict[str, SourceFile] = {}
         for path in files:
             text = texts.get(path)
+            if text is not None and text_over_limit(text):
+                continue  # not parsed: its diagnostic says so
             try:
                 data = (
                     text.encode("utf-8", "surrogatepass") if text is not None else read_input(path)

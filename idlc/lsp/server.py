@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import traceback
 from collections.abc import Awaitable, Callable, Generator
 from pathlib import Path
@@ -24,7 +25,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from idlc import __version__
-from idlc.boundedread import read_input
+from idlc.boundedread import MAX_INPUT_BYTES, read_input, size_text, text_over_limit
 from idlc.diagnostics import Diagnostic, Severity
 from idlc.lsp.analysis import Analysis
 from idlc.lsp.fixes import fix_for
@@ -32,6 +33,7 @@ from idlc.lsp.index import Occurrence
 from idlc.lsp.positions import Lines
 from idlc.lsp.rename import RenameRefused
 from idlc.lsp.service import Service
+from idlc.lsp.stdio import MAX_MESSAGE_BYTES, TOO_LARGE_METHOD, BoundedStdin
 from idlc.lsp.units import resolved
 from idlc.resources import data_dir
 from idlc.source import SourceFile, Span
@@ -191,6 +193,11 @@ class IdlLanguageServer(LanguageServer):
                 text = read_input(path).decode("utf-8", errors="replace")
             except OSError:
                 raise JsonRpcInvalidRequest(f"{uri} is neither open nor readable") from None
+        elif text_over_limit(text):
+            # Never parsed (formatting, completion), as a file on disk over it is not.
+            raise JsonRpcInvalidRequest(
+                f"{uri} is larger than {size_text(MAX_INPUT_BYTES)}: not read"
+            )
         return text
 
     def open_uris(self, analysis: Analysis) -> set[str]:
@@ -422,13 +429,29 @@ async def did_change_watched_files(
     ls.service.refresh_all(ls.publish)
 
 
+@server.feature(TOO_LARGE_METHOD)
+def message_too_large(ls: IdlLanguageServer, params: Any) -> None:
+    """A message from the editor too long to read was dropped (`idlc.lsp.stdio`): say so,
+    since the request in it is never answered and the edit in it never applied."""
+    size = getattr(params, "size", "?")
+    ls.window_show_message(
+        lsp.ShowMessageParams(
+            lsp.MessageType.Error,
+            f"idlc: a message of {size} bytes from the editor is larger than "
+            f"{size_text(MAX_MESSAGE_BYTES)}: not read (a request in it is not answered, "
+            f"an edit in it not applied: close and reopen the document once it is within "
+            f"the {size_text(MAX_INPUT_BYTES)} idlc reads)",
+        )
+    )
+
+
 def serve() -> None:
     """Serve on stdin/stdout until the editor says `exit`."""
     # The request handlers register themselves on `server` as they are imported.
     from idlc.lsp import editing, navigation  # noqa: F401
 
     logging.basicConfig(level=logging.WARNING)
-    server.start_io()
+    server.start_io(stdin=BoundedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
 
 
 __all__ = ["server", "serve"]

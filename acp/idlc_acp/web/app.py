@@ -37,7 +37,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from idlc_acp.agent import agent_options
-from idlc_acp.web.connection import HttpConnection, session_of
+from idlc_acp.web.connection import AgentBehind, HttpConnection, session_of
 from idlc_acp.web.mailbox import Mailbox
 from idlc_runtime import Peer, PeerOptions
 from idlc_runtime.transports.budget import InputBudget
@@ -229,9 +229,18 @@ class AcpServer:
             if isinstance(found, Response):
                 return found
             connection = found
-        # While it is read, the body counts in the server's input budget. Once read it is
-        # released: the agent's reader, which takes it, may itself be waiting for room.
+        # The body counts in the server's input budget from its first byte until the agent's
+        # reader has taken it (or it is refused): bodies read together wait while the
+        # budget is spent, and so do bodies queued for agents that are behind.
         held = _HeldBody(self.input_budget)
+        try:
+            return await self._read_and_deliver(request, connection, held)
+        finally:
+            held.release()
+
+    async def _read_and_deliver(
+        self, request: Request, connection: HttpConnection | None, held: _HeldBody
+    ) -> Response:
         try:
             # A body trickled a byte at a time must not hold its connection for ever.
             async with asyncio.timeout(self._body_timeout):
@@ -245,8 +254,6 @@ class AcpServer:
                 f"the body did not arrive within {self._body_timeout} s",
                 Connection="close",
             )
-        finally:
-            held.release()
         if isinstance(body, int):
             limit = self._max_message_size
             # The data of an oversized message on every transport (docs/wire.md §8).
@@ -257,15 +264,24 @@ class AcpServer:
                 {"size": body, "limit": limit},
                 headers={"Connection": "close"},
             )
+        held.settle(len(body))
         try:
-            message = _decode(body)
+            message = _head_of(body)
+        except msgspec.ValidationError:
+            try:
+                # Not an object: is it JSON at all? (checked, not built)
+                _raw_json.decode(body)
+            except msgspec.DecodeError as error:
+                return _error(400, PARSE_ERROR, f"Parse error: {error}")
+            if body.lstrip()[:1] == b"[":
+                return _error(501, INVALID_REQUEST, "ACP has no batch requests")
+            return _error(400, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
         except msgspec.DecodeError as error:
             return _error(400, PARSE_ERROR, f"Parse error: {error}")
-        if isinstance(message, list):
-            return _error(501, INVALID_REQUEST, "ACP has no batch requests")
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        if message.get("jsonrpc") != "2.0":
             return _error(400, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
         text = body.decode("utf-8", "surrogateescape")
+        del body  # while it waits for its agent, the text is the one copy held
         if connection is None:
             return await self._open(request, text, message)
         if connection.closed:
@@ -286,12 +302,16 @@ class AcpServer:
             await connection.deliver(text, message, session_id)
         except ConnectionResetError as error:
             return _error(404, INVALID_REQUEST, str(error), message.get("id"))
+        except AgentBehind as error:
+            return _error(
+                503, INVALID_REQUEST, str(error), message.get("id"), **{"Retry-After": "1"}
+            )
         finally:
             connection.busy -= 1
             connection.touch()
         return Response(status_code=202)
 
-    async def _read_body(self, request: Request, held: _HeldBody) -> bytes | int:
+    async def _read_body(self, request: Request, held: _HeldBody) -> bytearray | int:
         """The body, or once it is over the message size limit the size known then (the
         declared length, or what was read), the rest not read.
         Reading waits while the server's input budget is spent (backpressure)."""
@@ -299,15 +319,16 @@ class AcpServer:
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             return int(declared)
-        chunks: list[bytes] = []
-        size = 0
+        # One buffer grown in place, not a list of the server's chunks joined at the end:
+        # no second copy while joining, and a large buffer is its own mapping, returned to
+        # the system when freed (thousands of 64 KiB chunks fragment the heap instead).
+        body = bytearray()
         async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                return size
-            chunks.append(chunk)
-            await held.hold(size)
-        return b"".join(chunks)
+            if len(body) + len(chunk) > limit:
+                return len(body) + len(chunk)
+            body += chunk
+            await held.hold(len(body))
+        return body
 
     async def _open(self, request: Request, text: str, message: dict[str, Any]) -> Response:
         """`initialize` without a connection: open one, answer 200 with the agent's answer."""
@@ -446,6 +467,44 @@ class AcpServer:
             self._websockets_admitted -= 1
 
 
+class _Head(msgspec.Struct):
+    """What routing a POST needs of its message; `params` is left undecoded (a slice of
+    the body), so that a large message is not held as objects besides its text."""
+
+    jsonrpc: Any = None
+    id: Any = msgspec.UNSET
+    method: Any = msgspec.UNSET
+    params: msgspec.Raw = msgspec.Raw()
+
+
+class _SessionParams(msgspec.Struct):
+    sessionId: Any = None  # noqa: N815 - the JSON member's name
+
+
+_head_decoder = msgspec.json.Decoder(_Head)
+_raw_json = msgspec.json.Decoder(msgspec.Raw)
+_session_decoder = msgspec.json.Decoder(_SessionParams)
+
+
+def _head_of(body: bytes | bytearray) -> dict[str, Any]:
+    """The message's `jsonrpc`, `id` and `method` members (those it has), and its
+    `params.sessionId` as `params` (an object) when it has a string one. Raises
+    `msgspec.ValidationError` for JSON that is not an object, `msgspec.DecodeError` for a
+    body that is not JSON."""
+    head = _head_decoder.decode(body)
+    message: dict[str, Any] = {"jsonrpc": head.jsonrpc}
+    if head.id is not msgspec.UNSET:
+        message["id"] = head.id
+    if head.method is not msgspec.UNSET:
+        message["method"] = head.method
+    # (A Raw value starts at its first byte: no copy of a large params to look at it.)
+    if bytes(memoryview(head.params)[:1]) == b"{":
+        session = _session_decoder.decode(head.params).sessionId
+        if isinstance(session, str):
+            message["params"] = {"sessionId": session}
+    return message
+
+
 class _HeldBody:
     """A POST body being read, counted in the server's `InputBudget` with the
     frames its connections hold back: bodies arriving together wait (are not read further)
@@ -466,6 +525,10 @@ class _HeldBody:
         """The body read so far is `size` bytes; wait while the budget says so."""
         self._budget.update(self, size, completed=False)
         await self._go.wait()
+
+    def settle(self, size: int) -> None:
+        """The body is read whole (`size` bytes): it counts until released, reading no more."""
+        self._budget.settle(self, size)
 
     def release(self) -> None:
         self._budget.release(self)

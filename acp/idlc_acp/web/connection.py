@@ -17,7 +17,6 @@ body is one frame received, every message the agent sends is one frame, routed t
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -26,15 +25,25 @@ from typing import Any, Final
 import msgspec
 
 from idlc_acp.agent import agent_options
-from idlc_acp.web.mailbox import Mailbox
+from idlc_acp.web.mailbox import Mailbox, text_cost
 from idlc_runtime import Peer, PeerOptions
 from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame
 
 log = logging.getLogger("idlc_acp")
 
-#: POST bodies received and not yet taken by the peer; past this, POSTs wait (backpressure).
+#: POST bodies received and not yet taken by the peer, in count and in bytes (one larger
+#: message alone); past these, POSTs wait (backpressure).
 INBOUND_QUEUE: Final = 16
+INBOUND_BYTES: Final = 4 * 1024 * 1024
+#: Bytes of the POST bodies of one connection waiting for room (one larger message alone);
+#: past this, a POST is refused 503: waiting, each would hold its body (an agent whose
+#: client reads none of its answers stops taking messages, and the POSTs pile up).
+INBOUND_WAITING: Final = 16 * 1024 * 1024
+
+
+class AgentBehind(Exception):
+    """A POST refused because the agent is not taking messages and too many wait."""
 
 
 class _Envelope(msgspec.Struct):
@@ -86,7 +95,13 @@ class HttpConnection:
         #: What every request of this connection carries besides its id (docs/acp-remote.md).
         self.secret = secret
         full = agent_options(agent, options)
-        self._inbound: asyncio.Queue[str | None] = asyncio.Queue(INBOUND_QUEUE)
+        self._inbound = Mailbox(INBOUND_QUEUE, INBOUND_BYTES)
+        #: The bytes of POST bodies waiting for room in `_inbound`.
+        self._waiting = 0
+        #: The POSTs whose messages the agent's peer has not handled yet, by id(text).
+        self._untaken: dict[int, asyncio.Future[None]] = {}
+        #: The POST of the message the peer is handling now, let go at the next receive.
+        self._handed: asyncio.Future[None] | None = None
         #: The connection-scoped stream's mailbox.
         self.main = Mailbox()
         #: Session id → its stream's mailbox (while a stream is attached or has messages).
@@ -155,18 +170,47 @@ class HttpConnection:
     async def _put(self, text: str) -> None:
         if self._closing:
             raise ConnectionResetError("the connection is closed")
+        cost = text_cost(text)
+        if self._waiting and self._waiting + cost > INBOUND_WAITING:
+            raise AgentBehind(
+                f"the agent is not taking messages: {self._waiting} bytes of them wait "
+                f"(limit {INBOUND_WAITING}); retry later"
+            )
+        self._waiting += cost
+        taken = asyncio.get_running_loop().create_future()
+        # By identity: each POST's text is its own object, alive while it is queued.
+        self._untaken[id(text)] = taken
         put = asyncio.ensure_future(self._inbound.put(text))
         ended = asyncio.ensure_future(asyncio.shield(self._ended))
         try:
             await asyncio.wait([put, ended], return_when=asyncio.FIRST_COMPLETED)
+            self._waiting -= cost
+            cost = 0
+            if put.done() and not self._closing:
+                # Returning lets the POST's body go (and its place in the input budget):
+                # only once the agent's peer has handled the message, so that bodies
+                # queued for agents that are behind count, and those being parsed.
+                await asyncio.wait([taken, ended], return_when=asyncio.FIRST_COMPLETED)
         finally:
             ended.cancel()
+            self._waiting -= cost
+            self._untaken.pop(id(text), None)
         if not put.done():
             put.cancel()
+        if not taken.done():
+            # (A mailbox closed while the message waited drops it.)
             raise ConnectionResetError("the connection is closed")
 
     async def _receive(self) -> Frame | None:
-        return await self._inbound.get()
+        # The channel asks for the next message once the peer has handled the last one
+        # (parsed it, started its handler): only then does the last one's POST let go.
+        handed, self._handed = self._handed, None
+        if handed is not None and not handed.done():
+            handed.set_result(None)
+        text = await self._inbound.get()
+        if text is not None:
+            self._handed = self._untaken.pop(id(text), None)
+        return text
 
     # ------------------------------------------------------------------ outbound
 
@@ -221,8 +265,7 @@ class HttpConnection:
         """Close the connection: the agent stops, the streams end (DELETE, idle, shutdown)."""
         if not self._closing:
             self._closing = True
-            with contextlib.suppress(asyncio.QueueFull):
-                self._inbound.put_nowait(None)
+            self._inbound.close()
         await self.peer.close()
         self._close_mailboxes()
         await asyncio.wait([self._ended])

@@ -22,7 +22,7 @@ MAILBOX_SIZE: Final = 256
 MAILBOX_BYTES: Final = 4 * 1024 * 1024
 
 
-def _cost(text: str) -> int:
+def text_cost(text: str) -> int:
     """The bytes `text` holds in memory, bounded cheaply (no encoding)."""
     return len(text) if text.isascii() else 4 * len(text)
 
@@ -53,7 +53,7 @@ class Mailbox:
 
     async def put(self, text: str) -> None:
         """Queue `text`; wait while there is no room for it. Dropped once closed."""
-        cost = _cost(text)
+        cost = text_cost(text)
         while not self.closed and self._full_for(cost):
             self._room.clear()
             await self._room.wait()
@@ -74,7 +74,7 @@ class Mailbox:
             self._filled.clear()
             await self._filled.wait()
         text = self._queue.popleft()
-        self.held -= _cost(text)
+        self.held -= text_cost(text)
         self._room.set()
         return text
 
@@ -84,7 +84,7 @@ class Mailbox:
         its bound by what moves: these were already held, and its writers wait for it."""
         while self._queue:
             text = self._queue.popleft()
-            other._append(text, _cost(text))
+            other._append(text, text_cost(text))
         self.held = 0
         self._room.set()
 

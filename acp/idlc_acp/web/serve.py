@@ -11,19 +11,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import socket
 from collections.abc import AsyncIterator, Collection
 from typing import Any, Final
 
 from hypercorn.asyncio import serve
-from hypercorn.config import Config
+from hypercorn.config import Config, Sockets
 
 from idlc_acp.web.app import DEFAULT_BODY_TIMEOUT, AcpServer, AgentFactory, create_asgi_app
 from idlc_runtime import PeerOptions
 from idlc_runtime.transports.channel import frame_limit
+from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
 from idlc_runtime.web.admission import Authenticate
-from idlc_runtime.web.listening import bound_address, listen
+from idlc_runtime.web.frame_budget import DEFAULT_FRAME_BUDGET, FrameBudget
+from idlc_runtime.web.limits import DEFAULT_MAX_OPEN_CONNECTIONS
+from idlc_runtime.web.listening import BoundedListener, bound_address, listen
+from idlc_runtime.web.metering import FrameMetering, MeteredListener
 
 #: hypercorn settings `serve_acp` starts with (docs/acp-remote.md, "Limits and timeouts";
 #: each can be given in `hypercorn_options`). hypercorn's `keep_alive_timeout` runs from
@@ -38,11 +41,29 @@ HYPERCORN_DEFAULTS: Final[dict[str, Any]] = {
 }
 
 
+class _ListenerConfig(Config):
+    """hypercorn's configuration, serving from one listening socket made here (a
+    `BoundedListener`) instead of the sockets hypercorn would open from `bind`."""
+
+    def __init__(self, listener: BoundedListener) -> None:
+        super().__init__()
+        self._listener = listener
+
+    def create_sockets(self) -> Sockets:
+        if self.ssl_enabled:
+            return Sockets([self._listener], [], [])
+        return Sockets([], [self._listener], [])
+
+
 class AcpListener:
     """A running `serve_acp`: where it listens, and the application it serves."""
 
-    def __init__(self, app: AcpServer, listening: socket.socket, path: str) -> None:
+    def __init__(
+        self, app: AcpServer, listening: socket.socket, path: str, frames: FrameBudget
+    ) -> None:
         self.app = app
+        #: The bytes of incomplete WebSocket frames its connections hold.
+        self.frame_budget = frames
         #: The host and the TCP port actually bound (useful with port 0).
         self.host, self.port, authority = bound_address(listening)
         #: The streamable-HTTP address; `ws_url` is the same endpoint for WebSocket.
@@ -65,10 +86,19 @@ async def serve_acp(
     allowed_hosts: Collection[str] | None = None,
     sse_ping_interval: float | None = 15.0,
     body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
+    max_open_connections: int = DEFAULT_MAX_OPEN_CONNECTIONS,
+    frame_budget: int = DEFAULT_FRAME_BUDGET,
+    max_buffered_input: int = DEFAULT_MAX_BUFFERED_INPUT,
     hypercorn_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[AcpListener]:
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
     while the block runs; leaving it closes every connection and the listener.
+
+    A TCP connection accepted while `max_open_connections` are open is closed at once,
+    before hypercorn reads it (silent and slow ones count: hypercorn has no such bound).
+    The WebSocket frames being received over all connections hold at most `frame_budget`
+    bytes: past it, the connection holding the most is closed with 1009
+    (`idlc_runtime.web.metering`).
 
     `hypercorn_options` set attributes of `hypercorn.config.Config` (TLS files, timeouts:
     docs/acp-remote.md, "Limits and timeouts").
@@ -85,10 +115,13 @@ async def serve_acp(
         sse_ping_interval=sse_ping_interval,
         body_timeout=body_timeout,
     )
+    if max_open_connections <= 0:
+        raise ValueError(f"max_open_connections must be positive, not {max_open_connections}")
+    frames = FrameBudget(frame_budget)
     listening = listen(host, port)
-    config = Config()
     # hypercorn owns (and closes) the socket it is given: it gets a copy of ours.
-    config.bind = [f"fd://{os.dup(listening.fileno())}"]
+    listener = MeteredListener(listening, max_open_connections, frames)
+    config = _ListenerConfig(listener)
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     # A POST body or a WebSocket frame may be as long as a message may be.
@@ -100,7 +133,7 @@ async def serve_acp(
         setattr(config, name, value)
     stop = asyncio.Event()
     serving = asyncio.get_running_loop().create_task(
-        serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+        serve(FrameMetering(app, listener), config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
     )
     started = asyncio.ensure_future(app.started.wait())
     try:
@@ -108,7 +141,7 @@ async def serve_acp(
         if not app.started.is_set():
             serving.result()  # raises what stopped it
             raise RuntimeError("hypercorn stopped before it accepted connections")
-        yield AcpListener(app, listening, path)
+        yield AcpListener(app, listening, path, frames)
     finally:
         started.cancel()
         await app.close_all()

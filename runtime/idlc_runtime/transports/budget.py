@@ -55,6 +55,18 @@ class InputBudget:
             self._waiting.append(holder)
             holder.budget_pause()
 
+    def settle(self, holder: BudgetHolder, held: int) -> None:
+        """`holder` holds `held` bytes of complete messages it has yet to hand over (a POST
+        body read whole, waiting for its agent): they count, but `holder` reads no more,
+        so it is never paused and never holds the overdraft, which another may need to
+        finish the message that lets `holder` hand its own over."""
+        self._set(holder, held)
+        if holder in self._waiting:
+            self._waiting.remove(holder)
+        if holder is self._overdraft:
+            self._overdraft = None
+        self._wake()
+
     def release(self, holder: BudgetHolder) -> None:
         """`holder` is gone: what it held is free."""
         self._set(holder, 0)

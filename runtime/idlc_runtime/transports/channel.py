@@ -227,6 +227,9 @@ class ChannelSource:
                     # Held back by the peer until it resumes: counted against the budget.
                     self._held += len(line) if isinstance(line, bytes) else line.size
                     self._budget.update(self, self._held, False)
+                # Not kept while waiting for the next frame: an idle connection would hold
+                # its last message (twice: the frame and its line) for as long as it idles.
+                del frame, line
         except asyncio.CancelledError:
             return  # closed: nobody listens for the end any more
         except Exception as error:

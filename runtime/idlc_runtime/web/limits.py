@@ -7,7 +7,9 @@ is kept for ever, and each holds a file descriptor. `DeadlineH11Protocol` closes
 connection whose request head is not complete `header_timeout` seconds after it connected,
 and closes at once a connection past `max_open` (counted when it is accepted, before any
 admission check, so silent connections count too). A WebSocket, once upgraded, is the
-WebSocket protocol's, with its own pings.
+WebSocket protocol's, with its own pings; `budgeted_websocket_protocol` is uvicorn's
+`websockets-sansio` protocol counting the frames it receives in the server's `FrameBudget`
+(`idlc_runtime.web.frame_budget`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import asyncio
 from typing import Any, Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from idlc_runtime.web.frame_budget import MESSAGE_TOO_BIG, REFUSED_LINGER, FrameBudget
 
 #: Seconds from connecting to a complete request head.
 DEFAULT_HEADER_TIMEOUT: Final = 10.0
@@ -28,6 +33,9 @@ UVICORN_DEFAULTS: Final[dict[str, Any]] = {
     "h11_max_incomplete_event_size": 16 * 1024,
     "ws_ping_interval": 20.0,
     "ws_ping_timeout": 20.0,
+    # No permessage-deflate: the frame budget counts bytes as they arrive, and a compressed
+    # frame takes up to a thousand times its size once inflated.
+    "ws_per_message_deflate": False,
 }
 
 
@@ -61,3 +69,62 @@ def deadline_protocol(header_timeout: float, max_open: int) -> type[asyncio.Prot
                 self.transport.close()
 
     return DeadlineH11Protocol
+
+
+def budgeted_websocket_protocol(budget: FrameBudget) -> type[asyncio.Protocol]:
+    """uvicorn's sans-I/O WebSocket protocol, holding its incomplete messages in `budget`.
+
+    What arrived since the last complete message is what the protocol's parser holds for
+    the message it is building: counted before the parser is given it, and back to zero
+    once the message is complete (the application has it then; the read after it is
+    paused until the application takes it). A connection the budget refuses is sent 1009
+    and the end of the stream; what it still sends is read and dropped, so that the close
+    frame is not lost to a reset, until it closes or `REFUSED_LINGER` seconds have passed.
+    """
+
+    class BudgetedWebSocketProtocol(WebSocketsSansIOProtocol):
+        _idlc_assembling = 0
+        _idlc_refused = False
+
+        def data_received(self, data: bytes) -> None:
+            if self._idlc_refused:
+                return  # dropped: nothing more of it is parsed or held
+            self._idlc_assembling += len(data)
+            budget.update(self, self._idlc_assembling)
+            if not self._idlc_refused:
+                super().data_received(data)
+
+        def send_receive_event_to_app(self) -> None:
+            super().send_receive_event_to_app()
+            self._idlc_assembling = 0
+            budget.update(self, 0)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            budget.release(self)
+            super().connection_lost(exc)
+
+        def refuse_over_budget(self, reason: str) -> None:
+            self._idlc_refused = True
+            self._idlc_assembling = 0
+            if self.close_sent or self.transport.is_closing():
+                return
+            if not self.handshake_complete:
+                self.transport.close()
+                return
+            self.conn.fail(MESSAGE_TOO_BIG, reason)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            self.queue.put_nowait(
+                {"type": "websocket.disconnect", "code": MESSAGE_TOO_BIG, "reason": reason}
+            )
+            # Reading goes on (and drops what it reads) until the client closes. uvicorn's
+            # close timer, set, also keeps it from closing the transport (with unread input:
+            # a reset, which can lose the close frame) when the application returns.
+            if self.read_paused:
+                self.read_paused = False
+                self.transport.resume_reading()
+            self.close_timer = self.loop.call_later(REFUSED_LINGER, self.transport.abort)
+
+    return BudgetedWebSocketProtocol

@@ -30,10 +30,12 @@ from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame, frame_limit
 from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT, RootFactory, _takes_peer
 from idlc_runtime.web.admission import Authenticate, Refused, admit, served_hosts, server_host
+from idlc_runtime.web.frame_budget import DEFAULT_FRAME_BUDGET, FrameBudget
 from idlc_runtime.web.limits import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_OPEN_CONNECTIONS,
     UVICORN_DEFAULTS,
+    budgeted_websocket_protocol,
     deadline_protocol,
 )
 from idlc_runtime.web.listening import bound_address, listen
@@ -218,8 +220,12 @@ class _EmbeddedUvicorn(uvicorn.Server):
 class WebSocketListener:
     """A running `serve_websocket`: where it listens, and the application it serves."""
 
-    def __init__(self, app: WebSocketServer, listening: socket.socket, path: str) -> None:
+    def __init__(
+        self, app: WebSocketServer, listening: socket.socket, path: str, frames: FrameBudget
+    ) -> None:
         self.app = app
+        #: The bytes of incomplete frames its connections hold (`held`, `peak`, `refused`).
+        self.frame_budget = frames
         #: The host and the TCP port actually bound (useful with port 0).
         self.host, self.port, authority = bound_address(listening)
         #: The address clients connect to.
@@ -249,6 +255,7 @@ async def serve_websocket(
     allowed_hosts: Collection[str] | None = None,
     header_timeout: float = DEFAULT_HEADER_TIMEOUT,
     max_open_connections: int = DEFAULT_MAX_OPEN_CONNECTIONS,
+    frame_budget: int = DEFAULT_FRAME_BUDGET,
     uvicorn_options: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[WebSocketListener]:
     """Serve `root_factory` over WebSocket at `ws://host:port/path` while the block runs.
@@ -257,9 +264,12 @@ async def serve_websocket(
     connection and the listener. The socket is bound before the block starts, so a port in
     use raises `OSError` here. A connection whose request head is not complete within
     `header_timeout` seconds is closed, and one past `max_open_connections` open at once is
-    closed as it arrives. `uvicorn_options` go to `uvicorn.Config` (timeouts, pings, TLS:
-    docs/web.md, "Limits and timeouts").
+    closed as it arrives. The frames being received over all connections hold at most
+    `frame_budget` bytes: past it, the connection holding the most is closed with 1009.
+    `uvicorn_options` go to `uvicorn.Config` (timeouts, pings, TLS: docs/web.md, "Limits
+    and timeouts").
     """
+    frames = FrameBudget(frame_budget)
     app = WebSocketServer(
         root_factory,
         path=path,
@@ -275,7 +285,7 @@ async def serve_websocket(
         "log_level": "warning",
         # The sans-I/O implementation stops reading a connection until the application has
         # taken its last message: a peer at its handler bound holds its client back.
-        "ws": "websockets-sansio",
+        "ws": budgeted_websocket_protocol(frames),
         "ws_max_size": frame_limit(options),
         "lifespan": "on",
         **UVICORN_DEFAULTS,
@@ -290,7 +300,7 @@ async def serve_websocket(
         if not server.ready.is_set():
             serving.result()  # raises what stopped it
             raise RuntimeError("uvicorn stopped before it accepted connections")
-        yield WebSocketListener(app, listening, path)
+        yield WebSocketListener(app, listening, path, frames)
     finally:
         ready.cancel()
         await app.close_all()
