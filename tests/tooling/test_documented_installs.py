@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_readme import _readme_commands
 from tests.tooling.support import REPO, fresh_environment, pip_in
 from tests.tooling.support import run_installed as run
 
@@ -52,7 +53,10 @@ BY_NAME_CHECK = {
 #: Commands that install from a checkout (the README's set-up and its recipe), with where
 #: they run: `checkout` ones here, from the snapshot's root; the others in the test named.
 FROM_A_CHECKOUT = {
-    "./runtime .": "checkout",
+    # The README's first set-up command, which tests/tooling/test_readme_main_job.py runs as
+    # written from a copy of the snapshot (a fresh environment that then generates and runs
+    # the seeds): installing it once more here would prove nothing more.
+    "./runtime .": "the README's first command (test_readme_main_job)",
     "./runtime ./acp": "checkout",
     "./runtime": "checkout",
     "./runtime '.[lsp]'": "checkout",
@@ -104,6 +108,11 @@ def test_every_documented_pip_command_is_known() -> None:
     }
     assert not unknown, f"pip commands no test runs (add them here): {unknown}"
     assert _by_name("'idlc[lsp]'") == ["idlc[lsp]"]  # the scan sees quoted arguments
+
+
+def test_the_readme_first_command_is_the_checkout_install_it_stands_for() -> None:
+    install, _ = _readme_commands()
+    assert ".venv/bin/pip install ./runtime . &&" in install, install
 
 
 BY_NAME = sorted(a for a in documented_commands() if _by_name(a) is not None)
