@@ -31,9 +31,11 @@ def _oldest_black(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def _install_oldest_black(folder: Path) -> None:
-    venv.create(folder, with_pip=True, clear=True)
+    # Without pip of its own (seconds to install): this environment's pip installs into it.
+    venv.create(folder, with_pip=False, clear=True)
+    python = folder / "bin" / "python"
     subprocess.run(
-        [str(folder / "bin" / "python"), "-m", "pip", "install", "-q", f"black=={OLDEST}"],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", f"black=={OLDEST}"],
         check=True,
         timeout=300,
         capture_output=True,

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from .support import Workspace, make_official_python_1, make_workspace, require_node_modules
+from tests.conftest import built_once
+
+from .support import (
+    Workspace,
+    make_official_python_1,
+    make_workspace,
+    official_python_in,
+    require_node_modules,
+)
 
 
 @pytest.fixture
@@ -21,5 +29,8 @@ def workspace(tmp_path: Path) -> Workspace:
 
 @pytest.fixture(scope="session")
 def official_python_1(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The interpreter of a fresh virtual environment with agent-client-protocol 1.0.0rc3."""
-    return make_official_python_1(tmp_path_factory.mktemp("acp-sdk-1"))
+    """The interpreter of a fresh virtual environment with agent-client-protocol 1.0.0rc3, one
+    for all xdist workers (the tests only run programs in it)."""
+    return str(
+        official_python_in(built_once(tmp_path_factory, "acp-sdk-1", make_official_python_1))
+    )

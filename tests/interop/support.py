@@ -55,20 +55,24 @@ def official_python(request: pytest.FixtureRequest, version: str) -> str:
     return request.getfixturevalue("official_python_1") if version == PY_SDK_1 else PYTHON
 
 
-def make_official_python_1(root: Path) -> str:
-    """A fresh virtual environment with agent-client-protocol 1.0.0rc3 from the package index;
-    its interpreter. Skips, saying why, when pip cannot install it within PIP_TIMEOUT."""
-    venv = root / "venv"
-    python = venv / "bin" / "python"
+def make_official_python_1(root: Path, extra: str = "") -> None:
+    """A fresh virtual environment `root/venv` with agent-client-protocol 1.0.0rc3 (and its
+    `extra`, "[http]") from the package index. Skips, saying why, when pip cannot install it
+    within PIP_TIMEOUT. The environment gets no pip of its own (seconds to install): this test
+    environment's pip installs into it (`pip --python`)."""
+    python = official_python_in(root)
+    requirement = f"agent-client-protocol{extra}=={PY_SDK_1}"
     steps = {
-        "python -m venv": [sys.executable, "-m", "venv", str(venv)],
-        f"pip install agent-client-protocol=={PY_SDK_1}": [
-            str(python),
+        "python -m venv": [sys.executable, "-m", "venv", "--without-pip", str(python.parents[1])],
+        f"pip install {requirement}": [
+            sys.executable,
             "-m",
             "pip",
+            "--python",
+            str(python),
             "install",
             "-q",
-            f"agent-client-protocol=={PY_SDK_1}",
+            requirement,
         ],
     }
     for name, step in steps.items():
@@ -93,7 +97,11 @@ def make_official_python_1(root: Path) -> str:
         check=True,
     ).stdout.strip()
     assert version == PY_SDK_1, version
-    return str(python)
+
+
+def official_python_in(root: Path) -> Path:
+    """The interpreter of the environment `make_official_python_1(root)` makes."""
+    return root / "venv" / "bin" / "python"
 
 
 def require_node_modules() -> None:

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import built_once
+
 from .expectations import (
     assert_echo_agent,
     assert_tool_call_read,
@@ -33,15 +35,15 @@ from .support import (
     ECHO_AGENT,
     HERE,
     JS,
-    PIP_TIMEOUT,
-    PY_SDK_1,
     PYTHON,
     REPO,
     RUN_TIMEOUT,
     TS_CLIENT,
     Run,
     child_env,
+    make_official_python_1,
     make_workspace,
+    official_python_in,
     py_client,
     require_node_modules,
 )
@@ -132,27 +134,14 @@ def test_our_client_drives_the_official_typescript_server(scheme: str, tmp_path:
 
 
 @pytest.fixture(scope="session")
-def official_python_1_remote(official_python_1: str) -> str:
-    """agent-client-protocol 1.0.0rc3 with its `http` extra (httpx2, websockets, starlette)."""
-    try:
-        done = subprocess.run(
-            [
-                official_python_1,
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                f"agent-client-protocol[http]=={PY_SDK_1}",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=PIP_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.skip(f"the http extra of agent-client-protocol {PY_SDK_1} took too long to install")
-    if done.returncode != 0:
-        pytest.skip(f"the http extra of agent-client-protocol {PY_SDK_1}: {done.stderr[-1500:]}")
-    return official_python_1
+def official_python_1_remote(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """agent-client-protocol 1.0.0rc3 with its `http` extra (httpx2, websockets, starlette), in
+    an environment of its own (the one of `official_python_1` is shared by the xdist workers,
+    so nothing is added to it)."""
+    folder = built_once(
+        tmp_path_factory, "acp-sdk-1-http", lambda root: make_official_python_1(root, "[http]")
+    )
+    return str(official_python_in(folder))
 
 
 def test_official_python_http_client_drives_our_agent(

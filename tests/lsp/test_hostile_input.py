@@ -218,9 +218,14 @@ def test_long_runs_take_linear_time(
     def text(length: int) -> str:
         return GOOD + prefix + piece * (length // len(piece)) + suffix
 
-    # Warm up once (the first parse of a new shape), then n and 4n.
+    # Warm up once (the first parse of a new shape), then n and 4n. A busy machine can slow
+    # one measurement (the suite runs a worker more than cores); a quadratic request, 16
+    # times slower at 4n, fails every attempt.
     _timed(session, long_line, text(_RUN // 8), request)
-    short = _timed(session, long_line, text(_RUN), request)
-    long = _timed(session, long_line, text(4 * _RUN), request)
+    for _attempt in range(3):
+        short = _timed(session, long_line, text(_RUN), request)
+        long = _timed(session, long_line, text(4 * _RUN), request)
+        if long < max(short, 0.005) * _RATIO_BOUND:
+            break
     assert long < max(short, 0.005) * _RATIO_BOUND, (piece, prefix, request, short, long)
     assert long < PATIENCE

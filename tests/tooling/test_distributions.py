@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import shutil
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
-from tests.tooling.support import REPO
+from tests.conftest import built_once
+from tests.tooling.support import REPO, fresh_environment, pip_in
 from tests.tooling.support import run_installed as run
 
 pytestmark = [
@@ -25,26 +25,24 @@ pytestmark = [
 COMPILER_ONLY = ("idlc", "lark", "jinja2", "click")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -> Path:
     """A fresh environment with the runtime and the ACP SDK, and the oldest msgspec the
-    runtime accepts (so the declared range is true at its lower end)."""
-    environment = tmp_path_factory.mktemp("service") / "env"
-    venv.create(environment, with_pip=True, system_site_packages=False)
-    python = environment / "bin" / "python"
-    installed = run(
-        python,
-        "-m",
-        "pip",
-        "install",
-        "-q",
-        "--disable-pip-version-check",
-        "msgspec==0.19.0",
-        wheels["idlc-runtime"],
-        wheels["idlc-acp"],
-    )
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    return python
+    runtime accepts (so the declared range is true at its lower end). One for all xdist
+    workers: the tests only run programs in it."""
+
+    def install(folder: Path) -> None:
+        installed = pip_in(
+            fresh_environment(folder / "env"),
+            "install",
+            "-q",
+            "msgspec==0.19.0",
+            wheels["idlc-runtime"],
+            wheels["idlc-acp"],
+        )
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+
+    return built_once(tmp_path_factory, "service-environment", install) / "env" / "bin" / "python"
 
 
 def test_the_service_environment_has_no_compiler(service: Path, tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ package-build recipes run in a scratch project: by name with `--find-links`, and
 checkout with direct references. A command the documentation gains that this module does
 not know fails `test_every_documented_pip_command_is_known`.
 
-Slow: a fresh environment and an install per command.
+Slow: a fresh environment and an install per command. The environments are made without pip
+and the test environment's pip installs into each (`support.pip_in`, `pip --python`): the same
+pip resolving and installing the same command, without seconds of installing pip every time.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
-from tests.tooling.support import REPO
+from tests.test_readme import _readme_commands
+from tests.tooling.support import REPO, fresh_environment, pip_in
 from tests.tooling.support import run_installed as run
 
 pytestmark = [
@@ -51,15 +53,18 @@ BY_NAME_CHECK = {
 #: Commands that install from a checkout (the README's set-up and its recipe), with where
 #: they run: `checkout` ones here, from the snapshot's root; the others in the test named.
 FROM_A_CHECKOUT = {
-    "./runtime .": "checkout",
+    # The README's first set-up command, which tests/tooling/test_readme_main_job.py runs as
+    # written from a copy of the snapshot (a fresh environment that then generates and runs
+    # the seeds): installing it once more here would prove nothing more.
+    "./runtime .": "the README's first command (test_readme_main_job)",
     "./runtime ./acp": "checkout",
     "./runtime": "checkout",
     "./runtime '.[lsp]'": "checkout",
     "-q -e ./runtime -e ./acp -e '.[test]'": "the README's test command, which CI runs",
     "-e '.[bench]'": "docs/benchmarks.md, the benchmarks' own set-up (grpcio-tools)",
-    ".": "test_the_readme_recipes_build_the_package",
-    "-e .": "test_the_readme_recipes_build_the_package (editable)",
-    "--find-links wheels .": "test_the_readme_recipes_build_the_package",
+    ".": "test_the_readme_recipe_with_direct_references_builds_the_package_from_a_checkout",
+    "-e .": "test_the_readme_recipe_by_name_builds_the_package_and_reinstalls_it_editable",
+    "--find-links wheels .": "test_the_readme_recipe_by_name_builds_the_package_and_reinstalls_it_editable",
     "'idlc-runtime @ git+https://github.com/<owner>/idlc#subdirectory=runtime' "
     "'idlc @ git+https://github.com/<owner>/idlc'": "a git URL: the same sources as ./runtime .",
     "'idlc-runtime @ git+https://github.com/<owner>/idlc#subdirectory=runtime' "
@@ -95,11 +100,6 @@ def _by_name(arguments: str) -> list[str] | None:
     return None
 
 
-def fresh_environment(folder: Path) -> Path:
-    venv.create(folder, with_pip=True, system_site_packages=False)
-    return folder / "bin" / "python"
-
-
 def test_every_documented_pip_command_is_known() -> None:
     unknown = {
         arguments: where
@@ -108,6 +108,11 @@ def test_every_documented_pip_command_is_known() -> None:
     }
     assert not unknown, f"pip commands no test runs (add them here): {unknown}"
     assert _by_name("'idlc[lsp]'") == ["idlc[lsp]"]  # the scan sees quoted arguments
+
+
+def test_the_readme_first_command_is_the_checkout_install_it_stands_for() -> None:
+    install, _ = _readme_commands()
+    assert ".venv/bin/pip install ./runtime . &&" in install, install
 
 
 BY_NAME = sorted(a for a in documented_commands() if _by_name(a) is not None)
@@ -126,9 +131,7 @@ def test_a_documented_install_by_name_works_from_the_local_index(
 ) -> None:
     python = fresh_environment(tmp_path / "env")
     index = wheels["idlc"].parent
-    installed = run(
-        python, "-m", "pip", "install", "-q", "--find-links", index, *shlex.split(arguments)
-    )
+    installed = pip_in(python, "install", "-q", "--find-links", index, *shlex.split(arguments))
     assert installed.returncode == 0, installed.stdout + installed.stderr
     for requirement in shlex.split(arguments):
         imported = run(python, "-c", BY_NAME_CHECK[requirement], cwd=tmp_path)
@@ -140,9 +143,7 @@ def test_a_documented_install_from_a_checkout_works(
     arguments: str, checkout_snapshot: Path, tmp_path: Path
 ) -> None:
     python = fresh_environment(tmp_path / "env")
-    installed = run(
-        python, "-m", "pip", "install", "-q", *shlex.split(arguments), cwd=checkout_snapshot
-    )
+    installed = pip_in(python, "install", "-q", *shlex.split(arguments), cwd=checkout_snapshot)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     imported = run(python, "-c", "import idlc_runtime", cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
@@ -160,43 +161,52 @@ def readme_recipes() -> list[str]:
     return re.findall(r"```toml\n(.*?)\n```", build.split("\n## ", 1)[0], re.DOTALL)
 
 
-def test_the_readme_recipes_build_the_package(
-    wheels: dict[str, Path], checkout_snapshot: Path, tmp_path: Path
+def build_recipe(recipe: str, options: list[str], folder: Path) -> Path:
+    """A scratch project of `recipe` (a README pyproject.toml) and the IDL of one interface in
+    `folder`, installed as the README says, `pip install .` (with build isolation: the build
+    installs idlc itself), into a fresh environment, whose python is returned."""
+    project = folder / "project"
+    (project / "idl").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(recipe + "\n", encoding="utf-8")
+    (project / "idl" / "weather.idl").write_text(WEATHER, encoding="utf-8")
+    python = fresh_environment(folder / "env")
+    installed = pip_in(python, "install", "-q", *options, ".", cwd=project)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    imported = run(
+        python, "-c", "import weather_api; print(weather_api.Weather.__name__)", cwd=folder
+    )
+    assert imported.stdout.strip() == "Weather", imported.stderr
+    checked = pip_in(python, "show", "idlc", cwd=folder)
+    assert checked.returncode != 0, "idlc is needed to build, not installed to run"
+    return python
+
+
+def test_the_readme_recipe_by_name_builds_the_package_and_reinstalls_it_editable(
+    wheels: dict[str, Path], tmp_path: Path
 ) -> None:
-    by_name, direct = readme_recipes()
+    by_name, _ = readme_recipes()
     assert 'requires = ["hatchling>=1.27", "idlc"]' in by_name
-    assert "allow-direct-references = true" in direct
     index = wheels["idlc"].parent
-    direct = direct.replace("file:///path/to/idlc", checkout_snapshot.as_uri())
-    for number, (recipe, options) in enumerate(
-        [(by_name, ["--find-links", str(index)]), (direct, [])]
-    ):
-        project = tmp_path / f"project{number}"
-        (project / "idl").mkdir(parents=True)
-        (project / "pyproject.toml").write_text(recipe + "\n", encoding="utf-8")
-        (project / "idl" / "weather.idl").write_text(WEATHER, encoding="utf-8")
-        python = fresh_environment(tmp_path / f"env{number}")
-        # As written: `pip install .`, with build isolation (the build installs idlc itself).
-        installed = run(python, "-m", "pip", "install", "-q", *options, ".", cwd=project)
-        assert installed.returncode == 0, installed.stdout + installed.stderr
-        imported = run(
-            python, "-c", "import weather_api; print(weather_api.Weather.__name__)", cwd=tmp_path
-        )
-        assert imported.stdout.strip() == "Weather", imported.stderr
-        checked = run(python, "-m", "pip", "show", "idlc", cwd=tmp_path)
-        assert checked.returncode != 0, "idlc is needed to build, not installed to run"
+    python = build_recipe(by_name, ["--find-links", str(index)], tmp_path)
     # `pip install -e .`, which the README says to run again after an IDL edit.
-    project = tmp_path / "project0"
-    python = tmp_path / "env0" / "bin" / "python"
+    project = tmp_path / "project"
     (project / "idl" / "weather.idl").write_text(
         WEATHER.replace("operation forecast", "operation outlook")
         .replace('"weather:forecast"', '"weather:outlook"')
         .replace("weather:forecast:call", "weather:outlook:call"),
         encoding="utf-8",
     )
-    edited = run(
-        python, "-m", "pip", "install", "-q", "--find-links", index, "-e", ".", cwd=project
-    )
+    edited = pip_in(python, "install", "-q", "--find-links", index, "-e", ".", cwd=project)
     assert edited.returncode == 0, edited.stdout + edited.stderr
-    outlook = run(python, "-c", "import weather_api; print(weather_api.Weather.outlook)")
+    outlook = run(
+        python, "-c", "import weather_api; print(weather_api.Weather.outlook)", cwd=tmp_path
+    )
     assert outlook.returncode == 0, outlook.stderr
+
+
+def test_the_readme_recipe_with_direct_references_builds_the_package_from_a_checkout(
+    checkout_snapshot: Path, tmp_path: Path
+) -> None:
+    _, direct = readme_recipes()
+    assert "allow-direct-references = true" in direct
+    build_recipe(direct.replace("file:///path/to/idlc", checkout_snapshot.as_uri()), [], tmp_path)

@@ -245,7 +245,7 @@ def committed(repo: Path, files: dict[str, str]) -> Path:
 
 
 def run_hook_in(
-    repo: Path, hook: str, hook_config: Path, pre_commit_home: Path
+    repo: Path, hook: str, hook_config: Path, pre_commit_home: Path, *options: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
@@ -259,6 +259,7 @@ def run_hook_in(
             "never",
             "--config",
             str(hook_config),
+            *options,
         ],
         cwd=repo,
         capture_output=True,
@@ -322,7 +323,7 @@ def test_the_generate_hooks_without_configuration_say_what_they_need(
 
 
 def test_a_hook_only_package_passes_generate_check_saying_there_is_nothing_to_compare(
-    downstream: Path, checkout_snapshot: Path, pre_commit_home: Path
+    downstream: Path, hook_config: Path, pre_commit_home: Path
 ) -> None:
     # The build hook's workflow: no `out`, nothing generated committed.
     (downstream / "pyproject.toml").write_text(
@@ -330,8 +331,8 @@ def test_a_hook_only_package_passes_generate_check_saying_there_is_nothing_to_co
     )
     git(downstream, "rm", "-r", "-q", "gen")
     git(downstream, "commit", "-q", "-a", "-m", "the build hook generates clock_api")
-    result = try_repo(
-        downstream, checkout_snapshot, pre_commit_home, "idlc-generate-check", "--verbose"
+    result = run_hook_in(
+        downstream, "idlc-generate-check", hook_config, pre_commit_home, "--verbose"
     )
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
     assert "package `clock_api` has no `out`" in result.stdout, result.stdout
