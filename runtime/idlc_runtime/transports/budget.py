@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import deque
 
 from idlc_runtime.transports.contract import BudgetHolder
+from idlc_runtime.transports.ledger import HeldBytes
 
 
 class InputBudget:
@@ -27,10 +28,7 @@ class InputBudget:
         if limit <= 0:
             raise ValueError(f"the input budget must be positive, not {limit}")
         self.limit = limit
-        #: The most ever held at once: what the bound is about, for monitoring.
-        self.peak = 0
-        self._total = 0
-        self._held: dict[BudgetHolder, int] = {}
+        self._held: HeldBytes[BudgetHolder] = HeldBytes()
         self._overdraft: BudgetHolder | None = None
         #: Paused holders, first paused first resumed.
         self._waiting: deque[BudgetHolder] = deque()
@@ -38,16 +36,21 @@ class InputBudget:
     @property
     def held(self) -> int:
         """The bytes held now, over all connections."""
-        return self._total
+        return self._held.total
+
+    @property
+    def peak(self) -> int:
+        """The most ever held at once: what the bound is about, for monitoring."""
+        return self._held.peak
 
     def update(self, holder: BudgetHolder, held: int, completed: bool) -> None:
         """`holder` now holds `held` bytes; `completed` says whether it finished a message
         since the last update. Pauses it if it must wait for others."""
-        self._set(holder, held)
+        self._held.set(holder, held)
         if holder is self._overdraft and (completed or held == 0):
             self._overdraft = None
         self._wake()
-        if held == 0 or self._total <= self.limit or holder in self._waiting:
+        if held == 0 or self._held.total <= self.limit or holder in self._waiting:
             return
         if self._overdraft is None:
             self._overdraft = holder
@@ -60,7 +63,7 @@ class InputBudget:
         body read whole, waiting for its agent): they count, but `holder` reads no more,
         so it is never paused and never holds the overdraft, which another may need to
         finish the message that lets `holder` hand its own over."""
-        self._set(holder, held)
+        self._held.set(holder, held)
         if holder in self._waiting:
             self._waiting.remove(holder)
         if holder is self._overdraft:
@@ -69,26 +72,17 @@ class InputBudget:
 
     def release(self, holder: BudgetHolder) -> None:
         """`holder` is gone: what it held is free."""
-        self._set(holder, 0)
+        self._held.pop(holder)
         if holder in self._waiting:
             self._waiting.remove(holder)
         if holder is self._overdraft:
             self._overdraft = None
         self._wake()
 
-    def _set(self, holder: BudgetHolder, held: int) -> None:
-        self._total += held - self._held.get(holder, 0)
-        if held:
-            self._held[holder] = held
-        else:
-            self._held.pop(holder, None)
-        if self._total > self.peak:
-            self.peak = self._total
-
     def _wake(self) -> None:
         """Resume waiting holders while there is room, or hand one the free overdraft."""
         while self._waiting:
-            if self._total < self.limit:
+            if self._held.total < self.limit:
                 self._waiting.popleft().budget_resume()
             elif self._overdraft is None:
                 self._overdraft = self._waiting.popleft()

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
+from idlc_runtime.transports.ledger import HeldBytes
+
 #: The bytes of incomplete WebSocket messages a server holds over all its connections.
 DEFAULT_FRAME_BUDGET: Final = 128 * 1024 * 1024
 #: The close code of a connection refused by the budget (RFC 6455: message too big).
@@ -50,38 +52,34 @@ class FrameBudget:
         if limit <= 0:
             raise ValueError(f"the frame budget must be positive, not {limit}")
         self.limit = limit
-        #: The most ever held at once, for monitoring (and the tests).
-        self.peak = 0
         #: Connections refused so far.
         self.refused = 0
-        self._total = 0
-        self._held: dict[FrameHolder, int] = {}
+        self._held: HeldBytes[FrameHolder] = HeldBytes()
 
     @property
     def held(self) -> int:
         """The bytes held now, over all connections."""
-        return self._total
+        return self._held.total
+
+    @property
+    def peak(self) -> int:
+        """The most ever held at once, for monitoring (and the tests)."""
+        return self._held.peak
 
     def update(self, holder: FrameHolder, held: int) -> None:
         """`holder` now holds `held` bytes of an incomplete message (0: none). While the
         total is over the limit, the largest holder is refused (it may be `holder`)."""
-        self._total += held - self._held.get(holder, 0)
-        if held:
-            self._held[holder] = held
-        else:
-            self._held.pop(holder, None)
-        if self._total > self.peak:
-            self.peak = self._total
-        while self._total > self.limit:
-            largest = max(self._held, key=self._held.__getitem__)
-            size = self._held.pop(largest)
-            self._total -= size
+        held_bytes = self._held
+        held_bytes.set(holder, held)
+        while held_bytes.total > self.limit:
+            largest = held_bytes.largest()
+            size = held_bytes.pop(largest)
             self.refused += 1
             largest.refuse_over_budget(refusal_reason(size, self.limit))
 
     def release(self, holder: FrameHolder) -> None:
         """`holder` is gone (or refused): what it held is free."""
-        self._total -= self._held.pop(holder, 0)
+        self._held.pop(holder)
 
     def holds(self, holder: FrameHolder) -> bool:
         """Whether `holder` is counted (it was neither released nor refused)."""
