@@ -101,7 +101,9 @@ def test_connections_past_the_open_bound_are_closed_as_they_arrive(kind: str) ->
     """The servers here allow 150 open connections (`max_open_connections`: uvicorn's
     protocol under `serve_websocket`, the listening socket under `serve_acp`'s hypercorn):
     of 200 silent ones, those past the bound are closed at once, long before the 1 s head
-    deadline closes the rest; a well-behaved client is served after."""
+    deadline closes the rest; a well-behaved client is served after. The 200 come as one
+    burst, more than hypercorn's own accept queue (100) holds: under load, connections past
+    a full queue waited TCP's one-second retry (the servers' `backlog` is 2048)."""
 
     async def scenario(port: int) -> list[float]:
         # Each connection's time to its close counts from its own connect: under load,

@@ -25,7 +25,12 @@ from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
 from idlc_runtime.web.admission import Authenticate
 from idlc_runtime.web.frame_budget import DEFAULT_FRAME_BUDGET, FrameBudget
 from idlc_runtime.web.limits import DEFAULT_MAX_OPEN_CONNECTIONS
-from idlc_runtime.web.listening import BoundedListener, bound_address, listen
+from idlc_runtime.web.listening import (
+    DEFAULT_LISTEN_BACKLOG,
+    BoundedListener,
+    bound_address,
+    listen,
+)
 from idlc_runtime.web.metering import FrameMetering, MeteredListener
 
 #: hypercorn settings `serve_acp` starts with (docs/acp-remote.md, "Limits and timeouts";
@@ -34,6 +39,7 @@ from idlc_runtime.web.metering import FrameMetering, MeteredListener
 #: connection is closed after it; a trickled body is `body_timeout`'s. No `read_timeout`:
 #: a client reading an SSE stream sends nothing, and it would be closed.
 HYPERCORN_DEFAULTS: Final[dict[str, Any]] = {
+    "backlog": DEFAULT_LISTEN_BACKLOG,
     "keep_alive_timeout": 5,
     "h11_max_incomplete_size": 16 * 1024,
     "h2_max_concurrent_streams": 100,

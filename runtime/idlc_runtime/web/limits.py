@@ -21,6 +21,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from idlc_runtime.web.frame_budget import MESSAGE_TOO_BIG, REFUSED_LINGER, FrameBudget
+from idlc_runtime.web.listening import DEFAULT_LISTEN_BACKLOG
 
 #: Seconds from connecting to a complete request head.
 DEFAULT_HEADER_TIMEOUT: Final = 10.0
@@ -28,6 +29,7 @@ DEFAULT_HEADER_TIMEOUT: Final = 10.0
 DEFAULT_MAX_OPEN_CONNECTIONS: Final = 512
 #: uvicorn settings `serve_websocket` starts with (each can be given in `uvicorn_options`).
 UVICORN_DEFAULTS: Final[dict[str, Any]] = {
+    "backlog": DEFAULT_LISTEN_BACKLOG,
     "timeout_keep_alive": 5,
     # A request head (line and headers) larger than this is refused (h11's limit).
     "h11_max_incomplete_event_size": 16 * 1024,

@@ -14,13 +14,21 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
+from typing import Any, Final
+
+#: Connections the kernel completes and queues for the server to accept (the kernel caps it
+#: at `net.core.somaxconn`). A burst past a full queue is not refused but delayed: the kernel
+#: drops the handshake and TCP tries again a second later, so a connection past
+#: `max_open_connections` would be closed only then. It is well above that bound, as
+#: uvicorn's own default; hypercorn's (100) is not.
+DEFAULT_LISTEN_BACKLOG: Final = 2048
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A TCP socket listening on `host` (IPv4, or IPv6 when it holds a `:`) and `port`."""
+    """A TCP socket listening on `host` (IPv4, or IPv6 when it holds a `:`) and `port`, with
+    the accept queue the servers are given (asyncio sets it again when serving starts)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host, port), family=family)
+    return socket.create_server((host, port), family=family, backlog=DEFAULT_LISTEN_BACKLOG)
 
 
 def bound_address(listening: socket.socket) -> tuple[str, int, str]:
