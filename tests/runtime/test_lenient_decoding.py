@@ -59,6 +59,10 @@ type Doc = record {
   weight : float64 = 1.5 null-default;
   solo : optional<Solo>;
 };
+
+interface Inbox id "test:inbox" revision "test:inbox@1" {
+  operation post id "test:inbox:post" : Doc -> unit { notify id "inbox/post"; }
+}
 """
 
 
@@ -92,6 +96,39 @@ def test_a_message_that_decodes_strictly_takes_the_fast_path(api: ModuleType) ->
     # Types that reach no lenient record keep msgspec's own decoder.
     assert not isinstance(decoder_for(api.Kind), LenientDecoder)
     assert not isinstance(decoder_for(list[int]), LenientDecoder)
+
+
+def test_a_served_notification_decodes_leniently_on_every_path(api: ModuleType) -> None:
+    """A notification of the root takes the runtime's direct path, which tries msgspec's
+    typed decode alone; a message only the lenient rules decode must still arrive, decoded
+    by them, in its place among the others."""
+    import asyncio
+
+    from idlc_runtime import memory_pair
+
+    received: list[Any] = []
+    all_three = asyncio.Event()
+
+    class Inbox(api.Inbox):  # type: ignore[misc, name-defined]
+        async def post(self, input: Any) -> None:
+            received.append(input)
+            if len(received) == 3:
+                all_three.set()
+
+    strict = {"id": "s", "points": [], "byName": {}, "tags": []}
+    lenient = {**strict, "id": "l", "count": "many", "kind": "z"}
+
+    async def scenario() -> None:
+        async with memory_pair(None, Inbox()) as (client, _server):
+            for params in (strict, lenient, strict):
+                await client.notify("inbox/post", params)
+            async with asyncio.timeout(5):
+                await all_three.wait()
+
+    asyncio.run(scenario())
+    assert [doc.id for doc in received] == ["s", "l", "s"]
+    assert plain(received[1]) == plain(decode(api, lenient))
+    assert received[1].count == 7 and received[1].kind is None
 
 
 def test_each_rule(api: ModuleType) -> None:
@@ -293,11 +330,13 @@ JSON = st.recursive(
     | st.integers()
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["id", "kind", "points", "x", "y", "child", "byName", "type", "r"]),
-        inner,
-        max_size=5,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["id", "kind", "points", "x", "y", "child", "byName", "type", "r"]),
+            inner,
+            max_size=5,
+        )
     ),
     max_leaves=30,
 )

@@ -215,8 +215,9 @@ async def test_a_failure_while_handling_a_batch_member_spares_the_others(
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 _ID = st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(max_size=30)

@@ -201,3 +201,66 @@ async def _interleaved(plans: list[list[int]]) -> None:
 @given(st.lists(st.lists(st.integers(0, 5), max_size=4), min_size=1, max_size=5))
 def test_interleaved_handlers_lose_and_reorder_nothing(plans: list[list[int]]) -> None:
     asyncio.run(within(_interleaved(plans), 20))
+
+
+class _Transport(asyncio.WriteTransport):
+    """Records writes; its buffer holds what the test says (a full pipe, a slow socket)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.buffered = 0
+        self.closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.writes.append(bytes(data))
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+class _Writer:
+    def __init__(self, transport: _Transport) -> None:
+        self.transport = transport
+
+
+_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("send"), st.integers(1, FLUSH_SIZE // 2)),
+        st.tuples(st.sampled_from(["hold", "release", "fill", "empty", "close"]), st.just(0)),
+    ),
+    max_size=40,
+)
+
+
+@given(steps=_STEPS)
+@settings(max_examples=200, deadline=None)
+def test_send_writes_and_answers_as_write_then_flushed(steps: list[tuple[str, int]]) -> None:
+    """`Outbox.send` is `write` then `flushed()` in one call: the same bytes in the same
+    writes, the same answer, whatever holds, flushes and transport states come between."""
+    from idlc_runtime.rpc.outbox import Outbox
+
+    one, two = _Transport(), _Transport()
+    sending, writing = Outbox(_Writer(one)), Outbox(_Writer(two))  # type: ignore[arg-type]
+    holds = 0
+    for index, (step, size) in enumerate(steps):
+        if step == "send":
+            message = bytes([48 + index % 10]) * size
+            writing.write(message)
+            assert sending.send(message) == writing.flushed()
+        elif step == "hold":
+            holds += 1
+            sending.hold()
+            writing.hold()
+        elif step == "release" and holds:
+            holds -= 1
+            sending.release()
+            writing.release()
+        elif step in ("fill", "empty", "close"):
+            for transport in (one, two):
+                transport.buffered = 1 if step == "fill" else 0
+                transport.closing = transport.closing or step == "close"
+        assert one.writes == two.writes

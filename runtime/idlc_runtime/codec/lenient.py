@@ -374,6 +374,13 @@ class LenientDecoder:
         self._type = type_
         self._strict = strict
 
+    @property
+    def strict(self) -> msgspec.json.Decoder[Any]:
+        """The typed decoder alone, without the fallback: it raises `ValidationError` for
+        a message only the fallback decodes (for a caller that has a slower path of its own
+        to retry on, and saves the call through this one on every message)."""
+        return self._strict
+
     def decode(self, data: bytes | bytearray | memoryview | str) -> Any:
         try:
             return self._strict.decode(data)

@@ -23,6 +23,7 @@ from msgspec import Raw
 
 from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.codec.hooks import OpenRecord
+from idlc_runtime.codec.lenient import LenientDecoder
 from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
 from idlc_runtime.rpc.dispatch import InputShape, MethodSpec, serving_tables
 from idlc_runtime.rpc.eager import start_eagerly
@@ -125,17 +126,24 @@ class _Direct(NamedTuple):
     so that each such message is only decoded and handed to the ordered worker, without
     `_lookup` and `_invoke` (docs/benchmarks.md, "ACP SDK").
 
-    `decode` turns the message's params into the member's input."""
+    `decode` turns the message's params into the member's input: msgspec's typed decode
+    alone, even for a type with forward-compatible fields (`LenientDecoder.strict`); a
+    message that fails it takes the general path, which decodes it leniently."""
 
     decode: _Decode
     invoke: Callable[[Any, Any], Awaitable[Any]]
     implementation: object
 
 
+def _typed_only(decode: _Decode) -> _Decode:
+    owner = getattr(decode, "__self__", None)
+    return owner.strict.decode if isinstance(owner, LenientDecoder) else decode
+
+
 def _direct_notifications(served: _Served, concurrent: frozenset[str]) -> dict[str, _Direct]:
     return {
         wire: _Direct(
-            served.notification_decoders.get(wire, _unit_params),
+            _typed_only(served.notification_decoders.get(wire, _unit_params)),
             spec.invoke,
             served.implementation,
         )
@@ -286,7 +294,7 @@ class Handling:
             try:
                 decoded = direct.decode(params if params else _EMPTY_OBJECT)
             except _UNDECODABLE:
-                pass  # the path below decodes them again, to report why they do not
+                pass  # the path below decodes them again: leniently, or to say why not
             else:
                 self.ordered.notification(
                     self._notified(method, direct.invoke, direct.implementation, decoded)
@@ -455,10 +463,11 @@ class Handling:
             self._incoming.pop(id, None)
             outbox = self._outbox
             if batch is None:
-                outbox.write(message)
+                flushed = outbox.send(message)
             else:
                 batch.answer(message)
-            if not outbox.flushed():
+                flushed = outbox.flushed()
+            if not flushed:
                 await outbox.drain()
         except ConnectionError as error:
             log.debug("could not answer %s: %r", spec.wire, error)

@@ -58,6 +58,26 @@ class Outbox:
         if self._held_size >= FLUSH_SIZE:
             self.flush()
 
+    def send(self, message: bytes) -> bool:
+        """Write one message, as `write` does; then what `flushed()` says: whether the
+        writer may go on without `drain()`. One call for the two, on the path of every
+        request, notification and answer."""
+        transport = self.transport
+        if transport is None:
+            self._writer.write(message)
+            return False  # only a transport can say it took everything
+        if self._holds:
+            self._held.append(message)
+            self._held_size += len(message)
+            if self._held_size >= FLUSH_SIZE:
+                self.flush()
+            known = self._flushed_in_hold
+            if known is None:
+                known = self._flushed_in_hold = self._transport_flushed()
+            return known
+        transport.write(message)
+        return not transport.is_closing() and not transport.get_write_buffer_size()
+
     def hold(self) -> None:
         """Keep what is written until the matching `release()`."""
         self._holds += 1

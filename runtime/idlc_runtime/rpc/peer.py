@@ -281,8 +281,7 @@ class Peer:
         )
         outbox = self._outbox
         try:
-            outbox.write(message)
-            if not outbox.flushed():
+            if not outbox.send(message):
                 await outbox.drain()
             raw = await future
         except asyncio.CancelledError:
@@ -321,11 +320,9 @@ class Peer:
         no coroutine (docs/benchmarks.md, "ACP SDK")."""
         if self._closed or self._task is None:
             raise ConnectionClosed("the connection is closed" if self._task else "not started")
-        outbox = self._outbox
-        outbox.write(
+        if self._outbox.send(
             encode_notification(method, params if target is None else with_target(params, target))
-        )
-        if outbox.flushed():
+        ):
             return self._sent
         return self._drain_after(method)
 
