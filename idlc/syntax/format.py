@@ -155,13 +155,13 @@ class _Writer:
         self.item_started = True
         self.after_doc = False
 
-    def run(self, span: Span, space: bool = True) -> bool:
-        """Copy the source text of one node, `span`, as it stands, when that is exactly what
-        writing its tokens one by one would give: no comment before its end (so none is
-        due before or inside it, and the gap before it is white space only), and its text
-        one canonical line (`_CANONICAL_RUN`, which also means that no brace body in it has
-        more entries than one). False, and nothing written, otherwise."""
-        start, end = span.start, span.end
+    def run(self, start: int, end: int, space: bool = True) -> bool:
+        """Copy the source text [start, end) — the next tokens, one node's or the leading
+        ones of a node — as it stands, when that is exactly what writing its tokens one by
+        one would give: no comment before its end (so none is due before or inside it, and
+        the gap before it is white space only), and its text one canonical line
+        (`_CANONICAL_RUN`, which also means that no brace body in it has more entries than
+        one). False, and nothing written, otherwise."""
         starts = self.comment_starts
         if (
             not self.copy_runs
@@ -413,7 +413,7 @@ class _Layout:
             )
             w.item(0, blank)
             start = len(w.lines)
-            if isinstance(decl, ast.InterfaceDecl) or not w.run(decl.span):
+            if isinstance(decl, ast.InterfaceDecl) or not w.run(decl.span.start, decl.span.end):
                 self.decl(decl)
             # A typedef spanning several lines stands apart: known once it is written.
             previous_multiline = isinstance(decl, ast.TypeDecl) and w.decl_line_count() > 1
@@ -453,12 +453,13 @@ class _Layout:
 
     def interface(self, decl: ast.InterfaceDecl) -> None:
         w = self.w
-        w.token("interface")
-        self.name(decl.name)
-        w.token("id")
-        self.string(decl.id)
-        w.token("revision")
-        self.string(decl.revision)
+        if not w.run(decl.span.start, decl.revision.span.end):  # up to the `{`
+            w.token("interface")
+            self.name(decl.name)
+            w.token("id")
+            self.string(decl.id)
+            w.token("revision")
+            self.string(decl.revision)
         exploded = bool(decl.members) or w.has_comment_inside(decl.name.span.end, decl.span.end)
         self.body(decl.members, self.member, exploded)
 
@@ -466,32 +467,29 @@ class _Layout:
 
     def member(self, member: ast.Member) -> None:
         w = self.w
-        if member.required:
-            w.token("required")
-        if isinstance(member, ast.ValueMember):
-            w.token("queryable")
-            w.token("value")
+        # Up to the id: one copied run when it is canonical (the rest may hold a body).
+        if not w.run(member.span.start, member.id.span.end):
+            if member.required:
+                w.token("required")
+            if isinstance(member, ast.ValueMember):
+                w.token("queryable")
+                w.token("value")
+            elif isinstance(member, ast.RelationMember):
+                w.token("queryable")
+                w.token("relation")
+            else:
+                w.token("operation")
             self.name(member.name)
             w.token("id")
             self.string(member.id)
-            w.token(":")
+        w.token(":")
+        if isinstance(member, ast.ValueMember):
             self.type(member.type)
         elif isinstance(member, ast.RelationMember):
-            w.token("queryable")
-            w.token("relation")
-            self.name(member.name)
-            w.token("id")
-            self.string(member.id)
-            w.token(":")
             w.token(member.cardinality.value)
             w.token(member.target.kind.value)
             self.name(member.target.name)
         else:
-            w.token("operation")
-            self.name(member.name)
-            w.token("id")
-            self.string(member.id)
-            w.token(":")
             self.type(member.input)
             w.token("->")
             self.type(member.output)
@@ -500,6 +498,9 @@ class _Layout:
     def binding(self, binding: ast.Binding) -> None:
         w = self.w
         w.token("{")
+        if w.run(binding.span.start, binding.span.end):
+            w.token("}")
+            return
         w.token(binding.verb.value)
         w.token("id")
         self.string(binding.id)
@@ -513,7 +514,7 @@ class _Layout:
 
     def type(self, node: ast.TypeExpr, space: bool = True) -> None:
         w = self.w
-        if w.run(node.span, space):
+        if w.run(node.span.start, node.span.end, space):
             return
         if isinstance(node, ast.PrimitiveType):
             w.token(node.kind.value, space)
@@ -588,7 +589,7 @@ class _Layout:
             w.item(inner)
             # An alternative is a type, offered whole by `type` (its `;` is not in its span).
             span: Span = entry.span  # type: ignore[attr-defined]
-            if isinstance(entry, _TYPE_NODES) or not w.run(span):
+            if isinstance(entry, _TYPE_NODES) or not w.run(span.start, span.end):
                 write(entry)
         w.close_block(inner, outer_item, closing_line)
         w.token("}")
