@@ -40,16 +40,17 @@ Layout rules:
   strings — tabs, a byte-order mark — is not kept.
 
 Since every decision depends only on the AST and on where comments stand between tokens,
-formatting formatted text changes nothing.
-
-Speed (docs/benchmarks.md, "idlc fmt"): most of a file is usually written already as the
-layout writes it, so a node with no comment before its end whose source text is one line
-in the canonical spacing (`_CANONICAL_RUN`) is copied from the source in one piece
-(`_Writer.run`) instead of token by token. Declarations but interfaces, members, brace
-entries and type expressions are offered to it; what it refuses goes token by token, its
-children offered again. `format_file(..., copy_runs=False)` writes every token, the
-reference tests hold the copying to. `FormatError` means the AST was not parsed from
+formatting formatted text changes nothing. `FormatError` means the AST was not parsed from
 the source given (a bug in the caller), never a problem of the file.
+
+Speed (docs/benchmarks.md, "The formatter copies canonical runs"): most of a file is
+usually written already as the layout writes it, so a node with no comment before its end
+whose source text is one line in the canonical spacing (`_CANONICAL_RUN`) is copied from
+the source in one piece (`_Writer.run`) instead of token by token. Declarations but
+interfaces, members, brace entries, bindings and type expressions are offered to it, and
+the leading tokens of members and interfaces; what it refuses goes token by token, its
+parts offered again. `format_file(..., copy_runs=False)` writes every token, the
+reference tests hold the copying to.
 """
 
 from __future__ import annotations
