@@ -42,15 +42,25 @@ Layout rules:
 Since every decision depends only on the AST and on where comments stand between tokens,
 formatting formatted text changes nothing. `FormatError` means the AST was not parsed from
 the source given (a bug in the caller), never a problem of the file.
+
+Speed (docs/benchmarks.md, "The formatter copies canonical runs"): most of a file is
+usually written already as the layout writes it, so a node with no comment before its end
+whose source text is one line in the canonical spacing (`_CANONICAL_RUN`) is copied from
+the source in one piece (`_Writer.run`) instead of token by token. Declarations but
+interfaces, members, brace entries, bindings and type expressions are offered to it, and
+the leading tokens of members and interfaces; what it refuses goes token by token, its
+parts offered again. `format_file(..., copy_runs=False)` writes every token, the
+reference tests hold the copying to.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import TypeVar, get_args
 
-from idlc.source import SourceFile
+from idlc.source import SourceFile, Span
 from idlc.syntax import ast
 
 __all__ = ["FormatError", "format_file"]
@@ -61,10 +71,35 @@ _WHITESPACE = frozenset(" \t\f\r\n\ufeff")
 
 _T = TypeVar("_T")
 
+# One node's source text as the layout writes it on one line: tokens (the lexer's patterns,
+# grammar/idl.lark, each taken whole) with the gap the layout puts between two of them —
+# none after `<`, before `;` `,` `<` `>`, or in `[]` and `{}`; one space elsewhere — and a
+# `;` followed only by ` }`: a `;` followed by another entry means a body of several
+# entries, which the layout explodes over several lines. The text comes from a parsed file,
+# so only gaps need checking, not which token may follow which.
+# Alternatives in order of frequency (they cannot match the same text; each is taken whole).
+_TOKEN = (
+    r"(?>[A-Za-z_][A-Za-z0-9_]*+(?:-[A-Za-z_][A-Za-z0-9_]*+)?+"
+    r'|"(?:[^"\\\n\r]++|\\[^\n\r])*+"'
+    r"|[{}\[\]<>:;,=]"
+    r"|->"
+    r"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][+-]?[0-9]++)?+)"
+)
+_GAP = (
+    r"(?:(?<![;<\[{]) (?![;,<>])|(?=[;,<>])|(?<=<)|(?<=\{) (?!\})|(?<=;) (?=\})"
+    r"|(?<=[\[{])(?=[\]}]))"
+)
+_CANONICAL_RUN = re.compile(f"{_TOKEN}(?:{_GAP}{_TOKEN})*+")
+_TYPE_NODES = get_args(ast.TypeExpr)
 
-def format_file(file: ast.File, source: SourceFile) -> str:
-    """The canonical text of `file`, which must have been parsed from `source`."""
-    writer = _Writer(file, source)
+
+def format_file(file: ast.File, source: SourceFile, *, copy_runs: bool = True) -> str:
+    """The canonical text of `file`, which must have been parsed from `source`.
+
+    `copy_runs=False` writes every token one by one instead of copying the source's
+    canonical runs (`_Writer.run`): the same text, slower; the reference for tests.
+    """
+    writer = _Writer(file, source, copy_runs)
     _Layout(writer, file).file()
     return writer.finish(file.newline)
 
@@ -81,8 +116,9 @@ class _Writer:
     broken inside an item continues at `item_indent + _CONTINUATION`.
     """
 
-    def __init__(self, file: ast.File, source: SourceFile) -> None:
+    def __init__(self, file: ast.File, source: SourceFile, copy_runs: bool = True) -> None:
         self.text = source.text
+        self.copy_runs = copy_runs
         self.comments = sorted(file.comments, key=lambda comment: comment.span.start)
         self.comment_starts = [comment.span.start for comment in self.comments]
         self.comment_at = {comment.span.start: comment for comment in self.comments}
@@ -119,6 +155,33 @@ class _Writer:
         self.pos = start + len(text)
         self.item_started = True
         self.after_doc = False
+
+    def run(self, start: int, end: int, space: bool = True) -> bool:
+        """Copy the source text [start, end) — the next tokens, one node's or the leading
+        ones of a node — as it stands, when that is exactly what writing its tokens one by
+        one would give: no comment before its end (so none is due before or inside it, and
+        the gap before it is white space only), and its text one canonical line
+        (`_CANONICAL_RUN`, which also means that no brace body in it has more entries than
+        one). False, and nothing written, otherwise."""
+        starts = self.comment_starts
+        if (
+            not self.copy_runs
+            or (self.next_comment < len(starts) and starts[self.next_comment] < end)
+            or _CANONICAL_RUN.fullmatch(self.text, start, end) is None
+        ):
+            return False
+        # The first token as `token` writes it; the rest of the line is the source's.
+        if not self.line:
+            self._open_line(self.text[self.pos : start])
+        elif space and not self.line.endswith(" "):
+            self.line += " "
+        if not self.item_started and self.item_indent == 0:
+            self.decl_first_line = len(self.lines)
+        self.line += self.text[start:end]
+        self.pos = end
+        self.item_started = True
+        self.after_doc = False
+        return True
 
     def item(self, indent: int, blank: bool = False) -> None:
         """Start a line-level item (declaration, member, field …) on a new line."""
@@ -222,6 +285,11 @@ class _Writer:
         When the next token is on that source line too, the comments between stay inline,
         before that token (`{ /* a */ b`), wherever the layout breaks the line.
         """
+        index = self.next_comment
+        if index == len(self.comment_starts) or 0 <= self.text.find(
+            "\n", self.pos, self.comment_starts[index]
+        ):
+            return  # no comment left on the last token's line
         following = self._next_token_start()
         if following < len(self.text) and "\n" not in self.text[self.pos : following]:
             return
@@ -258,6 +326,8 @@ def _attached_doc_starts(
     file: ast.File, comments: Sequence[ast.Comment], starts: Sequence[int]
 ) -> frozenset[int]:
     """The start offsets of the `///` comments that are some node's documentation."""
+    if not any(comment.is_doc for comment in comments):
+        return frozenset()  # no walk of the tree for a file without any
     attached: set[int] = set()
     for doc in _docs(file):
         index = bisect.bisect_left(starts, doc.span.start)
@@ -344,7 +414,8 @@ class _Layout:
             )
             w.item(0, blank)
             start = len(w.lines)
-            self.decl(decl)
+            if isinstance(decl, ast.InterfaceDecl) or not w.run(decl.span.start, decl.span.end):
+                self.decl(decl)
             # A typedef spanning several lines stands apart: known once it is written.
             previous_multiline = isinstance(decl, ast.TypeDecl) and w.decl_line_count() > 1
             if previous_multiline and previous is not None:
@@ -383,12 +454,13 @@ class _Layout:
 
     def interface(self, decl: ast.InterfaceDecl) -> None:
         w = self.w
-        w.token("interface")
-        self.name(decl.name)
-        w.token("id")
-        self.string(decl.id)
-        w.token("revision")
-        self.string(decl.revision)
+        if not w.run(decl.span.start, decl.revision.span.end):  # up to the `{`
+            w.token("interface")
+            self.name(decl.name)
+            w.token("id")
+            self.string(decl.id)
+            w.token("revision")
+            self.string(decl.revision)
         exploded = bool(decl.members) or w.has_comment_inside(decl.name.span.end, decl.span.end)
         self.body(decl.members, self.member, exploded)
 
@@ -396,32 +468,29 @@ class _Layout:
 
     def member(self, member: ast.Member) -> None:
         w = self.w
-        if member.required:
-            w.token("required")
-        if isinstance(member, ast.ValueMember):
-            w.token("queryable")
-            w.token("value")
+        # Up to the id: one copied run when it is canonical (the rest may hold a body).
+        if not w.run(member.span.start, member.id.span.end):
+            if member.required:
+                w.token("required")
+            if isinstance(member, ast.ValueMember):
+                w.token("queryable")
+                w.token("value")
+            elif isinstance(member, ast.RelationMember):
+                w.token("queryable")
+                w.token("relation")
+            else:
+                w.token("operation")
             self.name(member.name)
             w.token("id")
             self.string(member.id)
-            w.token(":")
+        w.token(":")
+        if isinstance(member, ast.ValueMember):
             self.type(member.type)
         elif isinstance(member, ast.RelationMember):
-            w.token("queryable")
-            w.token("relation")
-            self.name(member.name)
-            w.token("id")
-            self.string(member.id)
-            w.token(":")
             w.token(member.cardinality.value)
             w.token(member.target.kind.value)
             self.name(member.target.name)
         else:
-            w.token("operation")
-            self.name(member.name)
-            w.token("id")
-            self.string(member.id)
-            w.token(":")
             self.type(member.input)
             w.token("->")
             self.type(member.output)
@@ -430,6 +499,9 @@ class _Layout:
     def binding(self, binding: ast.Binding) -> None:
         w = self.w
         w.token("{")
+        if w.run(binding.span.start, binding.span.end):
+            w.token("}")
+            return
         w.token(binding.verb.value)
         w.token("id")
         self.string(binding.id)
@@ -443,6 +515,8 @@ class _Layout:
 
     def type(self, node: ast.TypeExpr, space: bool = True) -> None:
         w = self.w
+        if w.run(node.span.start, node.span.end, space):
+            return
         if isinstance(node, ast.PrimitiveType):
             w.token(node.kind.value, space)
         elif isinstance(node, ast.OptionalType):
@@ -514,7 +588,10 @@ class _Layout:
         inner = w.open_block()
         for entry in entries:
             w.item(inner)
-            write(entry)
+            # An alternative is a type, offered whole by `type` (its `;` is not in its span).
+            span: Span = entry.span  # type: ignore[attr-defined]
+            if isinstance(entry, _TYPE_NODES) or not w.run(span.start, span.end):
+                write(entry)
         w.close_block(inner, outer_item, closing_line)
         w.token("}")
 
