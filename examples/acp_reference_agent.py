@@ -385,7 +385,7 @@ class ReferenceAgent(Agent):
 def describe(block: ContentBlock, session: NotesSession) -> str:
     """One prompt block, said back: what it is, how big, where it points."""
     if isinstance(block, ContentBlockText):
-        return f"text {block.text[:60]!r}"
+        return f'text "{block.text[:60]}"'
     if isinstance(block, ContentBlockImage):
         return f"image ({block.mime_type}, {decoded_size(block.data)} bytes)"
     if isinstance(block, ContentBlockAudio):
