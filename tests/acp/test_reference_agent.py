@@ -7,16 +7,18 @@ connection made says what must happen: the owner's operations behave as the agen
 say, and every operation naming the other's session (or an unknown one) answers -32002 with
 that session id, sends no `session/update` and changes nothing the owner sees afterwards.
 The capabilities themselves are tested against the official TypeScript client in
-tests/interop/test_reference_agent.py.
+tests/interop/test_reference_agent.py; `session/list`'s pages are tested here, in-process.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -48,6 +50,7 @@ from idlc_acp.web import connect_websocket
 from tests.interop.test_remote import remote_agent, url_for
 
 from .conftest import ROOT
+from .pair import connected
 
 REFERENCE_AGENT = ROOT / "examples" / "acp_reference_agent.py"
 #: Upper bound for one drawn sequence; a sequence takes well under a second.
@@ -237,3 +240,39 @@ def test_one_connection_never_sees_or_touches_the_others_sessions(
     # Every sequence begins with a session on each side, so that most steps name one.
     start = [(0, "new", 0), (1, "new", 0)]
     asyncio.run(asyncio.wait_for(run_sequence(ws_url, start + steps), SEQUENCE_TIMEOUT))
+
+
+def load_reference_agent() -> Any:
+    """examples/acp_reference_agent.py as a module (registered first: its dataclasses look
+    their module up)."""
+    spec = importlib.util.spec_from_file_location("acp_reference_agent", REFERENCE_AGENT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("acp_reference_agent", module)
+    spec.loader.exec_module(module)
+    return sys.modules["acp_reference_agent"]
+
+
+def test_session_list_comes_in_pages_that_cover_every_session_once() -> None:
+    reference = load_reference_agent()
+    page = reference.LIST_PAGE
+
+    async def main() -> None:
+        agent = reference.ReferenceAgent()
+        async with connected(agent, AllowingClient()) as connection:
+            await connection.initialize(InitializeRequest(protocol_version=1))
+            await connection.authenticate(AuthenticateRequest(method_id="local-user"))
+            made = [
+                (await connection.new_session(NewSessionRequest(cwd=CWD, mcp_servers=[])))
+                for _ in range(page + 5)
+            ]
+            first = await connection.list_sessions(ListSessionsRequest(cwd=CWD))
+            assert len(first.sessions) == page and first.next_cursor is not None
+            rest = await connection.list_sessions(
+                ListSessionsRequest(cwd=CWD, cursor=first.next_cursor)
+            )
+            assert rest.next_cursor is None
+            listed = [info.session_id for info in [*first.sessions, *rest.sessions]]
+            assert listed == [answer.session_id for answer in made]
+
+    asyncio.run(asyncio.wait_for(main(), SEQUENCE_TIMEOUT))
