@@ -366,7 +366,11 @@ class ReferenceAgent(Agent):
         session.touch()
         if session.mode_id == "ask":
             call = await handle.start_tool_call("Keep this note", kind=ToolKind.EDIT)
-            if await handle.request_permission(call) is not ALLOW_ONCE:
+            choice = await handle.request_permission(call)
+            if choice is None:
+                # The client answered `cancelled`: it is cancelling the turn.
+                return PromptResponse(stop_reason=StopReason.CANCELLED)
+            if choice is not ALLOW_ONCE:
                 await handle.update_tool_call(call, status=ToolCallStatus.FAILED)
                 return await self.reply(session, "Not noted.")
             await handle.update_tool_call(call, status=ToolCallStatus.COMPLETED)

@@ -177,6 +177,13 @@ def test_list_filters_by_cwd_and_reports_folders_and_title(recorded: Recorded) -
     assert error_code(run["bad_cursor"]) == INVALID_PARAMS
 
 
+def test_cancel_ends_the_turn_cancelled_and_the_session_goes_on(recorded: Recorded) -> None:
+    run = scenario(recorded, "cancel")
+    assert run["turn"] == {"result": {"stopReason": "cancelled"}}
+    assert run["prompt_after_cancel"]["result"] == {"stopReason": "end_turn"}
+    assert replies(run["prompt_after_cancel"]["updates"]) == ['Noted: text "after cancel"']
+
+
 def test_close_cancels_the_running_turn_and_keeps_the_session_listed(recorded: Recorded) -> None:
     run = scenario(recorded, "close_during_turn")
     assert run["close"]["result"] == {}

@@ -200,6 +200,25 @@ async function capabilities(ctx, seen) {
         bad_cursor: await call(ctx, seen, m.session.list, { cursor: "not-a-cursor" }),
       };
     }],
+    ["cancel", async () => {
+      const session = (await newSession()).sessionId;
+      await ctx.request(m.session.setMode, { sessionId: session, modeId: "ask" });
+      seen.permissionAnswer = "hold";
+      seen.permissions = [];
+      // Cancel once the agent asks permission, and answer that request `cancelled`, as ACP
+      // wants of a client that cancels.
+      const asked = new Promise((resolve) => { seen.onPermission = resolve; });
+      seen.updates = [];
+      const turn = ctx.request(m.session.prompt, { sessionId: session, prompt: [text("cancel me")] });
+      await asked;
+      seen.onPermission = null;
+      await ctx.notify(m.session.cancel, { sessionId: session });
+      releaseHeld(seen);
+      const answer = await turn.then((result) => ({ result }), (error) => ({ error: errorRecord(error) }));
+      seen.permissionAnswer = "allow";
+      const after = await prompt(session, [text("after cancel")]);
+      return { sessionId: session, turn: answer, prompt_after_cancel: after };
+    }],
     ["close_during_turn", async () => {
       const session = (await newSession()).sessionId;
       await ctx.request(m.session.setMode, { sessionId: session, modeId: "ask" });
