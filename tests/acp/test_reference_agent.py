@@ -15,9 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,7 +52,7 @@ from idlc_acp.client import AgentConnection
 from idlc_acp.web import connect_websocket
 from tests.interop.test_remote import remote_agent, url_for
 
-from .conftest import ROOT
+from .conftest import CLIENT, ROOT
 from .pair import connected
 
 REFERENCE_AGENT = ROOT / "examples" / "acp_reference_agent.py"
@@ -276,3 +279,31 @@ def test_session_list_comes_in_pages_that_cover_every_session_once() -> None:
             assert listed == [answer.session_id for answer in made]
 
     asyncio.run(asyncio.wait_for(main(), SEQUENCE_TIMEOUT))
+
+
+def run_example_client(cwd: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(CLIENT), "--cwd", str(cwd), "--json", *flags]
+    return subprocess.run(
+        [*command, "--prompt", "buy milk", "--", sys.executable, str(REFERENCE_AGENT)],
+        capture_output=True,
+        text=True,
+        timeout=SEQUENCE_TIMEOUT,
+    )
+
+
+def test_the_example_client_signs_in_with_authenticate(tmp_path: Path) -> None:
+    refused = run_example_client(tmp_path)
+    assert refused.returncode == 1
+    assert "[-32000] Authentication required" in refused.stderr
+
+    done = run_example_client(tmp_path, "--authenticate", "local-user")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["event"] for e in events] == [
+        "initialized",
+        "authenticated",
+        "session",
+        "update",
+        "result",
+    ]
+    assert events[3]["update"]["content"]["text"] == 'Noted: text "buy milk"'
