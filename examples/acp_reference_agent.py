@@ -146,8 +146,8 @@ class NotesSession:
     history: list[SessionUpdate] = field(default_factory=list)
     #: Whether it takes prompts: after `session/close`, only once loaded or resumed again.
     active: bool = True
-    #: The task answering its running `session/prompt`, which `session/close` cancels.
-    turn: asyncio.Task[Any] | None = None
+    #: The tasks answering its running `session/prompt`s, which `session/close` cancels.
+    turns: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def touch(self) -> None:
         self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -177,11 +177,11 @@ class NotesSession:
         roots = [os.path.normpath(root) for root in [self.cwd, *self.additional_directories]]
         return any(os.path.commonpath([path, root]) == root for root in roots)
 
-    def stop_turn(self) -> None:
-        """Cancel the running turn (as `session/cancel` would): `prompt` answers `cancelled`."""
+    def stop_turns(self) -> None:
+        """Cancel the running turns (as `session/cancel` would): `prompt` answers `cancelled`."""
         self.active = False
-        if self.turn is not None:
-            self.turn.cancel()
+        for turn in self.turns:
+            turn.cancel()
 
 
 class ReferenceAgent(Agent):
@@ -302,11 +302,11 @@ class ReferenceAgent(Agent):
         )
 
     async def close_session(self, input: CloseSessionRequest) -> CloseSessionResponse:
-        self.active(input.session_id).stop_turn()
+        self.active(input.session_id).stop_turns()
         return CloseSessionResponse()
 
     async def delete_session(self, input: DeleteSessionRequest) -> DeleteSessionResponse:
-        self.own(input.session_id).stop_turn()
+        self.own(input.session_id).stop_turns()
         del self.sessions[input.session_id]
         return DeleteSessionResponse()
 
@@ -342,19 +342,19 @@ class ReferenceAgent(Agent):
 
     async def prompt(self, input: PromptRequest) -> PromptResponse:
         session = self.active(input.session_id)
-        session.turn = asyncio.current_task()
+        task = asyncio.current_task()
+        assert task is not None  # a handler that awaits runs in a task of its own
+        session.turns.add(task)
         try:
             return await self.note(session, input.prompt)
         except asyncio.CancelledError:
             if session.active:
                 raise  # session/cancel or a closing connection: idlc_acp answers for those
             # session/close or session/delete stopped it: as a session/cancel would.
-            task = asyncio.current_task()
-            assert task is not None
             task.uncancel()
             return PromptResponse(stop_reason=StopReason.CANCELLED)
         finally:
-            session.turn = None
+            session.turns.discard(task)
 
     async def note(self, session: NotesSession, prompt: list[ContentBlock]) -> PromptResponse:
         handle = current_session()

@@ -5,7 +5,8 @@ delete, set_mode, set_config_option) on two WebSocket connections to one `--list
 each naming a session of either connection or one nobody made. A model of what each
 connection made says what must happen: the owner's operations behave as the agent's docs
 say, and every operation naming the other's session (or an unknown one) answers -32002 with
-that session id, sends no `session/update` and changes nothing the owner sees afterwards.
+that session id, sends no `session/update` and changes nothing the owner sees afterwards;
+signed out (`logout`, drawn too), a connection is answered -32000 whatever it names.
 The capabilities themselves are tested against the official TypeScript client in
 tests/interop/test_reference_agent.py; `session/list`'s pages are tested here, in-process.
 """
@@ -29,6 +30,7 @@ from hypothesis import strategies as st
 
 from idlc_acp import (
     AuthenticateRequest,
+    AuthRequired,
     Client,
     CloseSessionRequest,
     ContentBlockText,
@@ -36,6 +38,7 @@ from idlc_acp import (
     InitializeRequest,
     ListSessionsRequest,
     LoadSessionRequest,
+    LogoutRequest,
     NewSessionRequest,
     PromptRequest,
     RequestPermissionOutcomeSelected,
@@ -70,6 +73,8 @@ OPERATIONS = [
     "delete",
     "set_mode",
     "set_config_option",
+    "logout",
+    "authenticate",
 ]
 
 
@@ -102,6 +107,15 @@ class Made:
 class Side:
     connection: AgentConnection
     client: AllowingClient
+    signed_in: bool = True
+
+    async def sign_in(self) -> None:
+        await self.connection.authenticate(AuthenticateRequest(method_id="local-user"))
+        self.signed_in = True
+
+    async def sign_out(self) -> None:
+        await self.connection.logout(LogoutRequest())
+        self.signed_in = False
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +128,9 @@ async def open_side(url: str, stack: contextlib.AsyncExitStack) -> Side:
     client = AllowingClient()
     connection = await stack.enter_async_context(connect_websocket(url, client))
     await connection.initialize(InitializeRequest(protocol_version=1))
-    await connection.authenticate(AuthenticateRequest(method_id="local-user"))
-    return Side(connection, client)
+    side = Side(connection, client)
+    await side.sign_in()
+    return side
 
 
 async def operate(side: Side, operation: str, session_id: str, step: int) -> str | None:
@@ -130,7 +145,7 @@ async def operate(side: Side, operation: str, session_id: str, step: int) -> str
             PromptRequest(session_id=session_id, prompt=[ContentBlockText(text=text)])
         )
     elif operation == "list":
-        raise AssertionError("list is checked by the caller")
+        await agent.list_sessions(ListSessionsRequest())
     elif operation == "load":
         await agent.load_session(LoadSessionRequest(session_id=session_id, cwd=CWD, mcp_servers=[]))
     elif operation == "resume":
@@ -182,6 +197,16 @@ async def run_sequence(url: str, steps: list[tuple[int, str, int]]) -> None:
         owners: dict[str, int] = {}  # every id made, deleted ones too, and who made it
         for step, (by, operation, pick) in enumerate(steps):
             side = sides[by]
+            if operation in ("logout", "authenticate"):
+                await (side.sign_out() if operation == "logout" else side.sign_in())
+                continue
+            candidates = [*order, NOBODYS]
+            session_id = candidates[pick % len(candidates)]
+            if not side.signed_in:
+                # Signed out, nothing is served, whoever's the session.
+                with pytest.raises(AuthRequired):
+                    await operate(side, operation, session_id, step)
+                continue
             if operation == "new":
                 new_id = await operate(side, "new", "", step)
                 assert new_id is not None and new_id not in owners
@@ -193,8 +218,6 @@ async def run_sequence(url: str, steps: list[tuple[int, str, int]]) -> None:
                 mine = {sid for sid, known in sessions.items() if known.owner == by}
                 assert await listed(side) == mine
                 continue
-            candidates = [*order, NOBODYS]
-            session_id = candidates[pick % len(candidates)]
             target = sessions.get(session_id)
             updates_before = len(side.client.updates)
             if expected_to_work(operation, target, by):
@@ -210,6 +233,8 @@ async def run_sequence(url: str, steps: list[tuple[int, str, int]]) -> None:
             assert len(side.client.updates) == updates_before, "a refused call sent updates"
         # Each connection saw updates of the sessions it made only ...
         for by, side in enumerate(sides):
+            if not side.signed_in:
+                await side.sign_in()
             made_here = {sid for sid, owner in owners.items() if owner == by}
             assert {n.session_id for n in side.client.updates} <= made_here
         # ... and its sessions are as it left them: the replay holds its prompts, no other's.
