@@ -148,6 +148,8 @@ class NotesSession:
     active: bool = True
     #: The tasks answering its running `session/prompt`s, which `session/close` cancels.
     turns: set[asyncio.Task[Any]] = field(default_factory=set)
+    #: Those of them `stop_turns` cancelled (a turn tells its own cancellations by this).
+    stopped: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def touch(self) -> None:
         self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -182,6 +184,7 @@ class NotesSession:
         self.active = False
         for turn in self.turns:
             turn.cancel()
+            self.stopped.add(turn)
 
 
 class ReferenceAgent(Agent):
@@ -348,15 +351,19 @@ class ReferenceAgent(Agent):
         try:
             return await self.note(session, input.prompt)
         except asyncio.CancelledError:
-            if session.active:
+            if task not in session.stopped:
                 raise  # session/cancel or a closing connection: idlc_acp answers for those
             # session/close or session/delete stopped it: as a session/cancel would.
             task.uncancel()
             return PromptResponse(stop_reason=StopReason.CANCELLED)
         finally:
             session.turns.discard(task)
+            session.stopped.discard(task)
 
     async def note(self, session: NotesSession, prompt: list[ContentBlock]) -> PromptResponse:
+        # Described first: a block that cannot be read (bad base64) fails the prompt before
+        # anything is noted.
+        described = "; ".join(describe(block, session) for block in prompt)
         handle = current_session()
         session.history += [SessionUpdateUserMessageChunk(content=block) for block in prompt]
         if session.title is None:
@@ -376,7 +383,6 @@ class ReferenceAgent(Agent):
             await handle.update_tool_call(call, status=ToolCallStatus.COMPLETED)
         if session.reply == "count":
             return await self.reply(session, f"Noted {len(prompt)} block(s).")
-        described = "; ".join(describe(block, session) for block in prompt)
         return await self.reply(session, f"Noted: {described}")
 
     async def reply(self, session: NotesSession, text: str) -> PromptResponse:
