@@ -6,15 +6,15 @@
 
 It spawns the agent (or, with `--connect URL`, reaches a remote one over WebSocket for
 `ws://` and `wss://`, streamable HTTP for `http://` and `https://`: docs/acp-remote.md),
-initializes (offering `fs.readTextFile` and `fs.writeTextFile` unless
-`--no-fs`), opens a session in `--cwd` (plus any `--add-dir`), sends the prompt (one text
-block per `--prompt`), prints every `session/update`, answers permission requests
+initializes (offering `fs.readTextFile` and `fs.writeTextFile` unless `--no-fs`), signs
+in with `--authenticate METHOD_ID` if given, opens a session in `--cwd` (plus any
+`--add-dir`), sends the prompt (one text block per `--prompt`), prints every `session/update`, answers permission requests
 (`--permission`) and file reads and writes, and prints the stop reason. The agent may read
 and write files inside the session's folders only (`idlc_acp.contrib.ConfinedFiles`); with
 `--confirm-writes` every write is put to the same permission policy first.
 `--cancel-after S` sends `session/cancel` S seconds into the turn. `--json` prints one JSON
 object per line instead of text:
-`{"event": "initialized" | "session" | "update" | "permission" | "read" | "write" | "result", …}`.
+`{"event": "initialized" | "authenticated" | "session" | "update" | "permission" | "read" | "write" | "result", …}`.
 Exit status: 0 when the turn ended (any stop reason), 1 on a protocol or connection error.
 """
 
@@ -32,6 +32,7 @@ import msgspec
 from idlc_acp import (
     PROTOCOL_VERSION,
     AgentConnection,
+    AuthenticateRequest,
     CancelNotification,
     Client,
     ClientCapabilities,
@@ -134,6 +135,11 @@ async def run(args: argparse.Namespace) -> int:
             )
         )
         client.emit("initialized", result=to_json(init))
+        if args.authenticate is not None:
+            # One of the `authMethods` the agent offered; an agent that requires it answers
+            # session methods -32000 until then.
+            await agent.authenticate(AuthenticateRequest(method_id=args.authenticate))
+            client.emit("authenticated", methodId=args.authenticate)
         request = NewSessionRequest(
             cwd=os.path.abspath(args.cwd),
             additional_directories=[os.path.abspath(d) for d in args.add_dir] or None,
@@ -202,6 +208,11 @@ def main(argv: list[str] | None = None) -> int:
         help="put every file write to the permission policy first",
     )
     parser.add_argument("--no-fs", action="store_true", help="do not offer file access")
+    parser.add_argument(
+        "--authenticate",
+        metavar="METHOD_ID",
+        help="sign in with this auth method of the agent before opening the session",
+    )
     parser.add_argument("--cancel-after", type=float, help="send session/cancel after S seconds")
     parser.add_argument("--json", action="store_true", help="JSON lines on stdout")
     parser.add_argument(
