@@ -208,6 +208,10 @@ class MethodView:
     invoke: str
     #: `SNAPSHOT`, `TRANSACTION` (a member of `_rt.Execution`), or None.
     execution: str | None
+    #: Whether `result_type` is a union for mypy (`X | None`, a union's alias): no class,
+    #: so the caller's `request` returns it untyped and the proxy casts it to `returns`
+    #: (`idlc_runtime.Caller`). Decided once every alias of the package is known.
+    result_is_union: bool = False
 
     @property
     def shape(self) -> str:
@@ -289,3 +293,5 @@ class PackageView:
     #: What `__init__` imports from each module, and the sorted `__all__`.
     exports: list[ImportView]
     all_names: list[str]
+    #: The runtime API the package requires at import (`idlc_runtime.require_api`).
+    runtime_api: int

@@ -4,6 +4,13 @@ __version__ = "0.1.0"
 
 from typing import TYPE_CHECKING, Any
 
+from idlc_runtime.contract import (
+    API_VERSION,
+    OLDEST_API_VERSION,
+    RESERVED_NAMES,
+    Caller,
+    require_api,
+)
 from idlc_runtime.errors import (
     ConnectionClosed,
     ErrorCode,
@@ -80,6 +87,7 @@ _LAZY = {
             "connect_tcp",
             "connect_unix",
             "memory_pair",
+            "require_api",
             "serve_stdio",
             "serve_tcp",
             "serve_unix",
@@ -122,9 +130,13 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "API_VERSION",
+    "OLDEST_API_VERSION",
+    "RESERVED_NAMES",
     "SPEC_ATTRIBUTE",
     "ByteWriter",
     "CallInfo",
+    "Caller",
     "ConnectionClosed",
     "ErrorCode",
     "Execution",
@@ -150,6 +162,7 @@ __all__ = [
     "current_peer",
     "implemented_members",
     "memory_pair",
+    "require_api",
     "serve_stdio",
     "serve_tcp",
     "serve_unix",
