@@ -1,6 +1,6 @@
 """Code generation: resolved model → view models → Jinja2 templates → Python package text.
 
-- `build` (with `build_types`, `build_interfaces`, `expressions`, `hints`, `inline`,
+- `build` (with `build_types`, `build_interfaces`, `expressions`, `hints`, `inline`, `uses`,
   `order`) decides everything as data: the view models of `views`, whose type expressions
   are `typeexpr.TypeExpr` values and whose every Python name comes from `idlc.naming`;
 - `render` runs the templates of `templates/`, which hold the shape of every generated

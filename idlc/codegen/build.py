@@ -11,7 +11,8 @@
    expressions record every name they use from another module as an import.
 3. Each module's definitions are put in the order Python needs (`idlc.codegen.order`).
 4. Each proxy method learns whether its result is a union for mypy (`_is_union`), which
-   takes every alias of the package.
+   takes every alias of the package; then each module's imports are read from what it
+   holds (`idlc.codegen.uses`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from idlc.codegen.build_interfaces import build_interface
 from idlc.codegen.build_types import TypeBuilder
 from idlc.codegen.order import dependencies_first
 from idlc.codegen.typeexpr import TypeExpr
+from idlc.codegen.uses import uses_of
 from idlc.codegen.views import (
     AliasView,
     ClassView,
@@ -106,7 +108,6 @@ def _refs_module(model: m.Model) -> ModuleView:
         note = f"A reference to an object implementing `{interface_name}` {where}"
         refs.refs.append(RefView(naming.ref_name(interface_name), Doc(None, note)))
         refs.public.append(naming.ref_name(interface_name))
-    refs.uses_typing = True
     return refs
 
 
@@ -138,6 +139,8 @@ def build(
         build_interface(builder, module, interface)
         modules.append(module)
     _note_union_results(modules)
+    for module in modules:
+        module.uses = uses_of(module)
     exports = []
     all_names: list[str] = []
     for module in modules:

@@ -56,8 +56,6 @@ class ModuleContext:
             simple = _SIMPLE.get(kind._value_)
             if simple is None:
                 return self._integer(kind)
-            if kind is m.PrimitiveKind.JSON:
-                self.module.uses_hooks = True
             return simple
         if isinstance(type_, m.Optional):
             inner = self.expr(type_.inner)
@@ -82,13 +80,7 @@ class ModuleContext:
         low, high = kind.integer_range or (0, 0)
         # msgspec cannot bound integers beyond int64: the hooks check uint64.
         checked_by_hooks = kind is m.PrimitiveKind.UINT64
-        module = self.module
-        module.uses_typing = True
-        if checked_by_hooks:
-            module.uses_hooks = True
-        else:
-            module.uses_msgspec = True
-        module.integer_aliases[name] = IntegerAliasView(name, low, high, checked_by_hooks)
+        self.module.integer_aliases[name] = IntegerAliasView(name, low, high, checked_by_hooks)
         return named(name)
 
     def literal(self, type_: m.Type, literal: m.Literal) -> tuple[str, str | None]:
