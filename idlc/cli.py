@@ -1,55 +1,44 @@
-"""The `idlc` command. Thin: parse arguments, call the library, choose the exit code.
+"""The `idlc` command line, read by click: parse the arguments, call the command
+(`idlc.commands`), exit with its code.
 
 Exit codes: 0 success (warnings allowed), 1 errors or `--check` findings, 2 usage errors
-(click's own), 3 an internal error of idlc itself.
+(click's own, and a command's `UsageProblem`), 3 an internal error of idlc itself.
 
-Heavy imports (Jinja2) happen only inside `generate`, so `idlc check` starts fast;
-a plain `idlc check`, `fmt` or `generate` does not even import this module
-(idlc/checking.py runs them without click).
+A plain `idlc check`, `fmt` or `generate` does not even import this module: the `idlc`
+script (`idlc/__main__.py`) reads those command lines itself and hands every other one
+here. Each command's module is imported only when it runs, so `idlc check` starts fast.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import NoReturn
 
 import click
 
-from idlc import __version__, checking
-from idlc.diagnostics import Diagnostic, Diagnostics
-from idlc.source import SourceMap
-
-if TYPE_CHECKING:
-    from idlc.config import Config
+from idlc import __version__
+from idlc.commands import UsageProblem
+from idlc.commands.console import internal_errors
 
 _FORMATS = click.Choice(["human", "json", "github"])
+#: What click raises to say something itself: no bug of idlc.
+_CLICKS = (click.exceptions.ClickException, click.exceptions.Exit)
 
 
-_use_color = checking.use_color
-_finish = checking.finish
-_unique = checking.unique
-
-
-def _report(diagnostics: Sequence[Diagnostic], sources: SourceMap, error_format: str) -> None:
-    """Human diagnostics go to stderr; JSON and GitHub commands to stdout, for tools."""
-    checking.report(diagnostics, sources, error_format, click.echo)
-
-
-def _internal_errors() -> AbstractContextManager[None]:
-    """A bug in idlc is reported as one, not as a traceback users must read."""
-    return checking.internal_errors(
-        click.echo, (click.exceptions.ClickException, click.exceptions.Exit)
-    )
-
-
-def _configured(diagnostics: Diagnostics) -> Config | None:
-    from idlc import config
-
-    return config.load(diagnostics)
+def _run(command: Callable[[], int]) -> NoReturn:
+    """Run a command as the `idlc` command line does: its usage problems as click's usage
+    errors, a bug of idlc reported as one, its exit code the process's."""
+    with internal_errors(click.echo, _CLICKS):
+        try:
+            code = command()
+        except UsageProblem as problem:
+            if problem.needs_output:
+                raise _NeedsOutput() from None
+            raise click.UsageError(str(problem)) from None
+    sys.exit(code)
 
 
 class _NeedsOutput(click.ClickException):
@@ -139,8 +128,9 @@ def check(
 ) -> None:
     """Parse, resolve and lint FILES (or everything in [tool.idlc]; without it, every *.idl
     file under the current folder, as one compilation)."""
-    with _internal_errors():
-        checking.run_check(files, include, allow, error_format, click.echo)
+    from idlc.commands.check import run_check
+
+    _run(lambda: run_check(files, include, allow, error_format, click.echo))
 
 
 @main.command()
@@ -155,8 +145,9 @@ def check(
 def fmt(files: tuple[Path, ...], check_only: bool, diff: bool, error_format: str) -> None:
     """Rewrite FILES (or every configured source; without [tool.idlc], every *.idl file
     under the current folder) in the canonical layout."""
-    with _internal_errors():
-        checking.run_fmt(files, check_only, diff, error_format, click.echo)
+    from idlc.commands.fmt import run_fmt
+
+    _run(lambda: run_fmt(files, check_only, diff, error_format, click.echo))
 
 
 @main.command()
@@ -170,22 +161,13 @@ def dump(
     files: tuple[Path, ...], include: tuple[Path, ...], as_json: bool, error_format: str
 ) -> None:
     """Print the resolved model of FILES, spans included, for tools."""
-    import json
-
-    from idlc.pipeline import compile_files
-    from idlc.semantics.dump import model_to_json
+    from idlc.commands.dump import run_dump
 
     if not as_json:
         raise click.UsageError("`idlc dump` needs `--json` (JSON is its only format)")
     if not files:
         raise click.UsageError("`idlc dump` needs at least one file")
-    with _internal_errors():
-        compilation = compile_files(files, include)
-        _report(compilation.diagnostics.items, compilation.sources, error_format)
-        if compilation.model is None:
-            _finish(compilation.diagnostics, failed=True)
-        click.echo(json.dumps(model_to_json(compilation.model), indent=2, ensure_ascii=False))
-        _finish(compilation.diagnostics)
+    _run(lambda: run_dump(files, include, error_format, click.echo))
 
 
 @main.command()
@@ -220,15 +202,13 @@ def generate(
 ) -> None:
     """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
     it, every *.idl file under the current folder into `--out`)."""
-    with _internal_errors():
-        try:
-            checking.run_generate_command(
-                files, out, package, include, check_only, allow, error_format, click.echo
-            )
-        except checking.UsageProblem as problem:
-            if problem.needs_output:
-                raise _NeedsOutput() from None
-            raise click.UsageError(str(problem)) from None
+    from idlc.commands.generate import run_generate_command
+
+    _run(
+        lambda: run_generate_command(
+            files, out, package, include, check_only, allow, error_format, click.echo
+        )
+    )
 
 
 @main.command()
@@ -255,44 +235,13 @@ def breaking(
     [tool.idlc] is compared with its sources at `--against git:REF`. The changes are
     printed on stdout.
     """
-    from idlc.breaking import REGISTRY, BreakingJob, InputError, run_breaking
-    from idlc.breaking.report import render_github, render_human, render_json
+    from idlc.commands.breaking import print_rules, run_breaking_command
 
     if list_rules:
-        for rule in REGISTRY.values():
-            click.echo(f"{rule.id}  {rule.name}: {rule.explanation}")
-        return
+        _run(lambda: print_rules(click.echo))
     if against is None:
         raise click.UsageError("`idlc breaking` needs `--against OLD`")
-    with _internal_errors():
-        diagnostics = Diagnostics()
-        jobs: list[BreakingJob] = []
-        if new is not None:
-            jobs.append(BreakingJob((new,), include))
-        elif not against.startswith("git:"):
-            raise click.UsageError("without NEW, `--against` must be `git:REF`")
-        else:
-            configuration = _configured(diagnostics)
-            if configuration is not None:
-                jobs.extend(
-                    BreakingJob(p.sources, (*p.include, *include)) for p in configuration.packages
-                )
-        if diagnostics.has_errors:
-            _report(diagnostics.items, SourceMap(), error_format)
-            _finish(diagnostics)
-        try:
-            outcome = run_breaking(jobs, against)
-        except InputError as error:
-            raise click.UsageError(str(error)) from None
-        _report(outcome.diagnostics, outcome.sources, error_format)
-        if error_format == "json":
-            click.echo(render_json(outcome.comparisons, outcome.shown), nl=False)
-        elif error_format == "github":
-            click.echo(render_github(outcome.comparisons, outcome.shown), nl=False)
-        else:
-            text = render_human(outcome.comparisons, outcome.shown, color=_use_color(sys.stdout))
-            click.echo(text, nl=False)
-        _finish(diagnostics, failed=outcome.failed)
+    _run(lambda: run_breaking_command(new, against, include, error_format, click.echo))
 
 
 @main.command()
@@ -307,7 +256,7 @@ def lsp(stdio: bool) -> None:
     except ImportError:
         click.echo("idlc lsp needs the language server extra: pip install 'idlc[lsp]'", err=True)
         sys.exit(2)
-    with _internal_errors():
+    with internal_errors(click.echo, _CLICKS):
         from idlc.lsp.server import serve
 
         serve()

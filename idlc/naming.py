@@ -12,6 +12,11 @@ import keyword
 import re
 from collections.abc import Iterable
 
+# The names generated modules take for themselves, as their runtime lists them (`Unsupported`,
+# `typing.TYPE_CHECKING`, the skeleton's `INTERFACE_ID` and `REVISION`, the package's
+# `ATOMS`, the imported modules): a declared name equal to one gets a trailing `_`.
+from idlc_runtime.contract import RESERVED_NAMES
+
 _WORD_BOUNDARY_1 = re.compile(r"([A-Z]+)([A-Z][a-z])")
 _WORD_BOUNDARY_2 = re.compile(r"([a-z0-9])([A-Z])")
 _NOT_IDENTIFIER = re.compile(r"[^0-9A-Za-z_]+")
@@ -100,12 +105,6 @@ REFS_MODULE = "_refs"
 #: The package's map of atoms, IDL name → atom id (in `_refs`, exported by the package).
 ATOMS = "ATOMS"
 
-#: Capitalised names the generated modules define or use themselves (`Unsupported`,
-#: `typing.TYPE_CHECKING`, the skeleton's `INTERFACE_ID` and `REVISION`, which its method
-#: annotations would otherwise resolve to, the package's `ATOMS`): a declared name equal to
-#: one gets a trailing `_`.
-_TAKEN_CLASS_NAMES = frozenset({"Unsupported", "TYPE_CHECKING", "INTERFACE_ID", "REVISION", ATOMS})
-
 
 @functools.cache
 def declared_name(name: str) -> str:
@@ -115,12 +114,12 @@ def declared_name(name: str) -> str:
     Leading underscores are dropped (names starting with `_` are the generated modules'
     own: `_Int8`, `_ShapeBase`) and the first letter is upper-cased: `float` → `Float`,
     `__init__` → `Init__`. So no class can shadow a builtin, a module or an attribute, all of
-    which are lower-case. Keywords and the names in `_TAKEN_CLASS_NAMES` get a trailing `_`
+    which are lower-case. Keywords and the names in `RESERVED_NAMES` get a trailing `_`
     (`none` → `None_`, `Unsupported` → `Unsupported_`). A name with no letter before its
     first digit (`_`, `_1`) keeps its underscores: the Python mapping rejects it (E0202).
     """
     result = _class_stem(name)
-    if keyword.iskeyword(result) or result in _TAKEN_CLASS_NAMES:
+    if keyword.iskeyword(result) or result in RESERVED_NAMES:
         result += "_"
     return result
 

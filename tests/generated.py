@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 from idlc.codegen import generate
-from idlc.codegen.output import write_package
+from idlc.output.package import write_package
 from idlc.pipeline import compile_files
 
 

@@ -32,7 +32,7 @@ def test_every_breaking_rule_is_documented() -> None:
 
 def test_the_idl_shown_in_the_docs_is_in_canonical_layout(tmp_path: Path) -> None:
     """What users copy from the docs must not be rewritten by `idlc fmt`."""
-    from idlc.reformat import format_paths
+    from idlc.commands.fmt import format_paths
 
     # The documents whose IDL is a whole file to copy; the language reference shows
     # constructs in the compact form that is easiest to read.

@@ -21,7 +21,7 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 from idlc_acp import protocol
 from idlc_acp.errors import TypedErrors
@@ -121,8 +121,7 @@ class AgentConnection(AgentProxy):
         *,
         supported_versions: frozenset[int] = SUPPORTED_PROTOCOL_VERSIONS,
     ) -> None:
-        # TypedErrors has the two methods of Peer that the proxy calls.
-        super().__init__(cast(Peer, TypedErrors(peer)))
+        super().__init__(TypedErrors(peer))
         self.peer = peer
         self._controls = controls
         attach_router(peer, controls.updates)
@@ -135,7 +134,7 @@ class AgentConnection(AgentProxy):
         connection and with its typed errors. Calling it imports `idlc_acp.unstable`."""
         from idlc_acp import unstable as unstable_protocol
 
-        return unstable_protocol.AgentProxy(cast(Peer, TypedErrors(self.peer)))
+        return unstable_protocol.AgentProxy(TypedErrors(self.peer))
 
     async def initialize(self, input: InitializeRequest) -> InitializeResponse:
         """Sends `initialize`; if the agent answers a protocol version this client does not

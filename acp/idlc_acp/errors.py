@@ -127,7 +127,8 @@ def acp_error(error: RpcError) -> RpcError:
 
 
 class TypedErrors:
-    """The part of a `Peer` a generated proxy uses, with error responses as ACP classes.
+    """A peer as a generated proxy calls it (an `idlc_runtime.Caller`), with error
+    responses as ACP classes.
 
     A proxy built on it raises `ResourceNotFound` where the bare peer raises
     `RpcError(-32002, …)`; everything else goes to the peer unchanged.

@@ -79,8 +79,8 @@ async def forward_request(peer: Peer, method: str, params: object | None) -> Raw
 
 
 class _Wrapping:
-    """Looks like a `Peer` to a generated proxy: every call goes to the successor, wrapped
-    in `proxy/successor` on the connection to the conductor."""
+    """A `Caller` for a generated proxy: every call goes to the successor, wrapped in
+    `proxy/successor` on the connection to the conductor."""
 
     __slots__ = ("_peer",)
 
@@ -109,7 +109,7 @@ def _untargeted(target: str | None) -> None:
 def successor() -> unstable.AgentProxy:
     """The next component of the chain, as an agent, inside a `ChainProxy` handler: its
     calls travel wrapped in `proxy/successor` through the conductor."""
-    return unstable.AgentProxy(cast(Peer, _Wrapping(current_peer())))
+    return unstable.AgentProxy(_Wrapping(current_peer()))
 
 
 def predecessor() -> unstable.ClientProxy:

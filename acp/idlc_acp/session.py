@@ -23,7 +23,7 @@ import contextvars
 import uuid
 from collections.abc import Awaitable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, cast
+from typing import Any
 
 from idlc_acp.errors import TypedErrors
 from idlc_acp.initialization import InitializeGate
@@ -163,8 +163,7 @@ class Session:
     @classmethod
     def on(cls, peer: Peer, session_id: str, capabilities: ClientCapabilities) -> Session:
         """The session `session_id` of the client on `peer`."""
-        # TypedErrors has the two methods of Peer that a proxy calls.
-        return cls(ClientProxy(cast(Peer, TypedErrors(peer))), session_id, capabilities)
+        return cls(ClientProxy(TypedErrors(peer)), session_id, capabilities)
 
     # ------------------------------------------------------------ session/update
 

@@ -225,107 +225,80 @@ class AgentRequestProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
     async def spawned(self) -> _UInt32:
-        return typing.cast(
-            "_UInt32",
-            await self._peer.request(
-                "agent:request:spawned:get",
-                None,
-                _UInt32,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:spawned:get",
+            None,
+            _UInt32,
+            target=self._target,
         )
 
     async def reserve_child(self) -> bool:
-        return typing.cast(
-            "bool",
-            await self._peer.request(
-                "agent:request:reserve-child:call",
-                None,
-                bool,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:reserve-child:call",
+            None,
+            bool,
+            target=self._target,
         )
 
     async def admission(self) -> RequestData:
-        return typing.cast(
-            "RequestData",
-            await self._peer.request(
-                "agent:request:admission:get",
-                None,
-                RequestData,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:admission:get",
+            None,
+            RequestData,
+            target=self._target,
         )
 
     async def progress(self) -> RequestState:
-        return typing.cast(
-            "RequestState",
-            await self._peer.request(
-                "agent:request:state:get",
-                None,
-                RequestState,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:state:get",
+            None,
+            RequestState,
+            target=self._target,
         )
 
     async def thread(self) -> AgentThreadObjectRef:
-        return typing.cast(
-            "AgentThreadObjectRef",
-            await self._peer.request(
-                "agent:request:thread:resolve",
-                None,
-                AgentThreadObjectRef,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:thread:resolve",
+            None,
+            AgentThreadObjectRef,
+            target=self._target,
         )
 
     async def directory(self) -> AgentDirectoryObjectRef:
-        return typing.cast(
-            "AgentDirectoryObjectRef",
-            await self._peer.request(
-                "agent:request:directory:resolve",
-                None,
-                AgentDirectoryObjectRef,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:directory:resolve",
+            None,
+            AgentDirectoryObjectRef,
+            target=self._target,
         )
 
     async def items(self) -> frozenset[AgentItemObjectRef]:
-        return typing.cast(
-            "frozenset[AgentItemObjectRef]",
-            await self._peer.request(
-                "agent:request:items:resolve",
-                None,
-                _hooks.UniqueSet[AgentItemObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:items:resolve",
+            None,
+            _hooks.UniqueSet[AgentItemObjectRef],
+            target=self._target,
         )
 
     async def questions(self) -> frozenset[AgentQuestionObjectRef]:
-        return typing.cast(
-            "frozenset[AgentQuestionObjectRef]",
-            await self._peer.request(
-                "agent:request:questions:resolve",
-                None,
-                _hooks.UniqueSet[AgentQuestionObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:questions:resolve",
+            None,
+            _hooks.UniqueSet[AgentQuestionObjectRef],
+            target=self._target,
         )
 
     async def contexts(self) -> frozenset[AgentContextSubjectRef]:
-        return typing.cast(
-            "frozenset[AgentContextSubjectRef]",
-            await self._peer.request(
-                "agent:request:contexts:resolve",
-                None,
-                _hooks.UniqueSet[AgentContextSubjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:contexts:resolve",
+            None,
+            _hooks.UniqueSet[AgentContextSubjectRef],
+            target=self._target,
         )
 
     async def related(self) -> AgentRequestObjectRef | None:
@@ -390,19 +363,16 @@ class AgentRequestProxy:
         started_at: str,
         recover: bool,
     ) -> AgentRequestClaimOutput:
-        return typing.cast(
-            "AgentRequestClaimOutput",
-            await self._peer.request(
-                "agent:request:claim:call",
-                AgentRequestClaimInput(
-                    attempt=attempt,
-                    expected_generation=expected_generation,
-                    started_at=started_at,
-                    recover=recover,
-                ),
-                AgentRequestClaimOutput,
-                target=self._target,
+        return await self._peer.request(
+            "agent:request:claim:call",
+            AgentRequestClaimInput(
+                attempt=attempt,
+                expected_generation=expected_generation,
+                started_at=started_at,
+                recover=recover,
             ),
+            AgentRequestClaimOutput,
+            target=self._target,
         )
 
     async def transition(
@@ -413,19 +383,16 @@ class AgentRequestProxy:
         status: str,
         reason: str,
     ) -> bool:
-        return typing.cast(
-            "bool",
-            await self._peer.request(
-                "agent:request:transition:call",
-                AgentRequestTransitionInput(
-                    attempt=attempt,
-                    generation=generation,
-                    status=status,
-                    reason=reason,
-                ),
-                bool,
-                target=self._target,
+        return await self._peer.request(
+            "agent:request:transition:call",
+            AgentRequestTransitionInput(
+                attempt=attempt,
+                generation=generation,
+                status=status,
+                reason=reason,
             ),
+            bool,
+            target=self._target,
         )
 
     async def finish(
@@ -440,34 +407,28 @@ class AgentRequestProxy:
         reason: str,
         ended_at: str,
     ) -> bool:
-        return typing.cast(
-            "bool",
-            await self._peer.request(
-                "agent:request:finish:call",
-                AgentRequestFinishInput(
-                    attempt=attempt,
-                    generation=generation,
-                    status=status,
-                    result=result,
-                    raw_output=raw_output,
-                    usage=usage,
-                    reason=reason,
-                    ended_at=ended_at,
-                ),
-                bool,
-                target=self._target,
+        return await self._peer.request(
+            "agent:request:finish:call",
+            AgentRequestFinishInput(
+                attempt=attempt,
+                generation=generation,
+                status=status,
+                result=result,
+                raw_output=raw_output,
+                usage=usage,
+                reason=reason,
+                ended_at=ended_at,
             ),
+            bool,
+            target=self._target,
         )
 
     async def cancel(self) -> bool:
-        return typing.cast(
-            "bool",
-            await self._peer.request(
-                "agent:request:cancel:call",
-                None,
-                bool,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:cancel:call",
+            None,
+            bool,
+            target=self._target,
         )
 
     async def steer(
@@ -480,21 +441,18 @@ class AgentRequestProxy:
         profile: str | None = None,
         created_at: str,
     ) -> AgentItemObjectRef:
-        return typing.cast(
-            "AgentItemObjectRef",
-            await self._peer.request(
-                "agent:request:steer:call",
-                AgentRequestSteerInput(
-                    attempt=attempt,
-                    generation=generation,
-                    key=key,
-                    text=text,
-                    profile=profile,
-                    created_at=created_at,
-                ),
-                AgentItemObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "agent:request:steer:call",
+            AgentRequestSteerInput(
+                attempt=attempt,
+                generation=generation,
+                key=key,
+                text=text,
+                profile=profile,
+                created_at=created_at,
             ),
+            AgentItemObjectRef,
+            target=self._target,
         )
 
     async def upsert_item(
@@ -505,19 +463,16 @@ class AgentRequestProxy:
         data: ItemData,
         subject: WebStudioPresentableRef | None = None,
     ) -> AgentItemObjectRef:
-        return typing.cast(
-            "AgentItemObjectRef",
-            await self._peer.request(
-                "agent:request:upsert-item:call",
-                AgentRequestUpsertItemInput(
-                    attempt=attempt,
-                    generation=generation,
-                    data=data,
-                    subject=subject,
-                ),
-                AgentItemObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "agent:request:upsert-item:call",
+            AgentRequestUpsertItemInput(
+                attempt=attempt,
+                generation=generation,
+                data=data,
+                subject=subject,
             ),
+            AgentItemObjectRef,
+            target=self._target,
         )
 
     async def ask(
@@ -531,33 +486,27 @@ class AgentRequestProxy:
         created_at: str,
         expires_at: str,
     ) -> AgentQuestionObjectRef:
-        return typing.cast(
-            "AgentQuestionObjectRef",
-            await self._peer.request(
-                "agent:request:ask:call",
-                AgentRequestAskInput(
-                    attempt=attempt,
-                    generation=generation,
-                    key=key,
-                    title=title,
-                    options=options,
-                    created_at=created_at,
-                    expires_at=expires_at,
-                ),
-                AgentQuestionObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "agent:request:ask:call",
+            AgentRequestAskInput(
+                attempt=attempt,
+                generation=generation,
+                key=key,
+                title=title,
+                options=options,
+                created_at=created_at,
+                expires_at=expires_at,
             ),
+            AgentQuestionObjectRef,
+            target=self._target,
         )
 
     async def publish_completion(self) -> bool:
-        return typing.cast(
-            "bool",
-            await self._peer.request(
-                "agent:request:publish-completion:call",
-                None,
-                bool,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:request:publish-completion:call",
+            None,
+            bool,
+            target=self._target,
         )
 
 

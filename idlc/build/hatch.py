@@ -87,11 +87,11 @@ def generate_packages(root: Path, out: Path) -> list[str]:
 
     Returns the package names. Raises `IdlcBuildError` with the rendered diagnostics.
     """
-    from idlc.codegen.output import MANIFEST
+    from idlc.commands.generate import GenerateJob, run_generate
     from idlc.config import load
     from idlc.diagnostics import Diagnostics, codes
     from idlc.diagnostics.render import render_human
-    from idlc.generation import GenerateJob, run_generate
+    from idlc.output.package import MANIFEST
     from idlc.source import SourceMap
 
     diagnostics = Diagnostics()

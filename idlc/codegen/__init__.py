@@ -1,19 +1,18 @@
 """Code generation: resolved model → view models → Jinja2 templates → Python package text.
 
-- `build` (with `build_types`, `build_interfaces`, `expressions`, `hints`, `inline`,
+- `build` (with `build_types`, `build_interfaces`, `expressions`, `hints`, `inline`, `uses`,
   `order`) decides everything as data: the view models of `views`, whose type expressions
   are `typeexpr.TypeExpr` values and whose every Python name comes from `idlc.naming`;
 - `render` runs the templates of `templates/`, which hold the shape of every generated
   construct (`module.py.j2` with `_types.py.j2` and `_interface.py.j2`), with the filters
-  of `filters` (`wrap` lays out a bracketed list as black would);
-- `output` writes, checks and diffs packages on disk.
+  of `filters` (`wrap` lays out a bracketed list as black would).
 
 `generate(model, package)` returns every file of the package as text (nothing is written:
-see `idlc.codegen.output`), plus the diagnostics of the Python mapping's plan
-(`idlc.semantics.python_mapping`: two things getting one Python name, unions msgspec
-cannot decode). The resolver runs the same plan, so a model from `compile_files` never
-has any; a hand-made model might. When there is an error diagnostic the package has no
-files.
+`idlc.output` writes, checks and diffs packages on disk), plus the diagnostics of the
+Python mapping's plan (`idlc.semantics.python_mapping`: two things getting one Python
+name, unions msgspec cannot decode). The resolver runs the same plan, so a model from
+`compile_files` never has any; a hand-made model might. When there is an error diagnostic
+the package has no files.
 
 Formatting: the templates, `filters` and `layout` write the layout directly, the one black
 writes (black costs ~1.4 ms per output line, which would make large schemas slower to

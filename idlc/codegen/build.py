@@ -10,6 +10,9 @@
    `build_interface` interfaces into skeleton, proxy and dispatch-table views; type
    expressions record every name they use from another module as an import.
 3. Each module's definitions are put in the order Python needs (`idlc.codegen.order`).
+4. Each proxy method learns whether its result is a union for mypy (`_is_union`), which
+   takes every alias of the package; then each module's imports are read from what it
+   holds (`idlc.codegen.uses`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from idlc.codegen.articles import indefinite_article
 from idlc.codegen.build_interfaces import build_interface
 from idlc.codegen.build_types import TypeBuilder
 from idlc.codegen.order import dependencies_first
+from idlc.codegen.typeexpr import TypeExpr
+from idlc.codegen.uses import uses_of
 from idlc.codegen.views import (
     AliasView,
     ClassView,
@@ -32,6 +37,11 @@ from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.semantics import model as m
 from idlc.semantics import python_mapping
 from idlc.semantics.python_mapping import all_interfaces
+
+#: The runtime API the templates write against (`idlc_runtime.contract.API_VERSION`), which
+#: each generated package requires of its runtime when it is imported. Raised with the
+#: templates when they use something of the runtime that is new.
+RUNTIME_API = 1
 
 #: Marker bases first (cases derive from them), then enums (defaults name them), then the rest.
 _CLASS_GROUP = {"marker": 0, "enum": 1}
@@ -59,6 +69,28 @@ def _alias_needs(view: AliasView) -> list[str]:
     return sorted(view.depends)
 
 
+def _is_union(expression: TypeExpr, aliases: dict[str, AliasView]) -> bool:
+    """Whether mypy reads `expression` as a union (`X | None`, or an alias of one or of
+    several alternatives), which is no class a `type[T]` parameter takes."""
+    while True:
+        if expression.optional:
+            return True
+        alias = aliases.get(expression.name)
+        if alias is None or expression.args:
+            return False
+        if len(alias.alternatives) != 1:
+            return True
+        expression = alias.alternatives[0]
+
+
+def _note_union_results(modules: list[ModuleView]) -> None:
+    aliases = {alias.name: alias for module in modules for alias in module.aliases}
+    for module in modules:
+        if module.interface is not None:
+            for method in module.interface.methods:
+                method.result_is_union = _is_union(method.result_type, aliases)
+
+
 def _refs_module(model: m.Model) -> ModuleView:
     refs = ModuleView(
         naming.REFS_MODULE, "Reference types: one distinct string type per atom and interface."
@@ -76,7 +108,6 @@ def _refs_module(model: m.Model) -> ModuleView:
         note = f"A reference to an object implementing `{interface_name}` {where}"
         refs.refs.append(RefView(naming.ref_name(interface_name), Doc(None, note)))
         refs.public.append(naming.ref_name(interface_name))
-    refs.uses_typing = True
     return refs
 
 
@@ -92,7 +123,7 @@ def build(
     if plan is None:
         plan = python_mapping.plan(model, diagnostics)
     if diagnostics.has_errors:
-        return PackageView([], [], []), diagnostics.items
+        return PackageView([], [], [], RUNTIME_API), diagnostics.items
     builder = TypeBuilder(model, plan)
     types = ModuleView(
         naming.TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
@@ -107,6 +138,9 @@ def build(
         )
         build_interface(builder, module, interface)
         modules.append(module)
+    _note_union_results(modules)
+    for module in modules:
+        module.uses = uses_of(module)
     exports = []
     all_names: list[str] = []
     for module in modules:
@@ -115,4 +149,4 @@ def build(
             names = sorted(module.public)
             all_names.extend(names)
             exports.append(ImportView(module.name, names))
-    return PackageView(modules, exports, sorted(all_names)), diagnostics.items
+    return PackageView(modules, exports, sorted(all_names), RUNTIME_API), diagnostics.items

@@ -33,7 +33,7 @@ def _params_wrapper(name: str, wire: str, annotation: TypeExpr) -> ClassView:
     """The `{"input": …}` params of a member whose input is not an object."""
     input_field = FieldView("input", annotation, "input", False, None, None, None)
     note = f"The params of `{wire}`: its input under `input`."
-    return ClassView(name, "struct", ["msgspec.Struct"], Doc(None, note), [input_field])
+    return ClassView(name, "struct", Doc(None, note), [input_field])
 
 
 def _method(
@@ -57,7 +57,6 @@ def _method(
         else:
             returns = generic("frozenset", ref)
             result_type = generic("_hooks.UniqueSet", ref)
-            ctx.module.uses_hooks = True
     else:
         returns = result_type = ctx.expr(member.output)
         input_type = member.input
@@ -78,7 +77,6 @@ def _method(
             input_annotation = ctx.expr(input_type)
             wrapper = naming.params_class_name(interface.name, member.name)
             params_type = TypeExpr(wrapper)
-            ctx.module.uses_msgspec = True
             ctx.module.classes.append(_params_wrapper(wrapper, member.binding.id, input_annotation))
             ctx.module.public.append(wrapper)
     execution = member.binding.execution
@@ -101,7 +99,6 @@ def _method(
 
 def build_interface(builder: TypeBuilder, module: ModuleView, interface: m.Interface) -> None:
     ctx = builder.context(module)
-    module.uses_runtime = module.uses_abc = module.uses_typing = True
     for member in interface.members:
         for type_ in member_types(member):
             for inner in inline_types(type_):

@@ -59,7 +59,6 @@ class TypeBuilder:
             # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.
             annotation = annotation.or_none().or_unset()
             default = "msgspec.UNSET"
-            ctx.module.uses_msgspec = True
         elif field_.default is not None:
             default, factory = ctx.literal(type_, field_.default)
         elif isinstance(type_, m.Optional) and type_.nullable:
@@ -67,8 +66,6 @@ class TypeBuilder:
         elif annotation.optional or annotation.is_none:
             default = "None"
         renamed = attribute != field_.name
-        if factory is not None or renamed:
-            ctx.module.uses_msgspec = True  # msgspec.field(…)
         return FieldView(
             attribute=attribute,
             annotation=annotation,
@@ -86,26 +83,24 @@ class TypeBuilder:
         record: m.Record | None,
         doc: str | None,
         *,
-        base: str = "msgspec.Struct",
+        parent: str | None = None,
         marker: str | None = None,
         tag: tuple[str, str] | None = None,
         shared: tuple[m.Field, ...] = (),
         inherited: tuple[m.Field, ...] = (),
     ) -> ClassView:
         """The struct of a record or of a variant case (deriving from the case's record class
-        `base`, whose fields are `inherited`, and from the variant's `marker`, with its
+        `parent`, whose fields are `inherited`, and from the variant's `marker`, with its
         `tag`: field and value, and the variant's `shared` fields first)."""
-        ctx.module.uses_msgspec = True
         union_bases = self.extra_bases.get(name, [])
-        own = [base] if marker is None else [base, marker]
-        after = tuple(own[1:] if base == "msgspec.Struct" else own)
+        choices = [*([] if marker is None else [marker]), *union_bases]
+        after = (*([] if parent is None else [parent]), *choices)
         written = shared + (record.fields if record is not None else ())
         fields = [self.field_view(ctx, field_) for field_ in written]
         # The runtime takes the first registration along the class's MRO: a case class
         # with shared fields registers its inherited ones too.
         registered = written + (inherited if shared else ())
         if written and (registration := leniency.registration(name, registered)):
-            ctx.module.uses_hooks = True
             ctx.module.registrations.append(registration)
         # A `{}` default calls the record's class when the class statement runs.
         factories = tuple(
@@ -114,12 +109,13 @@ class TypeBuilder:
         return ClassView(
             name,
             "struct",
-            own + union_bases,
             doc_of(doc),
             fields,
             tag_field=None if tag is None else python_string(tag[0]),
             tag=None if tag is None else python_string(tag[1]),
-            after=after + tuple(union_bases) + factories,
+            after=after + factories,
+            parent=parent,
+            choices=choices,
         )
 
     # -- definitions --
@@ -136,8 +132,6 @@ class TypeBuilder:
             module.classes.append(self.record_class(ctx, name, type_, doc))
             module.public.append(name)
         elif isinstance(type_, m.Enum):
-            module.uses_enum = True
-            module.uses_hooks |= type_.open
             members = [
                 # Unique: the front end reports values with one member name (E0113).
                 EnumMemberView(
@@ -147,8 +141,9 @@ class TypeBuilder:
                 )
                 for value in type_.values
             ]
-            base = "_hooks.OpenEnum" if type_.open else "enum.Enum"
-            module.classes.append(ClassView(name, "enum", [base], doc_of(doc), members=members))
+            module.classes.append(
+                ClassView(name, "enum", doc_of(doc), members=members, open=type_.open)
+            )
             module.public.append(name)
         elif isinstance(type_, m.Variant):
             self.define_variant(ctx, type_, name, doc)
@@ -156,7 +151,6 @@ class TypeBuilder:
             self.define_union(ctx, type_, name, doc)
         else:
             expression = ctx.expr(type_)
-            module.uses_typing = True
             module.aliases.append(
                 AliasView(name, [expression], None, doc_of(doc), frozenset(ctx.depends), type_.span)
             )
@@ -174,7 +168,6 @@ class TypeBuilder:
             ctx, fields_class, record, f"The declared fields of `{name}`, which it wraps."
         )
         module.classes.append(struct)
-        module.uses_hooks = True
         union_bases = self.extra_bases.get(name, [])
         extra = FieldView(
             attribute=naming.OPEN_RECORD_EXTRA,
@@ -189,11 +182,11 @@ class TypeBuilder:
             ClassView(
                 name,
                 "open",
-                ["_hooks.OpenRecord", *union_bases],
                 doc_of(doc),
                 [*(self.field_view(ctx, field_) for field_ in record.fields), extra],
                 after=(fields_class, *union_bases, *struct.after),
                 fields_class=fields_class,
+                choices=list(union_bases),
             )
         )
         module.public.append(name)
@@ -233,7 +226,7 @@ class TypeBuilder:
             cases.append((case.tag, case_name))
             classes.append(case_name)
             record = case.type if isinstance(case.type, m.Record) else None
-            base = "msgspec.Struct"
+            parent: str | None = None
             inherited: tuple[m.Field, ...] = ()
             case_doc = case.doc
             if case_name in self.plan.case_records:
@@ -243,7 +236,7 @@ class TypeBuilder:
                 assert isinstance(typedef.type, m.Record)
                 record, case_doc = typedef.type, case.doc or typedef.doc
             elif isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
-                base = str(ctx.expr(case.type))
+                parent = str(ctx.expr(case.type))
                 resolved = hints.without_optional(self.model, case.type)
                 assert isinstance(resolved, m.Record)
                 inherited = resolved.fields
@@ -253,7 +246,7 @@ class TypeBuilder:
                     case_name,
                     record,
                     case_doc,
-                    base=base,
+                    parent=parent,
                     marker=marker,
                     tag=tag,
                     shared=shared,
@@ -262,7 +255,6 @@ class TypeBuilder:
             )
             module.public.append(case_name)
         alternatives = [TypeExpr(class_name) for class_name in classes]
-        module.uses_typing = True
         if marker is None:
             module.aliases.append(
                 AliasView(
@@ -275,8 +267,7 @@ class TypeBuilder:
             )
             module.public.append(name)
             return
-        module.uses_hooks = True
-        module.classes.append(ClassView(marker, "marker", ["_hooks.VariantBase"]))
+        module.classes.append(ClassView(marker, "marker"))
         unknown: str | None = None
         fields: str | None = None
         unknown_type: str | None = None
@@ -319,9 +310,9 @@ class TypeBuilder:
         view = ClassView(
             unknown,
             "unknown",
-            ["_hooks.UnknownCase", *markers],
             Doc(None, f"A case of `{variant}` with a tag this version does not know."),
             after=tuple(markers),
+            choices=list(markers),
         )
         fields: str | None = None
         if shared:
@@ -342,7 +333,8 @@ class TypeBuilder:
         if declared.unknown is not None:
             if declared.unknown.doc is not None:  # the `unknown:` case's own doc comes first
                 view.doc = Doc(declared.unknown.doc, view.doc.note if view.doc else None)
-            unknown_type = view.typed = str(ctx.expr(declared.unknown.type))
+            view.typed = ctx.expr(declared.unknown.type)
+            unknown_type = str(view.typed)
             view.typed_fields = [
                 self.field_view(ctx, field_)
                 for field_ in queries.unknown_case_fields(declared, self.model.typedefs)
@@ -368,15 +360,15 @@ class TypeBuilder:
         module = ctx.module
         case_name = naming.case_class_name(variant, case.tag)
         case_base = naming.choice_base_name(case_name)
-        module.classes.append(ClassView(case_base, "marker", ["_hooks.UnionBase"]))
+        module.classes.append(ClassView(case_base, "marker", marks="union"))
         names: list[TypeExpr] = []
         for index, alternative in enumerate(union.alternatives):
             class_name = naming.union_alternative_name(case_name, index)
             own = alternative if isinstance(alternative, m.Record) and case.type is union else None
-            base = "msgspec.Struct"
+            parent: str | None = None
             inherited: tuple[m.Field, ...] = ()
             if own is None:
-                base = str(ctx.expr(alternative))
+                parent = str(ctx.expr(alternative))
                 resolved = hints.without_optional(self.model, alternative)
                 assert isinstance(resolved, m.Record)
                 inherited = resolved.fields
@@ -385,13 +377,13 @@ class TypeBuilder:
                 class_name,
                 own,
                 case.doc,
-                base=base,
+                parent=parent,
                 marker=marker,
                 tag=tag,
                 shared=shared,
                 inherited=inherited,
             )
-            view.bases.append(case_base)
+            view.choices.append(case_base)
             view.after += (case_base,)
             module.classes.append(view)
             module.public.append(class_name)
@@ -419,7 +411,7 @@ class TypeBuilder:
         module = ctx.module
         case_name = naming.case_class_name(variant, case.tag)
         case_base = naming.choice_base_name(case_name)
-        module.classes.append(ClassView(case_base, "marker", ["_hooks.VariantBase"]))
+        module.classes.append(ClassView(case_base, "marker"))
         all_shared = shared + (inner.shared.fields if inner.shared is not None else ())
         names: list[str] = []
         cases: list[tuple[str | None, str]] = []
@@ -427,7 +419,7 @@ class TypeBuilder:
             class_name = naming.case_class_name(case_name, inner_case.tag)
             resolved = queries.follow_typedefs(inner_case.type, self.model.typedefs)
             own = resolved if isinstance(resolved, m.Record) else None
-            base = "msgspec.Struct"
+            parent: str | None = None
             inherited: tuple[m.Field, ...] = ()
             if (
                 own is not None
@@ -435,13 +427,13 @@ class TypeBuilder:
                 and naming.declared_name(inner_case.type.name) not in self.plan.case_records
             ):
                 # A named record: the class derives from it (its class has no tag).
-                base, inherited, own = str(ctx.expr(inner_case.type)), own.fields, None
+                parent, inherited, own = str(ctx.expr(inner_case.type)), own.fields, None
             view = self.record_class(
                 ctx,
                 class_name,
                 own,
                 inner_case.doc,
-                base=base,
+                parent=parent,
                 marker=marker,
                 tag=tag,
                 shared=all_shared,
@@ -449,8 +441,7 @@ class TypeBuilder:
             )
             if inner_case.tag is not None:
                 view.fields.insert(0, _constant_field(inner.tag_field, inner_case.tag))
-                module.uses_typing = True
-            view.bases.append(case_base)
+            view.choices.append(case_base)
             view.after += (case_base,)
             module.classes.append(view)
             module.public.append(class_name)
@@ -484,7 +475,6 @@ class TypeBuilder:
             if isinstance(alternative, (m.Record, m.Enum, m.Variant, m.Union_)):
                 self.define(module, alternative, naming.union_alternative_name(name, index), None)
         expressions = [ctx.expr(alternative) for alternative in union.alternatives]
-        module.uses_typing = True
         if native_union(self.model, union):
             module.aliases.append(
                 AliasView(name, expressions, None, doc_of(doc), frozenset(ctx.depends))
@@ -493,15 +483,11 @@ class TypeBuilder:
             return
         # The plan reported any other union (E0203): these are all records, or all lists.
         marker = naming.choice_base_name(name)
-        module.uses_hooks = True
-        if list_union(self.model, union):
-            # The decoded list is an instance of the marker, which is a list (msgspec checks
-            # what the hook returns against the annotation; it encodes a list subclass).
-            module.classes.append(
-                ClassView(marker, "marker", ["list[typing.Any]", "_hooks.UnionBase"])
-            )
-        else:
-            module.classes.append(ClassView(marker, "marker", ["_hooks.UnionBase"]))
+        # A union of lists decodes to an instance of the marker, which is then a list
+        # (msgspec checks what the hook returns against the annotation; it encodes a list
+        # subclass).
+        of_lists = list_union(self.model, union)
+        module.classes.append(ClassView(marker, "marker", marks="union", of_lists=of_lists))
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))
         module.public.append(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from idlc import naming
 from idlc.codegen import hints
@@ -51,29 +51,30 @@ class ModuleContext:
         return self.use(naming.ref_name(declaration), naming.REFS_MODULE)
 
     def expr(self, type_: m.Type) -> TypeExpr:
-        if isinstance(type_, m.Primitive):
-            kind = type_.kind
-            simple = _SIMPLE.get(kind._value_)
-            if simple is None:
-                return self._integer(kind)
-            if kind is m.PrimitiveKind.JSON:
-                self.module.uses_hooks = True
-            return simple
-        if isinstance(type_, m.Optional):
-            inner = self.expr(type_.inner)
-            return inner if hints.is_none(self.model, type_.inner) else inner.or_none()
-        if isinstance(type_, m.List):
-            return generic("list", self.expr(type_.inner))
-        if isinstance(type_, m.Map):
-            return generic("dict", _STRING, self.expr(type_.value))
-        if isinstance(type_, m.AtomRef):
-            return self.ref(type_.atom)
-        if isinstance(type_, m.InterfaceRef):
-            return self.ref(type_.interface)
-        if isinstance(type_, m.TypeRef):
-            return self.use(naming.declared_name(type_.name), naming.TYPES_MODULE)
-        name, module = self.plan.inline[id(type_)]
-        return self.use(name, module)
+        match type_:
+            case m.Primitive():
+                kind = type_.kind
+                simple = _SIMPLE.get(kind._value_)
+                return self._integer(kind) if simple is None else simple
+            case m.Optional():
+                inner = self.expr(type_.inner)
+                return inner if hints.is_none(self.model, type_.inner) else inner.or_none()
+            case m.List():
+                return generic("list", self.expr(type_.inner))
+            case m.Map():
+                return generic("dict", _STRING, self.expr(type_.value))
+            case m.AtomRef():
+                return self.ref(type_.atom)
+            case m.InterfaceRef():
+                return self.ref(type_.interface)
+            case m.TypeRef():
+                return self.use(naming.declared_name(type_.name), naming.TYPES_MODULE)
+            case m.Record() | m.Enum() | m.Variant() | m.Union_():
+                # An inline type: the class the plan named for it.
+                name, module = self.plan.inline[id(type_)]
+                return self.use(name, module)
+            case _:
+                assert_never(type_)
 
     def _integer(self, kind: m.PrimitiveKind) -> TypeExpr:
         name = naming.integer_alias_name(kind._value_)
@@ -82,13 +83,7 @@ class ModuleContext:
         low, high = kind.integer_range or (0, 0)
         # msgspec cannot bound integers beyond int64: the hooks check uint64.
         checked_by_hooks = kind is m.PrimitiveKind.UINT64
-        module = self.module
-        module.uses_typing = True
-        if checked_by_hooks:
-            module.uses_hooks = True
-        else:
-            module.uses_msgspec = True
-        module.integer_aliases[name] = IntegerAliasView(name, low, high, checked_by_hooks)
+        self.module.integer_aliases[name] = IntegerAliasView(name, low, high, checked_by_hooks)
         return named(name)
 
     def literal(self, type_: m.Type, literal: m.Literal) -> tuple[str, str | None]:

@@ -62,14 +62,20 @@ class EnumMemberView:
 
 
 ClassKind = Literal["struct", "enum", "marker", "unknown", "open"]
+#: What a marker class marks: a hooked variant's cases (`_hooks.VariantBase`) or a union's
+#: alternatives (`_hooks.UnionBase`).
+MarkerKind = Literal["variant", "union"]
 
 
 @node(frozen=False)
 class ClassView:
-    """A generated class.
+    """A generated class. Its bases are facts (`parent`, `choices`, `open`, `marks`,
+    `of_lists`); the template writes each kind's class statement.
 
-    `struct`: a record or variant case (`msgspec.Struct`, keyword-only, defaults omitted);
-    `enum`: an enum; `marker`: the empty base of a variant's cases or a union's alternatives;
+    `struct`: a record or variant case (`msgspec.Struct`, or the record class `parent` it
+    extends; keyword-only, defaults omitted);
+    `enum`: an enum (`open`: one that keeps unknown values);
+    `marker`: the empty base of a variant's cases or a union's alternatives (`marks`);
     `unknown`: the case of an open variant keeping an unknown tag (its `fields` are the
     variant's shared fields, read-only properties over the struct `shared`);
     `open`: an `open record` (`hooks.OpenRecord`) wrapping the struct `fields_class` of its
@@ -78,7 +84,6 @@ class ClassView:
 
     name: str
     kind: ClassKind
-    bases: list[str]
     doc: Doc | None = None
     fields: list[FieldView] = field(default_factory=list)
     members: list[EnumMemberView] = field(default_factory=list)
@@ -94,8 +99,20 @@ class ClassView:
     fields_class: str | None = None
     #: `unknown`: the type of the variant's `unknown: T;`, whose value the class carries,
     #: and the fields of it the class exposes (read-only properties).
-    typed: str | None = None
+    typed: TypeExpr | None = None
     typed_fields: list[FieldView] = field(default_factory=list)
+    #: `struct`: the record class it extends (a case of a named record); None: it is a
+    #: `msgspec.Struct` of its own.
+    parent: str | None = None
+    #: `struct`, `unknown`, `open`: the marker classes it derives from after its first
+    #: base, in order — its variant's, a union's it is an alternative of, its case's.
+    choices: list[str] = field(default_factory=list)
+    #: `enum`: whether it is open (`_hooks.OpenEnum`).
+    open: bool = False
+    #: `marker`: what it marks, and whether the union's values are lists (the marker is a
+    #: list then: the hook returns an instance of it).
+    marks: MarkerKind = "variant"
+    of_lists: bool = False
 
 
 @node(frozen=False)
@@ -208,6 +225,10 @@ class MethodView:
     invoke: str
     #: `SNAPSHOT`, `TRANSACTION` (a member of `_rt.Execution`), or None.
     execution: str | None
+    #: Whether `result_type` is a union for mypy (`X | None`, a union's alias): no class,
+    #: so the caller's `request` returns it untyped and the proxy casts it to `returns`
+    #: (`idlc_runtime.Caller`). Decided once every alias of the package is known.
+    result_is_union: bool = False
 
     @property
     def shape(self) -> str:
@@ -218,6 +239,12 @@ class MethodView:
     def returns_value(self) -> bool:
         """Whether the method returns something (not `None`)."""
         return not self.returns.is_none
+
+    @property
+    def casts_result(self) -> bool:
+        """Whether the proxy casts what its caller's `request` returns: a union result,
+        which comes back untyped (`idlc_runtime.Caller`)."""
+        return self.result_is_union and self.returns_value and not self.notify
 
 
 @node(frozen=False)
@@ -242,6 +269,19 @@ class ImportView:
     names: list[str]
 
 
+@node
+class Uses:
+    """The modules a generated module imports: `_rt` (`runtime`, with `Unsupported`) and
+    `_hooks` (`hooks`) of the runtime, and the standard ones and msgspec by their names."""
+
+    abc: bool = False
+    enum: bool = False
+    typing: bool = False
+    msgspec: bool = False
+    runtime: bool = False
+    hooks: bool = False
+
+
 @node(frozen=False)
 class ModuleView:
     """One generated Python module."""
@@ -257,12 +297,9 @@ class ModuleView:
     interface: InterfaceView | None = None
     # name → module it comes from
     imports: dict[str, str] = field(default_factory=dict)
-    uses_hooks: bool = False
-    uses_runtime: bool = False
-    uses_enum: bool = False
-    uses_abc: bool = False
-    uses_msgspec: bool = False
-    uses_typing: bool = False
+    #: What the header imports, read from the rest once the module is built
+    #: (`idlc.codegen.uses`).
+    uses: Uses = Uses()
     integer_aliases: dict[str, IntegerAliasView] = field(default_factory=dict)
     public: list[str] = field(default_factory=list)
     #: `_refs` only: the reference types, and (IDL name, id) of every atom in declaration
@@ -289,3 +326,5 @@ class PackageView:
     #: What `__init__` imports from each module, and the sorted `__all__`.
     exports: list[ImportView]
     all_names: list[str]
+    #: The runtime API the package requires at import (`idlc_runtime.require_api`).
+    runtime_api: int

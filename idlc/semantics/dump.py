@@ -7,7 +7,7 @@ and cases are lists, in source order. Types are rendered structurally:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from idlc.semantics import model
 
@@ -83,40 +83,43 @@ class _Dumper:
 
     def member(self, member: model.Member) -> JSON:
         data: JSON
-        if isinstance(member, model.Value):
-            data = {
-                "kind": "value",
-                "name": member.name,
-                "id": member.id,
-                "required": member.required,
-                "doc": member.doc,
-                "type": self.type_(member.type),
-            }
-        elif isinstance(member, model.Relation):
-            target = member.target
-            data = {
-                "kind": "relation",
-                "name": member.name,
-                "id": member.id,
-                "required": member.required,
-                "doc": member.doc,
-                "cardinality": member.cardinality.value,
-                "target": (
-                    {"kind": "atom", "name": target.atom}
-                    if isinstance(target, model.AtomTarget)
-                    else {"kind": "interface", "name": target.interface}
-                ),
-            }
-        else:
-            data = {
-                "kind": "operation",
-                "name": member.name,
-                "id": member.id,
-                "required": member.required,
-                "doc": member.doc,
-                "input": self.type_(member.input),
-                "output": self.type_(member.output),
-            }
+        match member:
+            case model.Value():
+                data = {
+                    "kind": "value",
+                    "name": member.name,
+                    "id": member.id,
+                    "required": member.required,
+                    "doc": member.doc,
+                    "type": self.type_(member.type),
+                }
+            case model.Relation():
+                target = member.target
+                data = {
+                    "kind": "relation",
+                    "name": member.name,
+                    "id": member.id,
+                    "required": member.required,
+                    "doc": member.doc,
+                    "cardinality": member.cardinality.value,
+                    "target": (
+                        {"kind": "atom", "name": target.atom}
+                        if isinstance(target, model.AtomTarget)
+                        else {"kind": "interface", "name": target.interface}
+                    ),
+                }
+            case model.Operation():
+                data = {
+                    "kind": "operation",
+                    "name": member.name,
+                    "id": member.id,
+                    "required": member.required,
+                    "doc": member.doc,
+                    "input": self.type_(member.input),
+                    "output": self.type_(member.output),
+                }
+            case _:
+                assert_never(member)
         binding = member.binding
         data["binding"] = self._with_span(
             {
@@ -129,65 +132,72 @@ class _Dumper:
         return self._with_span(data, member.span)
 
     def type_(self, type: model.Type) -> JSON:
-        if isinstance(type, model.Primitive):
-            return {"kind": "primitive", "name": type.kind.value}
-        if isinstance(type, model.TypeRef):
-            return {"kind": "typeRef", "name": type.name}
-        if isinstance(type, model.Optional):
-            kind = "nullable" if type.nullable else "optional"
-            return {"kind": kind, "inner": self.type_(type.inner)}
-        if isinstance(type, model.List):
-            return {"kind": "list", "inner": self.type_(type.inner)}
-        if isinstance(type, model.Map):
-            return {"kind": "map", "key": "string", "value": self.type_(type.value)}
-        if isinstance(type, model.AtomRef):
-            return {"kind": "atomRef", "atom": type.atom}
-        if isinstance(type, model.InterfaceRef):
-            return {"kind": "interfaceRef", "interface": type.interface}
-        if isinstance(type, model.Record):
-            return {
-                "kind": "record",
-                **({"open": True} if type.open else {}),
-                "fields": [self.field(field) for field in type.fields],
-            }
-        if isinstance(type, model.Enum):
-            return {
-                "kind": "enum",
-                "open": type.open,
-                "values": [
-                    self._with_span({"value": value.value, "doc": value.doc}, value.span)
-                    for value in type.values
-                ],
-            }
-        if isinstance(type, model.Variant):
-            return {
-                "kind": "variant",
-                "open": type.open,
-                "tagField": type.tag_field,
-                **(
-                    {"fields": [self.field(item) for item in type.shared.fields]}
-                    if type.shared is not None
-                    else {}
-                ),
-                "cases": [
-                    self._with_span(
-                        {"tag": case.tag, "doc": case.doc, "type": self.type_(case.type)},
-                        case.span,
-                    )
-                    for case in type.cases
-                ],
-                **(
-                    {
-                        "unknown": self._with_span(
-                            {"doc": type.unknown.doc, "type": self.type_(type.unknown.type)},
-                            type.unknown.span,
+        match type:
+            case model.Primitive():
+                return {"kind": "primitive", "name": type.kind.value}
+            case model.TypeRef():
+                return {"kind": "typeRef", "name": type.name}
+            case model.Optional():
+                kind = "nullable" if type.nullable else "optional"
+                return {"kind": kind, "inner": self.type_(type.inner)}
+            case model.List():
+                return {"kind": "list", "inner": self.type_(type.inner)}
+            case model.Map():
+                return {"kind": "map", "key": "string", "value": self.type_(type.value)}
+            case model.AtomRef():
+                return {"kind": "atomRef", "atom": type.atom}
+            case model.InterfaceRef():
+                return {"kind": "interfaceRef", "interface": type.interface}
+            case model.Record():
+                return {
+                    "kind": "record",
+                    **({"open": True} if type.open else {}),
+                    "fields": [self.field(field) for field in type.fields],
+                }
+            case model.Enum():
+                return {
+                    "kind": "enum",
+                    "open": type.open,
+                    "values": [
+                        self._with_span({"value": value.value, "doc": value.doc}, value.span)
+                        for value in type.values
+                    ],
+                }
+            case model.Variant():
+                return {
+                    "kind": "variant",
+                    "open": type.open,
+                    "tagField": type.tag_field,
+                    **(
+                        {"fields": [self.field(item) for item in type.shared.fields]}
+                        if type.shared is not None
+                        else {}
+                    ),
+                    "cases": [
+                        self._with_span(
+                            {"tag": case.tag, "doc": case.doc, "type": self.type_(case.type)},
+                            case.span,
                         )
-                    }
-                    if type.unknown is not None
-                    else {}
-                ),
-            }
-        return {"kind": "union", "alternatives": [self.type_(alt) for alt in type.alternatives]}
+                        for case in type.cases
+                    ],
+                    **(
+                        {
+                            "unknown": self._with_span(
+                                {"doc": type.unknown.doc, "type": self.type_(type.unknown.type)},
+                                type.unknown.span,
+                            )
+                        }
+                        if type.unknown is not None
+                        else {}
+                    ),
+                }
+            case model.Union_():
+                return {
+                    "kind": "union",
+                    "alternatives": [self.type_(alt) for alt in type.alternatives],
+                }
+            case _:
+                assert_never(type)
 
     def field(self, field: model.Field) -> JSON:
         data: JSON = {"name": field.name, "doc": field.doc, "type": self.type_(field.type)}

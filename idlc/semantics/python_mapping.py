@@ -30,15 +30,11 @@ from idlc.semantics.shapes import (
     variant_case,
 )
 from idlc.source import Span
+from idlc_runtime.contract import RESERVED_NAMES
 
 TYPES_MODULE = naming.TYPES_MODULE
 REFS_MODULE = naming.REFS_MODULE
 
-#: Names generated modules import or define for themselves; no generated class may use them.
-#: (`naming.declared_name` keeps declared names clear of them; derived names are checked.)
-RESERVED_NAMES = frozenset(
-    {"Unsupported", "TYPE_CHECKING", "abc", "enum", "msgspec", "typing", "annotations", "ATOMS"}
-)
 
 #: The types that get a class (or a named alias) of their own wherever they stand.
 NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
@@ -129,6 +125,8 @@ class _Namer:
         self.case_records: set[str] = set()
 
     def claim(self, name: str, module: str, span: Span, what: str) -> None:
+        # The names generated modules take for themselves, as their runtime lists them:
+        # `naming.declared_name` keeps declared names clear of them; derived names are checked.
         if name in RESERVED_NAMES or name.startswith("_"):
             self.diagnostics.add(
                 codes.RESERVED_GENERATED_NAME,

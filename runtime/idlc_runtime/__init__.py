@@ -4,26 +4,32 @@ __version__ = "0.1.0"
 
 from typing import TYPE_CHECKING, Any
 
-from idlc_runtime.errors import (
-    ConnectionClosed,
-    ErrorCode,
-    ProtocolError,
-    RpcError,
-    Unsupported,
-)
-from idlc_runtime.rpc.dispatch import (
-    SPEC_ATTRIBUTE,
-    Execution,
-    InputShape,
-    InterfaceSpec,
-    MethodSpec,
-    implemented_members,
-    spec_of,
-    specs_of,
-    stand_in,
-)
-
 if TYPE_CHECKING:
+    from idlc_runtime.contract import (
+        API_VERSION,
+        OLDEST_API_VERSION,
+        RESERVED_NAMES,
+        Caller,
+        require_api,
+    )
+    from idlc_runtime.errors import (
+        ConnectionClosed,
+        ErrorCode,
+        ProtocolError,
+        RpcError,
+        Unsupported,
+    )
+    from idlc_runtime.rpc.dispatch import (
+        SPEC_ATTRIBUTE,
+        Execution,
+        InputShape,
+        InterfaceSpec,
+        MethodSpec,
+        implemented_members,
+        spec_of,
+        specs_of,
+        stand_in,
+    )
     from idlc_runtime.rpc.interceptors import (
         CallInfo,
         Interceptor,
@@ -52,11 +58,34 @@ if TYPE_CHECKING:
         spawn,
     )
 
-#: Loaded on first use: a generated package needs only the tables above (`dispatch`) and
-#: the errors when it is imported, and the peer's modules bring asyncio and the rest of the
-#: runtime — about half of `import idlc_runtime` (docs/benchmarks.md, "Import of a
-#: generated package"). Name → the module that defines it.
+#: Loaded on first use: a generated package needs only the contract, the tables
+#: (`dispatch`) and the errors when it is imported, and the peer's modules bring asyncio and
+#: the rest of the runtime — about half of `import idlc_runtime` (docs/benchmarks.md,
+#: "Import of a generated package"). Even those three wait for their first use: the
+#: compiler reads the contract (`idlc_runtime.contract`) on `idlc check`'s path, which needs
+#: neither tables nor errors. Name → the module that defines it.
 _LAZY = {
+    **dict.fromkeys(
+        ["API_VERSION", "OLDEST_API_VERSION", "RESERVED_NAMES", "Caller", "require_api"],
+        "contract",
+    ),
+    **dict.fromkeys(
+        ["ConnectionClosed", "ErrorCode", "ProtocolError", "RpcError", "Unsupported"], "errors"
+    ),
+    **dict.fromkeys(
+        [
+            "SPEC_ATTRIBUTE",
+            "Execution",
+            "InputShape",
+            "InterfaceSpec",
+            "MethodSpec",
+            "implemented_members",
+            "spec_of",
+            "specs_of",
+            "stand_in",
+        ],
+        "rpc.dispatch",
+    ),
     **dict.fromkeys(
         ["CallInfo", "Interceptor", "Proceed", "SerializeTransactions"], "rpc.interceptors"
     ),
@@ -122,9 +151,13 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "API_VERSION",
+    "OLDEST_API_VERSION",
+    "RESERVED_NAMES",
     "SPEC_ATTRIBUTE",
     "ByteWriter",
     "CallInfo",
+    "Caller",
     "ConnectionClosed",
     "ErrorCode",
     "Execution",
@@ -150,6 +183,7 @@ __all__ = [
     "current_peer",
     "implemented_members",
     "memory_pair",
+    "require_api",
     "serve_stdio",
     "serve_tcp",
     "serve_unix",

@@ -29,7 +29,7 @@ def _run_hint(words: list[str], cwd: Path) -> None:
 
 
 # -I takes the command line through click (idlc.cli), the others the plain path
-# (idlc.checking): both print the same hint.
+# (idlc/__main__.py): both print the same hint.
 @pytest.mark.parametrize("extra", [(), ("-I", "more idl"), ("-A", "W0002")])
 def test_named_files_get_the_same_command_less_check(tmp_path: Path, extra: tuple[str]) -> None:
     (tmp_path / "more idl").mkdir()

@@ -1,8 +1,8 @@
-"""A plain `idlc check`, `fmt` or `generate` runs without click (idlc/checking.py), every other
+"""A plain `idlc check`, `fmt` or `generate` runs without click (idlc/__main__.py), every other
 command line through click (idlc/cli.py): the two must not differ in anything users see.
 
 Each command line runs twice, in two identical folders: once as `idlc` runs it
-(`idlc.checking.main`, which takes the plain ones itself) and once straight through click
+(`idlc.__main__.main`, which takes the plain ones itself) and once straight through click
 (`idlc.cli.main`); the exit code, both streams and the files left behind must be the same.
 """
 
@@ -87,7 +87,7 @@ def _run(module: str, arguments: list[str], cwd: Path) -> tuple[int, str, str, d
 
 
 def _same_either_way(tmp_path: Path, command: str, words: list[str], configured: bool) -> None:
-    plain = _run("idlc.checking", [command, *words], _folder(tmp_path / "plain", configured))
+    plain = _run("idlc.__main__", [command, *words], _folder(tmp_path / "plain", configured))
     through_click = _run("idlc.cli", [command, *words], _folder(tmp_path / "click", configured))
     assert plain == through_click
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from idlc.codegen import GeneratedPackage, generate
-from idlc.codegen.output import write_package
+from idlc.output.package import write_package
 from idlc.pipeline import compile_files
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from idlc.codegen import GeneratedPackage
-from idlc.codegen.output import write_package
+from idlc.output.package import write_package
 from tests.conftest import built_once
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from idlc.codegen import generate
-from idlc.codegen.output import write_package
+from idlc.output.package import write_package
 from idlc.pipeline import compile_files
 
 from .test_python_names import shadowed_names

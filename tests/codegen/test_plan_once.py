@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from idlc.codegen import generate
+from idlc.commands.generate import GenerateJob, run_generate
 from idlc.diagnostics import Diagnostics
-from idlc.generation import GenerateJob, run_generate
 from idlc.pipeline import compile_files
 from idlc.semantics import python_mapping
 from tests.conftest import SEEDS

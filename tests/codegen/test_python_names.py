@@ -29,8 +29,8 @@ import pytest
 
 from idlc import naming
 from idlc.codegen import GeneratedPackage, generate
-from idlc.codegen.output import write_package
 from idlc.diagnostics import codes
+from idlc.output.package import write_package
 from idlc.pipeline import compile_files
 from idlc.semantics.scope import TYPE_KEYWORDS
 from idlc_runtime import hooks

@@ -167,7 +167,7 @@ class AgentProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
@@ -178,14 +178,11 @@ class AgentProxy:
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
         """
-        return typing.cast(
-            "InitializeResponse",
-            await self._peer.request(
-                "initialize",
-                input,
-                InitializeResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "initialize",
+            input,
+            InitializeResponse,
+            target=self._target,
         )
 
     async def authenticate(self, input: AuthenticateRequest) -> AuthenticateResponse:
@@ -193,14 +190,11 @@ class AgentProxy:
 
         Specifies which authentication method to use.
         """
-        return typing.cast(
-            "AuthenticateResponse",
-            await self._peer.request(
-                "authenticate",
-                input,
-                AuthenticateResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "authenticate",
+            input,
+            AuthenticateResponse,
+            target=self._target,
         )
 
     async def logout(self, input: LogoutRequest) -> LogoutResponse:
@@ -208,14 +202,11 @@ class AgentProxy:
 
         Terminates the current authenticated session.
         """
-        return typing.cast(
-            "LogoutResponse",
-            await self._peer.request(
-                "logout",
-                input,
-                LogoutResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "logout",
+            input,
+            LogoutResponse,
+            target=self._target,
         )
 
     async def new_session(self, input: NewSessionRequest) -> NewSessionResponse:
@@ -223,14 +214,11 @@ class AgentProxy:
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
         """
-        return typing.cast(
-            "NewSessionResponse",
-            await self._peer.request(
-                "session/new",
-                input,
-                NewSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/new",
+            input,
+            NewSessionResponse,
+            target=self._target,
         )
 
     async def load_session(self, input: LoadSessionRequest) -> LoadSessionResponse:
@@ -240,14 +228,11 @@ class AgentProxy:
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
         """
-        return typing.cast(
-            "LoadSessionResponse",
-            await self._peer.request(
-                "session/load",
-                input,
-                LoadSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/load",
+            input,
+            LoadSessionResponse,
+            target=self._target,
         )
 
     async def resume_session(
@@ -261,14 +246,11 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        return typing.cast(
-            "ResumeSessionResponse",
-            await self._peer.request(
-                "session/resume",
-                input,
-                ResumeSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/resume",
+            input,
+            ResumeSessionResponse,
+            target=self._target,
         )
 
     async def list_sessions(self, input: ListSessionsRequest) -> ListSessionsResponse:
@@ -276,14 +258,11 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        return typing.cast(
-            "ListSessionsResponse",
-            await self._peer.request(
-                "session/list",
-                input,
-                ListSessionsResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/list",
+            input,
+            ListSessionsResponse,
+            target=self._target,
         )
 
     async def delete_session(
@@ -294,14 +273,11 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        return typing.cast(
-            "DeleteSessionResponse",
-            await self._peer.request(
-                "session/delete",
-                input,
-                DeleteSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/delete",
+            input,
+            DeleteSessionResponse,
+            target=self._target,
         )
 
     async def close_session(self, input: CloseSessionRequest) -> CloseSessionResponse:
@@ -313,26 +289,20 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        return typing.cast(
-            "CloseSessionResponse",
-            await self._peer.request(
-                "session/close",
-                input,
-                CloseSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/close",
+            input,
+            CloseSessionResponse,
+            target=self._target,
         )
 
     async def set_mode(self, input: SetSessionModeRequest) -> SetSessionModeResponse:
         """Request parameters for setting a session mode."""
-        return typing.cast(
-            "SetSessionModeResponse",
-            await self._peer.request(
-                "session/set_mode",
-                input,
-                SetSessionModeResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/set_mode",
+            input,
+            SetSessionModeResponse,
+            target=self._target,
         )
 
     async def set_config_option(
@@ -340,14 +310,11 @@ class AgentProxy:
         input: SetSessionConfigOptionRequest,
     ) -> SetSessionConfigOptionResponse:
         """Request parameters for setting a session configuration option."""
-        return typing.cast(
-            "SetSessionConfigOptionResponse",
-            await self._peer.request(
-                "session/set_config_option",
-                input,
-                SetSessionConfigOptionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/set_config_option",
+            input,
+            SetSessionConfigOptionResponse,
+            target=self._target,
         )
 
     async def prompt(self, input: PromptRequest) -> PromptResponse:
@@ -357,14 +324,11 @@ class AgentProxy:
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
         """
-        return typing.cast(
-            "PromptResponse",
-            await self._peer.request(
-                "session/prompt",
-                input,
-                PromptResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/prompt",
+            input,
+            PromptResponse,
+            target=self._target,
         )
 
     async def cancel(self, input: CancelNotification) -> None:

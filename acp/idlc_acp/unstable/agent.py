@@ -338,7 +338,7 @@ class AgentProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
@@ -349,14 +349,11 @@ class AgentProxy:
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
         """
-        return typing.cast(
-            "InitializeResponse",
-            await self._peer.request(
-                "initialize",
-                input,
-                InitializeResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "initialize",
+            input,
+            InitializeResponse,
+            target=self._target,
         )
 
     async def authenticate(self, input: AuthenticateRequest) -> AuthenticateResponse:
@@ -364,14 +361,11 @@ class AgentProxy:
 
         Specifies which authentication method to use.
         """
-        return typing.cast(
-            "AuthenticateResponse",
-            await self._peer.request(
-                "authenticate",
-                input,
-                AuthenticateResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "authenticate",
+            input,
+            AuthenticateResponse,
+            target=self._target,
         )
 
     async def logout(self, input: LogoutRequest) -> LogoutResponse:
@@ -379,14 +373,11 @@ class AgentProxy:
 
         Terminates the current authenticated session.
         """
-        return typing.cast(
-            "LogoutResponse",
-            await self._peer.request(
-                "logout",
-                input,
-                LogoutResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "logout",
+            input,
+            LogoutResponse,
+            target=self._target,
         )
 
     async def new_session(self, input: NewSessionRequest) -> NewSessionResponse:
@@ -394,14 +385,11 @@ class AgentProxy:
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
         """
-        return typing.cast(
-            "NewSessionResponse",
-            await self._peer.request(
-                "session/new",
-                input,
-                NewSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/new",
+            input,
+            NewSessionResponse,
+            target=self._target,
         )
 
     async def load_session(self, input: LoadSessionRequest) -> LoadSessionResponse:
@@ -411,14 +399,11 @@ class AgentProxy:
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
         """
-        return typing.cast(
-            "LoadSessionResponse",
-            await self._peer.request(
-                "session/load",
-                input,
-                LoadSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/load",
+            input,
+            LoadSessionResponse,
+            target=self._target,
         )
 
     async def resume_session(
@@ -432,14 +417,11 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        return typing.cast(
-            "ResumeSessionResponse",
-            await self._peer.request(
-                "session/resume",
-                input,
-                ResumeSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/resume",
+            input,
+            ResumeSessionResponse,
+            target=self._target,
         )
 
     async def list_sessions(self, input: ListSessionsRequest) -> ListSessionsResponse:
@@ -447,14 +429,11 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        return typing.cast(
-            "ListSessionsResponse",
-            await self._peer.request(
-                "session/list",
-                input,
-                ListSessionsResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/list",
+            input,
+            ListSessionsResponse,
+            target=self._target,
         )
 
     async def delete_session(
@@ -465,14 +444,11 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        return typing.cast(
-            "DeleteSessionResponse",
-            await self._peer.request(
-                "session/delete",
-                input,
-                DeleteSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/delete",
+            input,
+            DeleteSessionResponse,
+            target=self._target,
         )
 
     async def close_session(self, input: CloseSessionRequest) -> CloseSessionResponse:
@@ -484,26 +460,20 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        return typing.cast(
-            "CloseSessionResponse",
-            await self._peer.request(
-                "session/close",
-                input,
-                CloseSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/close",
+            input,
+            CloseSessionResponse,
+            target=self._target,
         )
 
     async def set_mode(self, input: SetSessionModeRequest) -> SetSessionModeResponse:
         """Request parameters for setting a session mode."""
-        return typing.cast(
-            "SetSessionModeResponse",
-            await self._peer.request(
-                "session/set_mode",
-                input,
-                SetSessionModeResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/set_mode",
+            input,
+            SetSessionModeResponse,
+            target=self._target,
         )
 
     async def set_config_option(
@@ -511,14 +481,11 @@ class AgentProxy:
         input: SetSessionConfigOptionRequest,
     ) -> SetSessionConfigOptionResponse:
         """Request parameters for setting a session configuration option."""
-        return typing.cast(
-            "SetSessionConfigOptionResponse",
-            await self._peer.request(
-                "session/set_config_option",
-                input,
-                SetSessionConfigOptionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/set_config_option",
+            input,
+            SetSessionConfigOptionResponse,
+            target=self._target,
         )
 
     async def prompt(self, input: PromptRequest) -> PromptResponse:
@@ -528,14 +495,11 @@ class AgentProxy:
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
         """
-        return typing.cast(
-            "PromptResponse",
-            await self._peer.request(
-                "session/prompt",
-                input,
-                PromptResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/prompt",
+            input,
+            PromptResponse,
+            target=self._target,
         )
 
     async def cancel(self, input: CancelNotification) -> None:
@@ -557,14 +521,11 @@ class AgentProxy:
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        return typing.cast(
-            "ForkSessionResponse",
-            await self._peer.request(
-                "session/fork",
-                input,
-                ForkSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/fork",
+            input,
+            ForkSessionResponse,
+            target=self._target,
         )
 
     async def archive_session(
@@ -584,14 +545,11 @@ class AgentProxy:
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        return typing.cast(
-            "ArchiveSessionResponse",
-            await self._peer.request(
-                "session/archive",
-                input,
-                ArchiveSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/archive",
+            input,
+            ArchiveSessionResponse,
+            target=self._target,
         )
 
     async def unarchive_session(
@@ -612,14 +570,11 @@ class AgentProxy:
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
         """
-        return typing.cast(
-            "UnarchiveSessionResponse",
-            await self._peer.request(
-                "session/unarchive",
-                input,
-                UnarchiveSessionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/unarchive",
+            input,
+            UnarchiveSessionResponse,
+            target=self._target,
         )
 
     async def set_session_title(
@@ -640,14 +595,11 @@ class AgentProxy:
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
-        return typing.cast(
-            "SetSessionTitleResponse",
-            await self._peer.request(
-                "session/set_title",
-                input,
-                SetSessionTitleResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/set_title",
+            input,
+            SetSessionTitleResponse,
+            target=self._target,
         )
 
     async def session_status(
@@ -666,14 +618,11 @@ class AgentProxy:
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        return typing.cast(
-            "SessionStatusResponse",
-            await self._peer.request(
-                "session/status",
-                input,
-                SessionStatusResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/status",
+            input,
+            SessionStatusResponse,
+            target=self._target,
         )
 
     async def list_providers(
@@ -686,14 +635,11 @@ class AgentProxy:
 
         Request parameters for `providers/list`.
         """
-        return typing.cast(
-            "ListProvidersResponse",
-            await self._peer.request(
-                "providers/list",
-                input,
-                ListProvidersResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "providers/list",
+            input,
+            ListProvidersResponse,
+            target=self._target,
         )
 
     async def set_provider(self, input: SetProviderRequest) -> SetProviderResponse:
@@ -705,14 +651,11 @@ class AgentProxy:
 
         Replaces the full configuration for one provider ID.
         """
-        return typing.cast(
-            "SetProviderResponse",
-            await self._peer.request(
-                "providers/set",
-                input,
-                SetProviderResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "providers/set",
+            input,
+            SetProviderResponse,
+            target=self._target,
         )
 
     async def disable_provider(
@@ -725,14 +668,11 @@ class AgentProxy:
 
         Request parameters for `providers/disable`.
         """
-        return typing.cast(
-            "DisableProviderResponse",
-            await self._peer.request(
-                "providers/disable",
-                input,
-                DisableProviderResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "providers/disable",
+            input,
+            DisableProviderResponse,
+            target=self._target,
         )
 
     async def auth_status(self, input: AuthStatusRequest) -> AuthStatusResponse:
@@ -747,14 +687,11 @@ class AgentProxy:
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
         """
-        return typing.cast(
-            "AuthStatusResponse",
-            await self._peer.request(
-                "auth/status",
-                input,
-                AuthStatusResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "auth/status",
+            input,
+            AuthStatusResponse,
+            target=self._target,
         )
 
     async def message_mcp(self, input: MessageMcpNotification) -> None:

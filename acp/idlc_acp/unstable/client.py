@@ -168,7 +168,7 @@ class ClientProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
@@ -191,14 +191,11 @@ class ClientProxy:
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
         """
-        return typing.cast(
-            "RequestPermissionResponse",
-            await self._peer.request(
-                "session/request_permission",
-                input,
-                RequestPermissionResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "session/request_permission",
+            input,
+            RequestPermissionResponse,
+            target=self._target,
         )
 
     async def read_text_file(self, input: ReadTextFileRequest) -> ReadTextFileResponse:
@@ -206,14 +203,11 @@ class ClientProxy:
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        return typing.cast(
-            "ReadTextFileResponse",
-            await self._peer.request(
-                "fs/read_text_file",
-                input,
-                ReadTextFileResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "fs/read_text_file",
+            input,
+            ReadTextFileResponse,
+            target=self._target,
         )
 
     async def write_text_file(
@@ -224,14 +218,11 @@ class ClientProxy:
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        return typing.cast(
-            "WriteTextFileResponse",
-            await self._peer.request(
-                "fs/write_text_file",
-                input,
-                WriteTextFileResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "fs/write_text_file",
+            input,
+            WriteTextFileResponse,
+            target=self._target,
         )
 
     async def create_terminal(
@@ -239,14 +230,11 @@ class ClientProxy:
         input: CreateTerminalRequest,
     ) -> CreateTerminalResponse:
         """Request to create a new terminal and execute a command."""
-        return typing.cast(
-            "CreateTerminalResponse",
-            await self._peer.request(
-                "terminal/create",
-                input,
-                CreateTerminalResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "terminal/create",
+            input,
+            CreateTerminalResponse,
+            target=self._target,
         )
 
     async def terminal_output(
@@ -254,14 +242,11 @@ class ClientProxy:
         input: TerminalOutputRequest,
     ) -> TerminalOutputResponse:
         """Request to get the current output and status of a terminal."""
-        return typing.cast(
-            "TerminalOutputResponse",
-            await self._peer.request(
-                "terminal/output",
-                input,
-                TerminalOutputResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "terminal/output",
+            input,
+            TerminalOutputResponse,
+            target=self._target,
         )
 
     async def wait_for_terminal_exit(
@@ -269,26 +254,20 @@ class ClientProxy:
         input: WaitForTerminalExitRequest,
     ) -> WaitForTerminalExitResponse:
         """Request to wait for a terminal command to exit."""
-        return typing.cast(
-            "WaitForTerminalExitResponse",
-            await self._peer.request(
-                "terminal/wait_for_exit",
-                input,
-                WaitForTerminalExitResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "terminal/wait_for_exit",
+            input,
+            WaitForTerminalExitResponse,
+            target=self._target,
         )
 
     async def kill_terminal(self, input: KillTerminalRequest) -> KillTerminalResponse:
         """Request to kill a terminal without releasing it."""
-        return typing.cast(
-            "KillTerminalResponse",
-            await self._peer.request(
-                "terminal/kill",
-                input,
-                KillTerminalResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "terminal/kill",
+            input,
+            KillTerminalResponse,
+            target=self._target,
         )
 
     async def release_terminal(
@@ -296,14 +275,11 @@ class ClientProxy:
         input: ReleaseTerminalRequest,
     ) -> ReleaseTerminalResponse:
         """Request to release a terminal and free its resources."""
-        return typing.cast(
-            "ReleaseTerminalResponse",
-            await self._peer.request(
-                "terminal/release",
-                input,
-                ReleaseTerminalResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "terminal/release",
+            input,
+            ReleaseTerminalResponse,
+            target=self._target,
         )
 
     async def elicit(

@@ -55,7 +55,7 @@ class ProxyProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
@@ -79,14 +79,11 @@ class ProxyProxy:
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        return typing.cast(
-            "InitializeProxyResponse",
-            await self._peer.request(
-                "proxy/initialize",
-                input,
-                InitializeProxyResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "proxy/initialize",
+            input,
+            InitializeProxyResponse,
+            target=self._target,
         )
 
 

@@ -77,7 +77,7 @@ class SuccessorProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
@@ -104,14 +104,11 @@ class SuccessorProxy:
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        return typing.cast(
-            "ProxySuccessorResponse",
-            await self._peer.request(
-                "proxy/successor",
-                input,
-                ProxySuccessorResponse,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "proxy/successor",
+            input,
+            ProxySuccessorResponse,
+            target=self._target,
         )
 
     async def successor_notification(self, input: ProxySuccessorNotification) -> None:

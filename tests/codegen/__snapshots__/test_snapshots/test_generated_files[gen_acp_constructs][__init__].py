@@ -4,6 +4,12 @@
 """The generated package: every public name of its modules."""
 
 from __future__ import annotations
+
+import idlc_runtime as _rt
+
+# The installed runtime must serve the runtime API this package was generated for.
+_rt.require_api(1, __name__)
+
 from ._refs import ATOMS
 from ._types import (
     Capabilities,

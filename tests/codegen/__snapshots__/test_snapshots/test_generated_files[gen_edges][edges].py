@@ -44,7 +44,7 @@ class EdgesProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
@@ -57,14 +57,11 @@ class EdgesProxy:
         )
 
     async def keep(self, *, counts: Counts) -> Anything:
-        return typing.cast(
-            "Anything",
-            await self._peer.request(
-                "edge:keep:call",
-                EdgesKeepInput(counts=counts),
-                Anything,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "edge:keep:call",
+            EdgesKeepInput(counts=counts),
+            Anything,
+            target=self._target,
         )
 
 

@@ -105,7 +105,7 @@ class ExtensionAgentProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
@@ -115,17 +115,14 @@ class ExtensionAgentProxy:
         protocol_version: _UInt16 = 1,
         client_info: _hooks.JsonValue | None = None,
     ) -> ExtensionAgentInitializeOutput:
-        return typing.cast(
-            "ExtensionAgentInitializeOutput",
-            await self._peer.request(
-                "ext:initialize:call",
-                ExtensionAgentInitializeInput(
-                    protocol_version=protocol_version,
-                    client_info=client_info,
-                ),
-                ExtensionAgentInitializeOutput,
-                target=self._target,
+        return await self._peer.request(
+            "ext:initialize:call",
+            ExtensionAgentInitializeInput(
+                protocol_version=protocol_version,
+                client_info=client_info,
             ),
+            ExtensionAgentInitializeOutput,
+            target=self._target,
         )
 
     async def prompt(
@@ -134,14 +131,11 @@ class ExtensionAgentProxy:
         session_id: SessionObjectRef,
         prompt: list[EmbeddedResourceResource],
     ) -> Outcome:
-        return typing.cast(
-            "Outcome",
-            await self._peer.request(
-                "ext:prompt:call",
-                ExtensionAgentPromptInput(session_id=session_id, prompt=prompt),
-                Outcome,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "ext:prompt:call",
+            ExtensionAgentPromptInput(session_id=session_id, prompt=prompt),
+            Outcome,
+            target=self._target,
         )
 
     async def cancel(self, *, session_id: SessionObjectRef) -> None:
@@ -155,25 +149,19 @@ class ExtensionAgentProxy:
         await self._peer.notify("ext:ping:notify", None, target=self._target)
 
     async def status(self) -> StopReason:
-        return typing.cast(
-            "StopReason",
-            await self._peer.request(
-                "ext:status:get",
-                None,
-                StopReason,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "ext:status:get",
+            None,
+            StopReason,
+            target=self._target,
         )
 
     async def peers(self) -> frozenset[ExtensionPeerRef]:
-        return typing.cast(
-            "frozenset[ExtensionPeerRef]",
-            await self._peer.request(
-                "ext:peers:resolve",
-                None,
-                _hooks.UniqueSet[ExtensionPeerRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "ext:peers:resolve",
+            None,
+            _hooks.UniqueSet[ExtensionPeerRef],
+            target=self._target,
         )
 
     async def peer(self) -> ExtensionPeerRef | None:

@@ -189,59 +189,49 @@ class DocumentStoreProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
     async def root(self) -> Node:
         """The root of the tree."""
-        return typing.cast(
-            "Node",
-            await self._peer.request("store:root:get", None, Node, target=self._target),
+        return await self._peer.request(
+            "store:root:get",
+            None,
+            Node,
+            target=self._target,
         )
 
     async def count(self) -> _UInt32:
-        return typing.cast(
-            "_UInt32",
-            await self._peer.request(
-                "store:count:get",
-                None,
-                _UInt32,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "store:count:get",
+            None,
+            _UInt32,
+            target=self._target,
         )
 
     async def summary(self) -> DocumentStoreSummaryValue:
-        return typing.cast(
-            "DocumentStoreSummaryValue",
-            await self._peer.request(
-                "store:summary:get",
-                None,
-                DocumentStoreSummaryValue,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "store:summary:get",
+            None,
+            DocumentStoreSummaryValue,
+            target=self._target,
         )
 
     async def documents(self) -> frozenset[DocumentObjectRef]:
-        return typing.cast(
-            "frozenset[DocumentObjectRef]",
-            await self._peer.request(
-                "store:documents:resolve",
-                None,
-                _hooks.UniqueSet[DocumentObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "store:documents:resolve",
+            None,
+            _hooks.UniqueSet[DocumentObjectRef],
+            target=self._target,
         )
 
     async def home(self) -> FolderObjectRef:
-        return typing.cast(
-            "FolderObjectRef",
-            await self._peer.request(
-                "store:home:resolve",
-                None,
-                FolderObjectRef,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "store:home:resolve",
+            None,
+            FolderObjectRef,
+            target=self._target,
         )
 
     async def watcher(self) -> WatcherRef | None:
@@ -267,19 +257,16 @@ class DocumentStoreProxy:
 
         Returns its reference.
         """
-        return typing.cast(
-            "DocumentObjectRef",
-            await self._peer.request(
-                "store:create:call",
-                DocumentStoreCreateInput(
-                    name=name,
-                    priority=priority,
-                    tags=tags,
-                    parent=parent,
-                ),
-                DocumentObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "store:create:call",
+            DocumentStoreCreateInput(
+                name=name,
+                priority=priority,
+                tags=tags,
+                parent=parent,
             ),
+            DocumentObjectRef,
+            target=self._target,
         )
 
     async def rename(self, input: Rename) -> Change:
@@ -316,14 +303,11 @@ class DocumentStoreProxy:
         )
 
     async def report(self, input: Failure) -> list[Failure]:
-        return typing.cast(
-            "list[Failure]",
-            await self._peer.request(
-                "store:report:call",
-                input,
-                list[Failure],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "store:report:call",
+            input,
+            list[Failure],
+            target=self._target,
         )
 
     async def note(self, input: DocumentStoreNoteInput) -> None:
@@ -344,14 +328,11 @@ class DocumentStoreProxy:
         await self._peer.request("store:reset:call", None, None, target=self._target)
 
     async def inspect(self, *, deep: bool) -> DocumentStoreInspectOutput:
-        return typing.cast(
-            "DocumentStoreInspectOutput",
-            await self._peer.request(
-                "store:inspect:call",
-                DocumentStoreInspectInput(deep=deep),
-                DocumentStoreInspectOutput,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "store:inspect:call",
+            DocumentStoreInspectInput(deep=deep),
+            DocumentStoreInspectOutput,
+            target=self._target,
         )
 
     async def changed(self, *, change: Change) -> None:

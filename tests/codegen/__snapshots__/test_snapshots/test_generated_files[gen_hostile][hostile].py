@@ -62,20 +62,17 @@ class HostileProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
     async def tricky(self) -> Tricky:
         """{{ member }} "doc" \\ with \"\"\" everything \"\"\" """
-        return typing.cast(
-            "Tricky",
-            await self._peer.request(
-                'hostile:"tricky":get\\\n',
-                None,
-                Tricky,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            'hostile:"tricky":get\\\n',
+            None,
+            Tricky,
+            target=self._target,
         )
 
     async def escape(
@@ -90,23 +87,20 @@ class HostileProxy:
         params: str,
         impl: str,
     ) -> UnicodeObjectRef:
-        return typing.cast(
-            "UnicodeObjectRef",
-            await self._peer.request(
-                "hostile:éé{{}}",
-                HostileEscapeInput(
-                    self_=self_,
-                    str_=str_,
-                    msgspec_=msgspec_,
-                    typing_=typing_,
-                    class_=class_,
-                    input=input,
-                    params=params,
-                    impl=impl,
-                ),
-                UnicodeObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "hostile:éé{{}}",
+            HostileEscapeInput(
+                self_=self_,
+                str_=str_,
+                msgspec_=msgspec_,
+                typing_=typing_,
+                class_=class_,
+                input=input,
+                params=params,
+                impl=impl,
             ),
+            UnicodeObjectRef,
+            target=self._target,
         )
 
 

@@ -88,52 +88,40 @@ class KeywordsProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
     async def value(self) -> KeywordRecord:
-        return typing.cast(
-            "KeywordRecord",
-            await self._peer.request(
-                "keywords:value:get",
-                None,
-                KeywordRecord,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:value:get",
+            None,
+            KeywordRecord,
+            target=self._target,
         )
 
     async def type(self) -> str:
-        return typing.cast(
-            "str",
-            await self._peer.request(
-                "keywords:type:get",
-                None,
-                str,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:type:get",
+            None,
+            str,
+            target=self._target,
         )
 
     async def data(self) -> KeywordsDataValue:
-        return typing.cast(
-            "KeywordsDataValue",
-            await self._peer.request(
-                "keywords:data:get",
-                None,
-                KeywordsDataValue,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:data:get",
+            None,
+            KeywordsDataValue,
+            target=self._target,
         )
 
     async def record(self) -> frozenset[KeywordObjectRef]:
-        return typing.cast(
-            "frozenset[KeywordObjectRef]",
-            await self._peer.request(
-                "keywords:record:resolve",
-                None,
-                _hooks.UniqueSet[KeywordObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:record:resolve",
+            None,
+            _hooks.UniqueSet[KeywordObjectRef],
+            target=self._target,
         )
 
     async def list_(self) -> KeywordObjectRef | None:
@@ -148,25 +136,19 @@ class KeywordsProxy:
         )
 
     async def interface(self) -> KeywordsRef:
-        return typing.cast(
-            "KeywordsRef",
-            await self._peer.request(
-                "keywords:interface:resolve",
-                None,
-                KeywordsRef,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:interface:resolve",
+            None,
+            KeywordsRef,
+            target=self._target,
         )
 
     async def id(self, *, id: str, type: str) -> KeywordsIdOutput:
-        return typing.cast(
-            "KeywordsIdOutput",
-            await self._peer.request(
-                "keywords:id:call",
-                KeywordsIdInput(id=id, type=type),
-                KeywordsIdOutput,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:id:call",
+            KeywordsIdInput(id=id, type=type),
+            KeywordsIdOutput,
+            target=self._target,
         )
 
     async def operation(self) -> None:
@@ -185,25 +167,19 @@ class KeywordsProxy:
         )
 
     async def required(self) -> bool:
-        return typing.cast(
-            "bool",
-            await self._peer.request(
-                "keywords:required:call",
-                None,
-                bool,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:required:call",
+            None,
+            bool,
+            target=self._target,
         )
 
     async def atom(self) -> KeywordObjectRef:
-        return typing.cast(
-            "KeywordObjectRef",
-            await self._peer.request(
-                "keywords:atom:get",
-                None,
-                KeywordObjectRef,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "keywords:atom:get",
+            None,
+            KeywordObjectRef,
+            target=self._target,
         )
 
 

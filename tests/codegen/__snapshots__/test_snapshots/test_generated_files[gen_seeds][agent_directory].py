@@ -193,63 +193,48 @@ class AgentDirectoryProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
     async def data(self) -> DirectoryData:
-        return typing.cast(
-            "DirectoryData",
-            await self._peer.request(
-                "agent:directory:data:get",
-                None,
-                DirectoryData,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:directory:data:get",
+            None,
+            DirectoryData,
+            target=self._target,
         )
 
     async def agents(self) -> frozenset[AgentObjectRef]:
-        return typing.cast(
-            "frozenset[AgentObjectRef]",
-            await self._peer.request(
-                "agent:directory:agents:resolve",
-                None,
-                _hooks.UniqueSet[AgentObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:directory:agents:resolve",
+            None,
+            _hooks.UniqueSet[AgentObjectRef],
+            target=self._target,
         )
 
     async def threads(self) -> frozenset[AgentThreadObjectRef]:
-        return typing.cast(
-            "frozenset[AgentThreadObjectRef]",
-            await self._peer.request(
-                "agent:directory:threads:resolve",
-                None,
-                _hooks.UniqueSet[AgentThreadObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:directory:threads:resolve",
+            None,
+            _hooks.UniqueSet[AgentThreadObjectRef],
+            target=self._target,
         )
 
     async def pending(self) -> frozenset[AgentRequestObjectRef]:
-        return typing.cast(
-            "frozenset[AgentRequestObjectRef]",
-            await self._peer.request(
-                "agent:directory:pending:resolve",
-                None,
-                _hooks.UniqueSet[AgentRequestObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:directory:pending:resolve",
+            None,
+            _hooks.UniqueSet[AgentRequestObjectRef],
+            target=self._target,
         )
 
     async def notifications(self) -> frozenset[AgentRequestObjectRef]:
-        return typing.cast(
-            "frozenset[AgentRequestObjectRef]",
-            await self._peer.request(
-                "agent:directory:notifications:resolve",
-                None,
-                _hooks.UniqueSet[AgentRequestObjectRef],
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "agent:directory:notifications:resolve",
+            None,
+            _hooks.UniqueSet[AgentRequestObjectRef],
+            target=self._target,
         )
 
     async def default_agent(self) -> AgentObjectRef | None:
@@ -282,19 +267,16 @@ class AgentDirectoryProxy:
         instructions: str,
         settings: str,
     ) -> AgentObjectRef:
-        return typing.cast(
-            "AgentObjectRef",
-            await self._peer.request(
-                "agent:directory:create-agent:call",
-                AgentDirectoryCreateAgentInput(
-                    name=name,
-                    description=description,
-                    instructions=instructions,
-                    settings=settings,
-                ),
-                AgentObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "agent:directory:create-agent:call",
+            AgentDirectoryCreateAgentInput(
+                name=name,
+                description=description,
+                instructions=instructions,
+                settings=settings,
             ),
+            AgentObjectRef,
+            target=self._target,
         )
 
     async def create_thread(
@@ -306,20 +288,17 @@ class AgentDirectoryProxy:
         created_at: str,
         contexts: list[AgentContextSubjectRef],
     ) -> AgentThreadObjectRef:
-        return typing.cast(
-            "AgentThreadObjectRef",
-            await self._peer.request(
-                "agent:directory:create-thread:call",
-                AgentDirectoryCreateThreadInput(
-                    agent=agent,
-                    title=title,
-                    kind=kind,
-                    created_at=created_at,
-                    contexts=contexts,
-                ),
-                AgentThreadObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "agent:directory:create-thread:call",
+            AgentDirectoryCreateThreadInput(
+                agent=agent,
+                title=title,
+                kind=kind,
+                created_at=created_at,
+                contexts=contexts,
             ),
+            AgentThreadObjectRef,
+            target=self._target,
         )
 
     async def admit(
@@ -330,19 +309,16 @@ class AgentDirectoryProxy:
         submission: AgentSubmission,
         optional_work: bool,
     ) -> AgentAdmission:
-        return typing.cast(
-            "AgentAdmission",
-            await self._peer.request(
-                "agent:directory:admit:call",
-                AgentDirectoryAdmitInput(
-                    agent=agent,
-                    thread=thread,
-                    submission=submission,
-                    optional_work=optional_work,
-                ),
-                AgentAdmission,
-                target=self._target,
+        return await self._peer.request(
+            "agent:directory:admit:call",
+            AgentDirectoryAdmitInput(
+                agent=agent,
+                thread=thread,
+                submission=submission,
+                optional_work=optional_work,
             ),
+            AgentAdmission,
+            target=self._target,
         )
 
     async def reconcile_repair(
@@ -358,24 +334,21 @@ class AgentDirectoryProxy:
         generation: _UInt32,
         started_at: str,
     ) -> AgentRequestObjectRef:
-        return typing.cast(
-            "AgentRequestObjectRef",
-            await self._peer.request(
-                "agent:directory:reconcile-repair:call",
-                AgentDirectoryReconcileRepairInput(
-                    key=key,
-                    text=text,
-                    configuration=configuration,
-                    created_at=created_at,
-                    confirmed_at=confirmed_at,
-                    publication=publication,
-                    attempt=attempt,
-                    generation=generation,
-                    started_at=started_at,
-                ),
-                AgentRequestObjectRef,
-                target=self._target,
+        return await self._peer.request(
+            "agent:directory:reconcile-repair:call",
+            AgentDirectoryReconcileRepairInput(
+                key=key,
+                text=text,
+                configuration=configuration,
+                created_at=created_at,
+                confirmed_at=confirmed_at,
+                publication=publication,
+                attempt=attempt,
+                generation=generation,
+                started_at=started_at,
             ),
+            AgentRequestObjectRef,
+            target=self._target,
         )
 
     async def settle(

@@ -46,19 +46,16 @@ class StringsProxy:
 
     __slots__ = ("_peer", "_target")
 
-    def __init__(self, peer: _rt.Peer, target: str | None = None) -> None:
+    def __init__(self, peer: _rt.Caller, target: str | None = None) -> None:
         self._peer = peer
         self._target = target
 
     async def greeting(self) -> Greeting:
-        return typing.cast(
-            "Greeting",
-            await self._peer.request(
-                "strings:grüße:get",
-                None,
-                Greeting,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "strings:grüße:get",
+            None,
+            Greeting,
+            target=self._target,
         )
 
     async def cafe(self) -> CafeObjectRef | None:
@@ -73,14 +70,11 @@ class StringsProxy:
         )
 
     async def escaped(self, input: TabObjectRef) -> EmojiObjectRef:
-        return typing.cast(
-            "EmojiObjectRef",
-            await self._peer.request(
-                "strings:escaped:call",
-                StringsEscapedParams(input=input),
-                EmojiObjectRef,
-                target=self._target,
-            ),
+        return await self._peer.request(
+            "strings:escaped:call",
+            StringsEscapedParams(input=input),
+            EmojiObjectRef,
+            target=self._target,
         )
 
 

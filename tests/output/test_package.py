@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from idlc.codegen import GeneratedPackage, output
-from idlc.codegen.output import MANIFEST, OutputConflict, check_package, conflicts, write_package
-from idlc.fsutil import folder_lock
-
-from .conftest import ROOT, SEEDS, build
+from idlc.codegen import GeneratedPackage
+from idlc.output import package as output
+from idlc.output.atomic import folder_lock
+from idlc.output.package import MANIFEST, OutputConflict, check_package, conflicts, write_package
+from tests.codegen.conftest import ROOT, SEEDS, build
 
 
 def _package(files: dict[str, str]) -> GeneratedPackage:

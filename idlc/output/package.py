@@ -13,7 +13,7 @@ The switch from the old package to the new one is a single step, so that a failu
    folder that the old manifest does not list (hand-written files, caches), hard-linked
    (copied where a link is impossible). Nothing visible changes yet.
 3. `StagedPackage.switch` exchanges the two folders in one atomic rename
-   (`idlc.fsutil.exchange_folders`), then removes the old package, now in the sibling.
+   (`idlc.output.atomic.exchange_folders`), then removes the old package, now in the sibling.
    Where the system cannot exchange folders, it renames the old folder to
    `.<package>.idlc-prev` and the new one into place; a run interrupted between those two
    renames is undone by the next run's `recover`, which puts the old folder back.
@@ -38,8 +38,8 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from idlc.codegen import GeneratedPackage
-from idlc.fsutil import create_file, exchange_folders
 from idlc.nodes import field, node
+from idlc.output.atomic import create_file, exchange_folders
 
 __all__ = [
     "MANIFEST",

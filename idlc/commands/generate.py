@@ -2,6 +2,9 @@
 
 All or nothing: if any job has an error, no file of any job is written; each package is
 switched from old to new in one step, and every package is built before the first switch.
+
+`run_generate` does it for jobs (the Hatch build hook calls it too); `run_generate_command`
+is the command, which makes the jobs of its arguments or of `[tool.idlc]`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from idlc.commands import UsageProblem
+from idlc.commands.console import Echo, exit_code, report, unique
+from idlc.commands.project import configuration_of, discovered
 from idlc.diagnostics import Diagnostics, codes, without_allowed
 from idlc.naming import snake_case
 from idlc.nodes import field, node
@@ -54,9 +60,9 @@ def run_generate(
 ) -> GenerateOutcome:
     # Imported here: Jinja2 and the templates are only needed by this command.
     from idlc.codegen import generate
-    from idlc.codegen.output import check_package
     from idlc.codegen.provenance import source_names
     from idlc.config import package_name_problem
+    from idlc.output.package import check_package
     from idlc.pipeline import compile_files
 
     outcome = GenerateOutcome()
@@ -129,9 +135,9 @@ def _write_all(
 ) -> None:
     """Write every package, all or nothing: clean up after interrupted runs, look for
     anything in the way of any package, build every new package beside its old one, and
-    only then switch them in (`idlc.codegen.output`)."""
-    from idlc.codegen.output import OutputConflict, StagedPackage, conflicts, recover, stage_package
-    from idlc.fsutil import folder_lock
+    only then switch them in (`idlc.output.package`)."""
+    from idlc.output.atomic import folder_lock
+    from idlc.output.package import OutputConflict, StagedPackage, conflicts, recover, stage_package
 
     def unwritable(path: Path, error: OSError) -> None:
         diagnostics.add(codes.UNWRITABLE_OUTPUT, _os_problem("cannot write", path, error), None)
@@ -204,3 +210,101 @@ def _write_all(
                 package.discard()
                 continue
             outcome.messages.extend(report.summary_lines())
+
+
+def run_generate_command(
+    files: Sequence[Path],
+    out: Path | None,
+    package: str | None,
+    include: Sequence[Path],
+    check_only: bool,
+    allow: Sequence[str],
+    error_format: str,
+    echo: Echo,
+) -> int:
+    """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
+    it, every *.idl file under the current folder into `out`); with `check_only`, write
+    nothing and fail (1) naming what is stale. Raises `UsageProblem` before saying anything
+    when the command line cannot run."""
+    from idlc.config import Config
+
+    diagnostics = Diagnostics()
+    jobs: list[GenerateJob] = []
+    if files:
+        if out is None:
+            raise UsageProblem("`--out DIR` is required when files are named")
+        jobs.append(GenerateJob(files, include, out, package, allow))
+    else:
+        configuration = configuration_of(diagnostics)
+        if configuration is None or isinstance(configuration, Config):
+            if out is not None or package is not None:
+                raise UsageProblem(
+                    "`--out` and `--package` go with named files (`[tool.idlc]` sets both)"
+                )
+            if configuration is not None:
+                for p in configuration.packages:
+                    if p.out is None:
+                        echo(_hook_only_note(p.name, check_only), err=True)
+                        continue
+                    jobs.append(
+                        GenerateJob(
+                            p.sources,
+                            (*p.include, *include),
+                            p.out,
+                            p.name,
+                            (*p.allow, *allow),
+                            root=configuration.path.parent,
+                        )
+                    )
+        elif out is None:
+            raise UsageProblem("no output folder", needs_output=True)
+        else:
+            found = discovered(diagnostics, echo)
+            if found is None:
+                return 0
+            if found:
+                jobs.append(GenerateJob(found, include, out, package, allow))
+    outcome = run_generate(jobs, check=check_only, diagnostics=diagnostics)
+    report(unique(diagnostics), outcome.sources, error_format, echo)
+    for line in outcome.messages:
+        echo(line, err=True)
+    for text in outcome.diffs:
+        echo(text, nl=False)
+    if outcome.out_of_date:
+        # Last, after the diffs: the line a person (or a pre-commit log) reads first.
+        command = fix_command(files, out, package, include, allow)
+        echo(f"run `{command}` to update the generated files", err=True)
+    return exit_code(diagnostics, failed=outcome.failed)
+
+
+def fix_command(
+    files: Sequence[Path],
+    out: Path | None,
+    package: str | None,
+    include: Sequence[Path],
+    allow: Sequence[str],
+) -> str:
+    """The `idlc generate` command line that rewrites what `idlc generate --check` checked
+    with these arguments: the same one, less `--check`, quoted for a POSIX shell."""
+    import shlex
+
+    words = ["idlc", "generate", *(str(path) for path in files)]
+    if out is not None:
+        words += ["--out", str(out)]
+    if package is not None:
+        words += ["--package", package]
+    for folder in include:
+        words += ["-I", str(folder)]
+    for code in allow:
+        words += ["-A", code]
+    return shlex.join(words)
+
+
+def _hook_only_note(name: str, check_only: bool) -> str:
+    """What `generate` says of a package configured without `out`: the build hook makes
+    it at build time, so no committed copy exists to write or to compare."""
+    nothing = "nothing committed to compare" if check_only else "nothing to write"
+    return (
+        f"idlc: package `{name}` has no `out`: the Hatch build hook generates it into the "
+        f"wheel, {nothing} (add `out` to keep a committed copy)"
+    )

@@ -1,4 +1,8 @@
-"""`idlc fmt` on files: parse, format, then check, diff or write back atomically."""
+"""`idlc fmt`: parse, format, then check, diff or write back atomically.
+
+`format_paths` does it for files and folders; `run_fmt` is the command, which finds the
+configured sources when it is given none.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from idlc.commands.console import Echo, exit_code, report
+from idlc.commands.project import configuration_of, discovered
 from idlc.diagnostics import Diagnostics, codes, without_allowed
-from idlc.fsutil import write_atomic
+from idlc.output.atomic import write_atomic
 from idlc.pipeline import parse_files
 from idlc.source import SourceMap
 from idlc.syntax.format import format_file
@@ -65,3 +71,35 @@ def format_paths(
 
 def _under_any(path: Path, folders: list[Path]) -> bool:
     return any(path == folder or path.is_relative_to(folder) for folder in folders)
+
+
+def run_fmt(
+    files: Sequence[Path], check_only: bool, diff: bool, error_format: str, echo: Echo
+) -> int:
+    """Rewrite FILES (or every configured source; without [tool.idlc], every *.idl file
+    under the current folder) in the canonical layout; with `check_only` or `diff`, write
+    nothing and fail (1) if a file would change."""
+    diagnostics = Diagnostics()
+    paths: Sequence[Path] = files
+    keep: Sequence[Path] = ()
+    if not files:
+        from idlc.config import Config
+
+        configuration = configuration_of(diagnostics)
+        if isinstance(configuration, Config):
+            paths = configuration.all_sources
+            keep = configuration.kept_sources
+        elif configuration is not None:
+            found = discovered(diagnostics, echo)
+            if found is None:
+                return 0
+            paths = found
+    result = format_paths(paths, write=not (check_only or diff), diff=diff, keep=keep)
+    diagnostics.extend(result.diagnostics)
+    report(diagnostics.items, result.sources, error_format, echo)
+    for text in result.diffs:
+        echo(text, nl=False)
+    verb = "would reformat" if check_only or diff else "reformatted"
+    for path in result.changed:
+        echo(f"{verb} {path}", err=True)
+    return exit_code(diagnostics, failed=bool(result.changed) and (check_only or diff))
