@@ -240,7 +240,9 @@ _STEPS = st.lists(
 @settings(max_examples=200, deadline=None)
 def test_send_writes_and_answers_as_write_then_flushed(steps: list[tuple[str, int]]) -> None:
     """`Outbox.send` is `write` then `flushed()` in one call: the same bytes in the same
-    writes, the same answer, whatever holds, flushes and transport states come between."""
+    writes, and its answer the one `flushed()` gives, whatever holds, flushes and transport
+    states come between (`flushed()` asks the transport once per hold and `send` keeps
+    that answer: the two must not drift apart)."""
     from idlc_runtime.rpc.outbox import Outbox
 
     one, two = _Transport(), _Transport()

@@ -135,15 +135,19 @@ class _Direct(NamedTuple):
     implementation: object
 
 
-def _typed_only(decode: _Decode) -> _Decode:
-    owner = getattr(decode, "__self__", None)
-    return owner.strict.decode if isinstance(owner, LenientDecoder) else decode
+def _typed_decode(spec: MethodSpec) -> _Decode:
+    """`_Direct.decode` of a member: its input's decoder (`_decoders`), without the
+    lenient fallback."""
+    if spec.shape is InputShape.UNIT:
+        return _unit_params
+    decoder = decoder_for(spec.params_type)
+    return decoder.strict.decode if isinstance(decoder, LenientDecoder) else decoder.decode
 
 
 def _direct_notifications(served: _Served, concurrent: frozenset[str]) -> dict[str, _Direct]:
     return {
         wire: _Direct(
-            _typed_only(served.notification_decoders.get(wire, _unit_params)),
+            _typed_decode(spec),
             spec.invoke,
             served.implementation,
         )

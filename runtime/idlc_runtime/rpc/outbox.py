@@ -49,19 +49,12 @@ class Outbox:
         self.closed = False
 
     def _write_or_hold(self, message: bytes) -> None:
-        if not self._holds:
-            assert self.transport is not None
-            self.transport.write(message)
-            return
-        self._held.append(message)
-        self._held_size += len(message)
-        if self._held_size >= FLUSH_SIZE:
-            self.flush()
+        self.send(message)
 
     def send(self, message: bytes) -> bool:
-        """Write one message, as `write` does; then what `flushed()` says: whether the
-        writer may go on without `drain()`. One call for the two, on the path of every
-        request, notification and answer."""
+        """Write one message (held while a step holds them); then what `flushed()` says:
+        whether the writer may go on without `drain()`. One call for the two, on the path
+        of every request, notification and answer; `write` is this without the answer."""
         transport = self.transport
         if transport is None:
             self._writer.write(message)
@@ -76,7 +69,7 @@ class Outbox:
                 known = self._flushed_in_hold = self._transport_flushed()
             return known
         transport.write(message)
-        return not transport.is_closing() and not transport.get_write_buffer_size()
+        return self._transport_flushed()
 
     def hold(self) -> None:
         """Keep what is written until the matching `release()`."""
