@@ -26,7 +26,7 @@ from idlc.syntax import ast, parser, reader
 if TYPE_CHECKING:
     # compile_files imports them when it runs: `idlc fmt` (parse_files) needs no resolver.
     from idlc.semantics import model
-    from idlc.semantics.python_mapping import Plan
+    from idlc.targets.python.mapping import Plan
 
 __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
 
@@ -70,7 +70,7 @@ class Compilation:
     sources: SourceMap
     #: The syntax trees, given files first (in order) and then those found on include paths.
     files: list[ast.File] = field(default_factory=list)
-    #: The Python mapping's plan of `model`, which the resolver made (`generate` takes it).
+    #: The Python target's plan of `model` (`idlc.targets.python`; `generate` takes it).
     plan: Plan | None = None
 
     @property
@@ -307,10 +307,19 @@ def _compile(paths: Sequence[Path], include_dirs: Sequence[Path], loader: _Loade
     if diagnostics.has_errors or len(files) != len(units):
         return Compilation(None, diagnostics, sources, files)
     from idlc.semantics import model
-    from idlc.semantics.resolver import resolve_with_plan
+    from idlc.semantics.resolver import resolve_unsorted, sort_diagnostics
+    from idlc.targets import python
 
     infos = [model.SourceInfo(unit.display, unit.sha256 or "") for unit in units]
-    resolved, plan = resolve_with_plan(files, diagnostics, sources=infos, source_map=sources)
+    # The front end, then the Python target's mapping stage on what it made (its name
+    # checks also on a model with errors), their problems sorted together by place.
+    problems = Diagnostics()
+    with paused_gc():
+        resolved = resolve_unsorted(files, problems, sources=infos, source_map=sources)
+        plan = python.map_model(resolved, problems, complete=not problems.has_errors)
+    diagnostics.extend(sort_diagnostics(problems, files))
+    if problems.has_errors:
+        return Compilation(None, diagnostics, sources, files)
     return Compilation(resolved, diagnostics, sources, files, plan)
 
 

@@ -2,15 +2,15 @@
 
 - `build` (with `build_types`, `build_interfaces`, `expressions`, `hints`, `inline`, `uses`,
   `order`) decides everything as data: the view models of `views`, whose type expressions
-  are `typeexpr.TypeExpr` values and whose every Python name comes from `idlc.naming`;
+  are `typeexpr.TypeExpr` values and whose every Python name comes from `idlc.targets.python.naming`;
 - `render` runs the templates of `templates/`, which hold the shape of every generated
   construct (`module.py.j2` with `_types.py.j2` and `_interface.py.j2`), with the filters
   of `filters` (`wrap` lays out a bracketed list as black would).
 
 `generate(model, package)` returns every file of the package as text (nothing is written:
 `idlc.output` writes, checks and diffs packages on disk), plus the diagnostics of the
-Python mapping's plan (`idlc.semantics.python_mapping`: two things getting one Python
-name, unions msgspec cannot decode). The resolver runs the same plan, so a model from
+Python mapping's plan (`idlc.targets.python.mapping`: two things getting one Python
+name, unions msgspec cannot decode). The pipeline runs the same stage, so a model from
 `compile_files` never has any; a hand-made model might. When there is an error diagnostic
 the package has no files.
 
@@ -33,7 +33,7 @@ from idlc.gcpause import paused_gc
 from idlc.semantics.model import Model
 
 if TYPE_CHECKING:
-    from idlc.semantics.python_mapping import Plan
+    from idlc.targets.python.mapping import Plan
 
 __all__ = ["GeneratedPackage", "generate"]
 

@@ -1,11 +1,12 @@
 """From the resolved model to view models: every name, type expression and import decided.
 
-1. `idlc.semantics.python_mapping.plan` gives every type that needs a class a Python name
-   and a module (typedefs and the inline types inside them go to `_types`; inline types of
-   an interface's members go to that interface's module) and reports every name clash and
-   every shape Python cannot express. The resolver runs the same plan, so `idlc check`
-   has already reported them; `generate` writes nothing when there is one, and takes the
-   resolver's plan (`Compilation.plan`) rather than making it twice.
+1. The Python target's mapping stage (`idlc.targets.python.map_model`) gives every type
+   that needs a class a Python name and a module (typedefs and the inline types inside
+   them go to `_types`; inline types of an interface's members go to that interface's
+   module) and reports every name clash and every shape Python cannot express. The
+   pipeline runs the same stage, so `idlc check` has already reported them; `generate`
+   writes nothing when there is one, and takes the pipeline's plan (`Compilation.plan`)
+   rather than making it twice.
 2. `TypeBuilder` (`build_types`) turns declarations into class and alias views,
    `build_interface` interfaces into skeleton, proxy and dispatch-table views; type
    expressions record every name they use from another module as an import.
@@ -17,7 +18,6 @@
 
 from __future__ import annotations
 
-from idlc import naming
 from idlc.codegen.articles import indefinite_article
 from idlc.codegen.build_interfaces import build_interface
 from idlc.codegen.build_types import TypeBuilder
@@ -35,8 +35,10 @@ from idlc.codegen.views import (
 )
 from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.semantics import model as m
-from idlc.semantics import python_mapping
-from idlc.semantics.python_mapping import all_interfaces
+from idlc.targets import python
+from idlc.targets.python import mapping as python_mapping
+from idlc.targets.python import naming
+from idlc.targets.python.mapping import all_interfaces
 
 #: The runtime API the templates write against (`idlc_runtime.contract.API_VERSION`), which
 #: each generated package requires of its runtime when it is imported. Raised with the
@@ -116,13 +118,13 @@ def build(
 ) -> tuple[PackageView, list[Diagnostic]]:
     """The view of the whole generated package, and the problems found on the way.
 
-    `plan`: the model's plan as the resolver made it (without errors: it reported them);
-    None to make it here.
+    `plan`: the model's plan as the pipeline made it (without errors: it reported them);
+    None to run the mapping stage here.
     """
     diagnostics = Diagnostics()
     if plan is None:
-        plan = python_mapping.plan(model, diagnostics)
-    if diagnostics.has_errors:
+        plan = python.map_model(model, diagnostics)
+    if plan is None or diagnostics.has_errors:
         return PackageView([], [], [], RUNTIME_API), diagnostics.items
     builder = TypeBuilder(model, plan)
     types = ModuleView(

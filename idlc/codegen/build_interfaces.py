@@ -7,7 +7,6 @@ not objects, docs/wire.md §4).
 
 from __future__ import annotations
 
-from idlc import naming
 from idlc.codegen.build_types import TypeBuilder
 from idlc.codegen.expressions import ModuleContext
 from idlc.codegen.inline import inline_types, member_types
@@ -25,6 +24,7 @@ from idlc.codegen.views import (
 )
 from idlc.semantics import model as m
 from idlc.semantics.shapes import is_object_shaped, is_unit
+from idlc.targets.python import naming
 
 _EXECUTION = {m.Execution.SNAPSHOT: "SNAPSHOT", m.Execution.TRANSACTION: "TRANSACTION"}
 

@@ -6,7 +6,6 @@ inline types inside it (named by the plan) beside it.
 
 from __future__ import annotations
 
-from idlc import naming
 from idlc.codegen import hints, leniency
 from idlc.codegen.expressions import ModuleContext
 from idlc.codegen.inline import inline_types, nested
@@ -25,15 +24,11 @@ from idlc.codegen.views import (
     doc_of,
 )
 from idlc.semantics import model as m
-from idlc.semantics import python_mapping, queries
-from idlc.semantics.shapes import (
-    hooked,
-    is_record,
-    list_union,
-    native_union,
-    union_case,
-    variant_case,
-)
+from idlc.semantics import queries
+from idlc.semantics.shapes import is_record, list_union, union_case, variant_case
+from idlc.targets.python import mapping as python_mapping
+from idlc.targets.python import naming
+from idlc.targets.python.decoding import hooked, native_union
 
 
 class TypeBuilder:

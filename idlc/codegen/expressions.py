@@ -6,16 +6,16 @@ import base64
 import math
 from typing import TYPE_CHECKING, assert_never
 
-from idlc import naming
 from idlc.codegen import hints
 from idlc.codegen.layout import python_bytes, python_string
 from idlc.codegen.typeexpr import NONE, TypeExpr, generic, named
 from idlc.codegen.views import IntegerAliasView, ModuleView
 from idlc.semantics import model as m
 from idlc.semantics import queries
+from idlc.targets.python import naming
 
 if TYPE_CHECKING:
-    from idlc.semantics.python_mapping import Plan
+    from idlc.targets.python.mapping import Plan
 
 #: By the primitive kind's value (`"string"`): a str key is hashed without a Python call, an
 #: enum member is not, and every field's type is looked up here.

@@ -1,7 +1,7 @@
 """Where inline types stand: which of them a definition must define beside itself.
 
-Their names come from the Python mapping's plan (`idlc.semantics.python_mapping`, which uses
-`idlc.naming`); this module only finds them, in the order they are written.
+Their names come from the Python mapping's plan (`idlc.targets.python.mapping`, which uses
+`idlc.targets.python.naming`); this module only finds them, in the order they are written.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from idlc.semantics import model as m
-from idlc.semantics.python_mapping import NAMED_KINDS
+from idlc.targets.python.mapping import NAMED_KINDS
 
 InlineType = m.Record | m.Enum | m.Variant | m.Union_
 

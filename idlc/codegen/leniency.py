@@ -9,10 +9,10 @@ strict msgspec decode of a message fails (docs/wire.md, "Forward-compatible deco
 
 from __future__ import annotations
 
-from idlc import naming
 from idlc.codegen.layout import python_string
 from idlc.codegen.views import ForwardCompatibleView
 from idlc.semantics import model as m
+from idlc.targets.python import naming
 
 
 def registration(class_name: str, fields: tuple[m.Field, ...]) -> ForwardCompatibleView | None:

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 import jinja2
 
 import idlc
-from idlc import cachedir, naming
+from idlc import cachedir
 from idlc.codegen.filters import FILTERS
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.resources import data_dir
+from idlc.targets.python import naming
 
 #: How the templates are compiled. Part of the compiled code, so part of the cache's key.
 _OPTIONS: dict[str, bool | list[str]] = {

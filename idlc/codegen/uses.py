@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 
-from idlc import naming
 from idlc.codegen.typeexpr import TypeExpr
 from idlc.codegen.views import FieldView, ModuleView, Uses
+from idlc.targets.python import naming
 
 #: What a type expression writes before a dot (`typing.Literal`, `msgspec.UnsetType`,
 #: `_hooks.JsonValue`) → the import it needs.

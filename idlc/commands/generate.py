@@ -19,9 +19,9 @@ from idlc.commands import UsageProblem
 from idlc.commands.console import Echo, exit_code, report, unique
 from idlc.commands.project import configuration_of, discovered
 from idlc.diagnostics import Diagnostics, codes, without_allowed
-from idlc.naming import snake_case
 from idlc.nodes import field, node
 from idlc.source import SourceMap, display_path
+from idlc.targets.python.naming import snake_case
 
 if TYPE_CHECKING:
     from idlc.codegen import GeneratedPackage

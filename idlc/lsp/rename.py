@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from idlc.lsp.index import TYPEDEF, Index, Key, Occurrence
-from idlc.naming import member_name
 from idlc.semantics.scope import TYPE_KEYWORDS
+from idlc.targets.python.naming import member_name
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -10,7 +10,6 @@ import base64
 import binascii
 from collections.abc import Hashable, Mapping
 
-from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model, queries
 from idlc.semantics.types import name_span
@@ -385,24 +384,10 @@ def _check_variant_case(
                 help="flatten the inner case into a record",
                 related=[Related("the inner case", inner_case.span)],
             )
-    inner_tag = naming.attribute_name(inner.tag_field)
     for record in records:
         if shared:
             _check_shared_against_case(shared, case, record, diagnostics)
         _check_tag_field(variant, case, record, diagnostics)
-    # The inner tag is an attribute of every class of the case (`StateUpdateIdleEndTurn.
-    # stop_reason`): no field of them may take its Python name under another wire name.
-    for field in shared + tuple(f for record in records for f in record.fields):
-        if field.name != inner.tag_field and naming.attribute_name(field.name) == inner_tag:
-            diagnostics.add(
-                codes.PYTHON_NAME_COLLISION,
-                f'field `{field.name}` and the tag field "{inner.tag_field}" of the variant '
-                f'of case "{case.tag}" both become the Python attribute `{inner_tag}`',
-                case.type.span,
-                label=f"its classes would have two `{inner_tag}` attributes",
-                help="rename the field or the tag field",
-                related=[Related("the field is declared here", name_span(field.span, field.name))],
-            )
 
 
 def _case_shown(case: model.Case) -> str:
@@ -419,8 +404,7 @@ def _check_tag_field(
     if record.open:
         diagnostics.add(
             codes.OPEN_RECORD_CASE,
-            f"{_case_shown(case)} is an open record: a variant case cannot keep undeclared "
-            "members",
+            f"{_case_shown(case)} is an open record: a variant case cannot keep undeclared members",
             case.type.span,
             label="an open record",
             help="make the record closed; to keep objects this side does not know, make the "
@@ -453,28 +437,18 @@ def _check_shared_against_case(
     record: model.Record,
     diagnostics: Diagnostics,
 ) -> None:
-    """A case's own fields sit beside the shared ones in one object (and one class): no
-    name twice, on the wire (E0107) or in Python (E0113)."""
+    """A case's own fields sit beside the shared ones in one object: no name twice (E0107;
+    one name twice in a target language is the target's to check)."""
     wire = {field.name: field for field in shared}
-    python = {naming.attribute_name(field.name): field for field in shared}
-    shown = f'"{case.tag}"' if case.tag is not None else _case_shown(case).split()[1]
+    shown = case_shown_short(case)
     for field in record.fields:
         first = wire.get(field.name)
-        code = codes.DUPLICATE_FIELD
-        if first is None:
-            first = python.get(naming.attribute_name(field.name))
-            code = codes.PYTHON_NAME_COLLISION
         if first is None:
             continue
         inline = case.type is record
         diagnostics.add(
-            code,
-            f"field `{field.name}` of case {shown} "
-            + (
-                "is also a shared field of the variant"
-                if code is codes.DUPLICATE_FIELD
-                else f"and shared field `{first.name}` become the same Python name"
-            ),
+            codes.DUPLICATE_FIELD,
+            f"field `{field.name}` of case {shown} is also a shared field of the variant",
             name_span(field.span, field.name) if inline else case.type.span,
             label=None if inline else f"this record has a field `{field.name}`",
             help="every case carries the shared fields already; rename or remove one of them",
@@ -482,6 +456,11 @@ def _check_shared_against_case(
                 Related("the shared field is declared here", name_span(first.span, first.name))
             ],
         )
+
+
+def case_shown_short(case: model.Case) -> str:
+    """A case as messages name it after "case": `"http"`, `default` or `unknown`."""
+    return f'"{case.tag}"' if case.tag is not None else _case_shown(case).split()[1]
 
 
 def _described_through(written: model.Type, resolved: model.Type) -> str:

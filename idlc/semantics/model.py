@@ -151,6 +151,8 @@ class EnumValue:
     value: str
     doc: str | None
     span: Span
+    #: The string literal as written (`"read-only"`), for messages.
+    raw: str
 
 
 @node
@@ -175,6 +177,9 @@ class Case:
     name_span: Span | None = None
     #: `unknown: T;` (`Variant.unknown`), not a case of its own.
     unknown: bool = False
+    #: The tag's string literal as written (`"http"`), for messages; None for `default:`
+    #: and `unknown:`.
+    raw: str | None = None
 
 
 @node

@@ -115,6 +115,29 @@ def carried_fields(variant: m.Variant, typedefs: Mapping[str, m.Typedef]) -> tup
     return shared + unknown_case_fields(variant, typedefs)
 
 
+def case_records(case: m.Case, typedefs: Mapping[str, m.Typedef]) -> list[m.Record]:
+    """The records whose fields the objects of variant case `case` carry beside the
+    variant's tag and shared fields (docs/language.md, "Variants"): the case's record; each
+    record of a tagged case that is a union of records; for a tagged case naming a variant
+    on another tag field, that variant's shared fields, its `unknown:` records and its
+    cases' records. Empty for `unit` and for a case the checks report (`check_variant`).
+    """
+    resolved = follow_typedefs(case.type, typedefs)
+    if case.tag is not None:
+        records = record_alternatives(resolved, typedefs)
+        if records is not None:
+            return records
+        if isinstance(resolved, m.Variant) and isinstance(case.type, m.TypeRef):
+            inner = [resolved.shared] if resolved.shared is not None else []
+            inner += unknown_case_records(resolved, typedefs) or []
+            for inner_case in resolved.cases:
+                record = follow_typedefs(inner_case.type, typedefs)
+                if isinstance(record, m.Record):
+                    inner.append(record)
+            return inner
+    return [resolved] if isinstance(resolved, m.Record) else []
+
+
 def is_tristate(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> bool:
     """Whether a field of `type_` tells absent, `null` and a value apart: `optional<T>`
     around a `nullable<T>` (through typedef names; docs/language.md, "Nullable and

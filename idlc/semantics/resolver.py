@@ -2,9 +2,9 @@
 
 The work is linear in the size of the input: one pass builds the namespace (`scope.py`),
 one converts every declaration (`types.py` for type expressions), then the checks that
-look through typedefs (`checks.py`, `cycles.py`), the lints (`lints.py`) and, when all is
-well so far, the Python mapping's own checks (`python_mapping.py`). Suggestions
-for unknown names are computed only when a name is unknown.
+look through typedefs (`checks.py`, `cycles.py`) and the lints (`lints.py`). Suggestions
+for unknown names are computed only when a name is unknown. Nothing here knows of a target
+language: what a model becomes in Python, and what cannot, is `idlc.targets.python`'s.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 from idlc.diagnostics import Diagnostic, Diagnostics, Related, codes
 from idlc.gcpause import paused_gc
-from idlc.semantics import checks, lints, model, python_mapping, queries
+from idlc.semantics import checks, lints, model, queries
 from idlc.semantics.cycles import check_cycles
 from idlc.semantics.scope import Entry, Kind, Scope, build_scope
-from idlc.semantics.types import TypeConverter, python_member_name
+from idlc.semantics.types import TypeConverter
 from idlc.semantics.unique import UniqueNames, Wording
 from idlc.source import SourceMap, Span
 from idlc.syntax import ast
@@ -50,27 +50,31 @@ def resolve(
     Every problem found is added to `diagnostics`, errors and lint warnings sorted by file
     (in the order of `files`) and position. Returns None when there is any error.
     """
-    return resolve_with_plan(files, diagnostics, sources=sources, source_map=source_map)[0]
+    found = Diagnostics()
+    result = resolve_unsorted(files, found, sources=sources, source_map=source_map)
+    diagnostics.extend(sort_diagnostics(found, files))
+    return None if found.has_errors else result
 
 
-def resolve_with_plan(
+def resolve_unsorted(
     files: Sequence[ast.File],
     diagnostics: Diagnostics,
     *,
     sources: Sequence[model.SourceInfo] = (),
     source_map: SourceMap | None = None,
-) -> tuple[model.Model | None, python_mapping.Plan | None]:
-    """`resolve`, and the Python mapping's plan of the model it made (None with the model):
-    `generate` takes it rather than making the same plan again."""
-    found = Diagnostics()
+) -> model.Model:
+    """The model of `files`, also when there are errors (then some names in it may not
+    resolve, and declarations that lost to another of the same name are not in it), with
+    every problem added to `diagnostics` in the order found: for a later stage that checks
+    more of it before the problems are sorted together (`sort_diagnostics`)."""
     with paused_gc():
-        resolver = _Resolver(files, found, source_map)
-        result = resolver.run(sources)
+        return _Resolver(files, diagnostics, source_map).run(sources)
+
+
+def sort_diagnostics(found: Diagnostics, files: Sequence[ast.File]) -> list[Diagnostic]:
+    """`found` by file (in the order of `files`) and position; those without a place last."""
     order = {file.path: index for index, file in enumerate(files)}
-    diagnostics.extend(sorted(found, key=lambda item: _sort_key(item, order)))
-    if found.has_errors:
-        return None, None
-    return result, resolver.python_plan
+    return sorted(found, key=lambda item: _sort_key(item, order))
 
 
 def _sort_key(diagnostic: Diagnostic, order: dict[str, int]) -> tuple[int, int, int]:
@@ -99,8 +103,6 @@ class _Resolver:
         self.all_binding_ids = lints.BindingIds(files)
         #: `notify` operations and their outputs, checked once typedefs are known
         self.notifications: list[tuple[ast.OperationMember, model.Type]] = []
-        #: The Python mapping's plan of the model, once made (`run`, when all is well)
-        self.python_plan: python_mapping.Plan | None = None
 
     def run(self, sources: Sequence[model.SourceInfo]) -> model.Model:
         atoms: dict[str, model.Atom] = {}
@@ -148,12 +150,7 @@ class _Resolver:
         for nullable in self.types.nullables:
             checks.check_nullable(nullable, typedefs, self.diagnostics)
         self._check_notify(typedefs)
-        result = model.Model(tuple(sources), atoms, typedefs, interfaces, opaque)
-        if not self.diagnostics.has_errors:
-            # The Python mapping looks through every typedef, so it needs a model without
-            # errors; it is the same plan `generate` uses, so `check` sees all it would.
-            self.python_plan = python_mapping.plan(result, self.diagnostics)
-        return result
+        return model.Model(tuple(sources), atoms, typedefs, interfaces, opaque)
 
     def _wins(self, decl: ast.TypeDecl | ast.InterfaceDecl) -> bool:
         entry = self.scope.get(decl.name.value)
@@ -196,12 +193,7 @@ class _Resolver:
                 "declared again here",
                 "rename or remove one of the two members",
                 "first declared here",
-                "members",
-                "Python method",
-                "rename one of them",
-                "declared",
             ),
-            python_member_name,
             self.diagnostics,
         )
         for member in decl.members:

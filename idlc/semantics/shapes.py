@@ -1,14 +1,11 @@
 """What shape a model type has, looking through typedef names: whether it is a unit, a
-record, object-shaped; which JSON kinds its values take; whether msgspec decodes it natively
-or through the runtime's hooks; what a variant case holds. Questions the Python mapping
-(`idlc.semantics.python_mapping`) and code generation (`idlc.codegen`) both ask.
+record, object-shaped; which JSON kinds its values take; what a variant case holds. Facts of
+the IDL and its wire form, which every target asks (how Python decodes them is
+`idlc.targets.python.decoding`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from idlc import naming
 from idlc.semantics import model as m
 from idlc.semantics import queries
 
@@ -97,58 +94,6 @@ def variant_case(model: m.Model, case: m.Case) -> m.Variant | None:
         return None
     inner = resolve_alias(model, case.type)
     return inner if isinstance(inner, m.Variant) else None
-
-
-def nested_case_classes(case_name: str, inner: m.Variant) -> Iterator[tuple[str, str]]:
-    """The classes of a case (named `case_name`) that is the variant `inner`: one per case of
-    `inner`, `<Case><InnerTag>`, and its unknown-tag class when `inner` is open; with what
-    each is, for diagnostics."""
-    for case in inner.cases:
-        shown = "the default case" if case.tag is None else f"case {case.tag!r}"
-        yield naming.case_class_name(case_name, case.tag), f"the class of its {shown}"
-    if inner.open:
-        tags = [case.tag for case in inner.cases]
-        yield naming.unknown_case_class_name(case_name, tags), "the class of its unknown tags"
-
-
-def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
-
-    `seen`: the typedefs being looked through, so that `type B = optional<union { B; }>`
-    ends (it is reported: its union cannot be decoded).
-    """
-    while isinstance(type_, m.TypeRef):
-        if type_.name in seen:
-            return False
-        seen |= {type_.name}
-        type_ = model.typedefs[type_.name].type
-    if isinstance(type_, m.Primitive):
-        return type_.kind is m.PrimitiveKind.UINT64
-    if isinstance(type_, m.Optional):
-        return hooked(model, type_.inner, seen)
-    if isinstance(type_, m.Variant):
-        # msgspec's tagged unions need one class per tag: a union case has several.
-        return type_.open or any(
-            case.tag is None
-            or union_case(model, case) is not None
-            or variant_case(model, case) is not None
-            for case in type_.cases
-        )
-    if isinstance(type_, m.Union_):
-        return not native_union(model, type_, seen)
-    return isinstance(type_, m.Record) and type_.open  # `hooks.OpenRecord`: no struct
-
-
-def native_union(model: m.Model, union: m.Union_, seen: frozenset[str] = frozenset()) -> bool:
-    kinds_seen: set[str] = set()
-    for alternative in union.alternatives:
-        if hooked(model, alternative, seen):
-            return False
-        kinds = json_kinds(model, alternative, seen)
-        if "any" in kinds or kinds & kinds_seen:
-            return False
-        kinds_seen |= kinds
-    return True
 
 
 def list_union(model: m.Model, union: m.Union_) -> bool:

@@ -6,11 +6,9 @@ through a typedef) wait until every typedef is converted; see `checks.py`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
-from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model
 from idlc.semantics.scope import Kind, Scope
@@ -18,11 +16,6 @@ from idlc.semantics.unique import UniqueNames, Wording
 from idlc.source import Span
 from idlc.suggest import did_you_mean
 from idlc.syntax import ast
-
-# Names repeat (every record has its `createdAt`); convert each spelling once.
-OPEN_RECORD_EXTRA = naming.OPEN_RECORD_EXTRA
-python_field_name = functools.lru_cache(maxsize=4096)(naming.attribute_name)
-python_member_name = functools.lru_cache(maxsize=4096)(naming.member_name)
 
 PRIMITIVE_NAMES = tuple(kind.value for kind in ast.PrimitiveKind)
 _PRIMITIVES = {kind: model.PrimitiveKind(kind.value) for kind in ast.PrimitiveKind}
@@ -47,10 +40,6 @@ _FIELD_WORDING = Wording(
     "declared again here",
     "rename or remove one of the two fields",
     "first declared here",
-    "fields",
-    "Python attribute",
-    "rename one of them",
-    "declared",
 )
 _ENUM_WORDING = Wording(
     codes.DUPLICATE_ENUM_VALUE,
@@ -58,10 +47,6 @@ _ENUM_WORDING = Wording(
     "listed again here",
     "remove one of the two",
     "first listed here",
-    "enum values",
-    "Python enum member",
-    "two values of one enum must differ in more than case and punctuation",
-    "listed",
 )
 
 
@@ -246,19 +231,10 @@ class TypeConverter:
 
     def record(self, node: ast.RecordType) -> model.Record:
         fields: list[model.Field] = []
-        names = UniqueNames(_FIELD_WORDING, python_field_name, self.diagnostics)
+        names = UniqueNames(_FIELD_WORDING, self.diagnostics)
         for item in node.fields:
             name = item.name
             names.add(name.value, f"`{name.value}`", name.span)
-            if node.open and python_field_name(name.value) == OPEN_RECORD_EXTRA:
-                self.diagnostics.add(
-                    codes.PYTHON_NAME_COLLISION,
-                    f"field `{name.value}` of an open record becomes the Python attribute "
-                    f"`{OPEN_RECORD_EXTRA}`, which holds the members the record does not declare",
-                    name.span,
-                    label=f"becomes `{OPEN_RECORD_EXTRA}`",
-                    help="rename the field, or make the record closed",
-                )
             default = None
             if item.default is not None:
                 literal = item.default
@@ -287,34 +263,18 @@ class TypeConverter:
             fields.append(converted)
         return model.Record(tuple(fields), node.span, node.open)
 
-    def _case_class(
-        self, item: ast.VariantCase, suffix: str, python: dict[str, ast.VariantCase]
-    ) -> None:
-        """Register the class suffix of a case (`McpServer` + `Http`), reporting a clash."""
-        other = python.get(suffix)
-        if other is None:
-            python[suffix] = item
-            return
-        first, second = (other, item) if other.span.start < item.span.start else (item, other)
-        self.diagnostics.add(
-            codes.PYTHON_NAME_COLLISION,
-            f"variant cases {_case_label(first)} and {_case_label(second)} both become the "
-            f"Python class suffix `{suffix}`",
-            _case_span(item),
-            label=f"becomes `…{suffix}`",
-            help="two cases of one variant must differ in more than case and punctuation",
-            related=[Related(f"{_case_label(other)} is listed here", _case_span(other))],
-        )
-
     def enum(self, node: ast.EnumType) -> model.Enum:
         values: list[model.EnumValue] = []
-        names = UniqueNames(_ENUM_WORDING, naming.enum_attribute_name, self.diagnostics)
+        names = UniqueNames(_ENUM_WORDING, self.diagnostics)
         for item in node.values:
             literal = item.value
             names.add(literal.value, literal.raw, literal.span)
             values.append(
                 model.EnumValue(
-                    literal.value, item.doc.text if item.doc is not None else None, item.span
+                    literal.value,
+                    item.doc.text if item.doc is not None else None,
+                    item.span,
+                    literal.raw,
                 )
             )
         return model.Enum(node.open, tuple(values), node.span)
@@ -324,7 +284,6 @@ class TypeConverter:
             self._empty_choice(node.span, "variant", "case")
         cases: list[model.Case] = []
         seen: dict[str, ast.VariantCase] = {}
-        python: dict[str, ast.VariantCase] = {}
         default: ast.VariantCase | None = None
         unknown: model.Case | None = None
         for item in node.cases:
@@ -370,7 +329,6 @@ class TypeConverter:
                     )
                 else:
                     default = item
-                    self._case_class(item, naming.case_suffix(None), python)
             else:
                 first = seen.get(tag.value)
                 if first is not None:
@@ -385,9 +343,6 @@ class TypeConverter:
                     )
                 else:
                     seen[tag.value] = item
-                    # A case may be `…Unknown`: the unknown-tag class of an open variant
-                    # then takes another name (`naming.unknown_case_class_name`).
-                    self._case_class(item, naming.case_suffix(tag.value), python)
             cases.append(
                 model.Case(
                     tag.value if tag is not None else None,
@@ -395,6 +350,7 @@ class TypeConverter:
                     item.doc.text if item.doc is not None else None,
                     item.span,
                     _case_span(item),
+                    raw=tag.raw if tag is not None else None,
                 )
             )
         shared = self.record(node.shared) if node.shared is not None else None
@@ -403,10 +359,6 @@ class TypeConverter:
         )
         self.variants.append(variant)
         return variant
-
-
-def _case_label(case: ast.VariantCase) -> str:
-    return case.tag.raw if case.tag is not None else "`default`"
 
 
 def _case_span(case: ast.VariantCase) -> Span:

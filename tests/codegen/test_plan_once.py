@@ -11,7 +11,7 @@ from idlc.codegen import generate
 from idlc.commands.generate import GenerateJob, run_generate
 from idlc.diagnostics import Diagnostics
 from idlc.pipeline import compile_files
-from idlc.semantics import python_mapping
+from idlc.targets.python import mapping as python_mapping
 from tests.conftest import SEEDS
 
 

@@ -27,12 +27,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from idlc import naming
 from idlc.codegen import GeneratedPackage, generate
 from idlc.diagnostics import codes
 from idlc.output.package import write_package
 from idlc.pipeline import compile_files
 from idlc.semantics.scope import TYPE_KEYWORDS
+from idlc.targets.python import naming
 from idlc_runtime import hooks
 
 from .conftest import ROOT

@@ -11,9 +11,9 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from idlc import naming
 from idlc.codegen import generate
 from idlc.pipeline import compile_files
+from idlc.targets.python import naming
 from idlc_runtime import hooks
 from tests.generated import generated_package
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import idlc_runtime
-from idlc import naming
 from idlc.codegen.build import RUNTIME_API
+from idlc.targets.python import naming
 from idlc_runtime import contract
 from tests.conftest import REPO
 

@@ -8,7 +8,7 @@ field of an open variant named like an attribute of its unknown case (E0205).
 
 The resolver runs it, so `idlc check` reports all of these; code generation
 (`idlc.codegen.build`) builds on the same plan, so `idlc generate` never finds a problem
-that `check` did not. Names come from `idlc.naming` only. See docs/python-mapping.md.
+that `check` did not. Names come from `idlc.targets.python.naming` only. See docs/python-mapping.md.
 """
 
 from __future__ import annotations
@@ -16,20 +16,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from idlc import naming
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
     is_record,
     list_union,
-    native_union,
     needs_params_wrapper,
-    nested_case_classes,
     union_case,
     variant_case,
 )
 from idlc.source import Span
+from idlc.targets.python import naming
+from idlc.targets.python.decoding import native_union
 from idlc_runtime.contract import RESERVED_NAMES
 
 TYPES_MODULE = naming.TYPES_MODULE
@@ -417,6 +416,18 @@ def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:
         yield interface.name, interface.name_span or interface.span
     for opaque in model.opaque_interfaces.values():
         yield opaque.name, opaque.spans[0]
+
+
+def nested_case_classes(case_name: str, inner: m.Variant) -> Iterator[tuple[str, str]]:
+    """The classes of a case (named `case_name`) that is the variant `inner`: one per case of
+    `inner`, `<Case><InnerTag>`, and its unknown-tag class when `inner` is open; with what
+    each is, for diagnostics."""
+    for case in inner.cases:
+        shown = "the default case" if case.tag is None else f"case {case.tag!r}"
+        yield naming.case_class_name(case_name, case.tag), f"the class of its {shown}"
+    if inner.open:
+        tags = [case.tag for case in inner.cases]
+        yield naming.unknown_case_class_name(case_name, tags), "the class of its unknown tags"
 
 
 # -- unions ---------------------------------------------------------------------------------

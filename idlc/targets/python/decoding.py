@@ -1,0 +1,49 @@
+"""How the Python target decodes a type: natively by msgspec, or through the runtime's
+hooks (`idlc_runtime.hooks.dec_hook`). A union msgspec can tell apart by JSON kind is a
+native union; anything of a hooked type is decoded by the hooks (docs/python-mapping.md).
+"""
+
+from __future__ import annotations
+
+from idlc.semantics import model as m
+from idlc.semantics.shapes import json_kinds, union_case, variant_case
+
+
+def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether values of `type_` are decoded through `hooks.dec_hook` (not a native union).
+
+    `seen`: the typedefs being looked through, so that `type B = optional<union { B; }>`
+    ends (it is reported: its union cannot be decoded).
+    """
+    while isinstance(type_, m.TypeRef):
+        if type_.name in seen:
+            return False
+        seen |= {type_.name}
+        type_ = model.typedefs[type_.name].type
+    if isinstance(type_, m.Primitive):
+        return type_.kind is m.PrimitiveKind.UINT64
+    if isinstance(type_, m.Optional):
+        return hooked(model, type_.inner, seen)
+    if isinstance(type_, m.Variant):
+        # msgspec's tagged unions need one class per tag: a union case has several.
+        return type_.open or any(
+            case.tag is None
+            or union_case(model, case) is not None
+            or variant_case(model, case) is not None
+            for case in type_.cases
+        )
+    if isinstance(type_, m.Union_):
+        return not native_union(model, type_, seen)
+    return isinstance(type_, m.Record) and type_.open  # `hooks.OpenRecord`: no struct
+
+
+def native_union(model: m.Model, union: m.Union_, seen: frozenset[str] = frozenset()) -> bool:
+    kinds_seen: set[str] = set()
+    for alternative in union.alternatives:
+        if hooked(model, alternative, seen):
+            return False
+        kinds = json_kinds(model, alternative, seen)
+        if "any" in kinds or kinds & kinds_seen:
+            return False
+        kinds_seen |= kinds
+    return True

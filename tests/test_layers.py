@@ -1,0 +1,83 @@
+"""The compiler's stages import only earlier ones: syntax → semantics → targets → codegen.
+
+`idlc/semantics/` is the language's meaning and knows nothing of a target language: no
+module of it imports a target, code generation, the runtime or msgspec. A target's
+mapping stage comes before code generation and never imports it. Every import counts,
+also those inside functions (the lazy ones keep start-up short, and are imports still).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+PACKAGE = REPO / "idlc"
+
+#: stage folder → module prefixes none of its modules may import
+FORBIDDEN = {
+    "syntax": ("idlc.semantics", "idlc.targets", "idlc.codegen", "idlc_runtime", "msgspec"),
+    "semantics": ("idlc.targets", "idlc.codegen", "idlc_runtime", "msgspec"),
+    "targets": ("idlc.codegen",),
+}
+
+
+def imported_modules(path: Path, root: Path) -> set[str]:
+    """Every module `path` imports, absolute (`from . import x` resolved against its
+    package, which is its folder's path below `root`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = path.relative_to(root).parent.parts
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = list(package[: len(package) - node.level + 1])
+                base = ".".join(parts + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def violations(root: Path, stage: str) -> list[str]:
+    """`stage`'s imports of what it may not import, in the package `root / "idlc"`."""
+    forbidden = FORBIDDEN[stage]
+    return [
+        f"{path.relative_to(root)} imports {module}"
+        for path in sorted((root / "idlc" / stage).rglob("*.py"))
+        for module in sorted(imported_modules(path, root))
+        if any(module == prefix or module.startswith(prefix + ".") for prefix in forbidden)
+    ]
+
+
+@pytest.mark.parametrize("stage", sorted(FORBIDDEN))
+def test_a_stage_imports_no_later_one(stage: str) -> None:
+    assert violations(REPO, stage) == []
+
+
+def test_the_check_finds_lazy_and_relative_imports(tmp_path: Path) -> None:
+    folder = tmp_path / "idlc" / "semantics"
+    folder.mkdir(parents=True)
+    (folder / "lazy.py").write_text(
+        "def f():\n    from idlc.targets.python import naming\n", encoding="utf-8"
+    )
+    (folder / "relative.py").write_text("from ..codegen import build\n", encoding="utf-8")
+    (folder / "fine.py").write_text("from . import model\nimport idlc.source\n", encoding="utf-8")
+    assert violations(tmp_path, "semantics") == [
+        "idlc/semantics/lazy.py imports idlc.targets.python",
+        "idlc/semantics/lazy.py imports idlc.targets.python.naming",
+        "idlc/semantics/relative.py imports idlc.codegen",
+        "idlc/semantics/relative.py imports idlc.codegen.build",
+    ]
+
+
+def test_semantics_holds_no_python_module() -> None:
+    # The Python mapping, its naming and its decoding rules all live in the Python target.
+    names = {path.stem for path in (PACKAGE / "semantics").glob("*.py")}
+    assert not names & {"python_mapping", "naming", "decoding"}
+    assert (PACKAGE / "targets" / "python" / "mapping.py").is_file()
