@@ -93,23 +93,23 @@ def _note_union_results(modules: list[ModuleView]) -> None:
                 method.result_is_union = _is_union(method.result_type, aliases)
 
 
-def _refs_module(model: m.Model) -> ModuleView:
+def _refs_module(model: m.Model, plan: python_mapping.Plan) -> ModuleView:
     refs = ModuleView(
         naming.REFS_MODULE, "Reference types: one distinct string type per atom and interface."
     )
     for atom in model.atoms.values():
         article = indefinite_article(atom.name)
         note = f"A reference to {article} `{atom.name}` (atom `{atom.id}`)."
-        refs.refs.append(RefView(naming.ref_name(atom.name), Doc(atom.doc, note)))
-        refs.public.append(naming.ref_name(atom.name))
+        refs.refs.append(RefView(plan.refs[atom.name], Doc(atom.doc, note)))
+        refs.public.append(plan.refs[atom.name])
         refs.atoms.append((atom.name, atom.id))
     refs.public.append(naming.ATOMS)
     for interface_name, _ in all_interfaces(model):
         interface = model.interfaces.get(interface_name)
         where = f"(`{interface.id}`)." if interface is not None else "(imported)."
         note = f"A reference to an object implementing `{interface_name}` {where}"
-        refs.refs.append(RefView(naming.ref_name(interface_name), Doc(None, note)))
-        refs.public.append(naming.ref_name(interface_name))
+        refs.refs.append(RefView(plan.refs[interface_name], Doc(None, note)))
+        refs.public.append(plan.refs[interface_name])
     return refs
 
 
@@ -131,11 +131,11 @@ def build(
         naming.TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
     )
     for typedef in model.typedefs.values():
-        builder.define_tree(types, typedef.type, naming.declared_name(typedef.name), typedef.doc)
-    modules = [_refs_module(model), types]
+        builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
+    modules = [_refs_module(model, plan), types]
     for interface in model.interfaces.values():
         module = ModuleView(
-            naming.interface_module_name(interface.name),
+            plan.interfaces[interface.name].module,
             f"The `{interface.name}` interface: skeleton, proxy and dispatch table.",
         )
         build_interface(builder, module, interface)

@@ -24,7 +24,7 @@ from idlc.codegen.views import (
 )
 from idlc.semantics import model as m
 from idlc.semantics.shapes import is_object_shaped, is_unit
-from idlc.targets.python import naming
+from idlc.targets.python.mapping import MemberNames
 
 _EXECUTION = {m.Execution.SNAPSHOT: "SNAPSHOT", m.Execution.TRANSACTION: "TRANSACTION"}
 
@@ -37,10 +37,9 @@ def _params_wrapper(name: str, wire: str, annotation: TypeExpr) -> ClassView:
 
 
 def _method(
-    builder: TypeBuilder, ctx: ModuleContext, interface: m.Interface, member: m.Member
+    builder: TypeBuilder, ctx: ModuleContext, names: MemberNames, member: m.Member
 ) -> MethodView:
     model = builder.model
-    name = naming.member_name(member.name)
     input_style: InputStyle = "none"
     params: list[FieldView] = []
     input_annotation: TypeExpr | None = None
@@ -75,13 +74,14 @@ def _method(
         else:
             input_style = "wrapped"
             input_annotation = ctx.expr(input_type)
-            wrapper = naming.params_class_name(interface.name, member.name)
+            wrapper = names.params
+            assert wrapper is not None  # the plan names one for every input that is no object
             params_type = TypeExpr(wrapper)
             ctx.module.classes.append(_params_wrapper(wrapper, member.binding.id, input_annotation))
             ctx.module.public.append(wrapper)
     execution = member.binding.execution
     return MethodView(
-        name=name,
+        name=names.method,
         wire=python_string(member.binding.id),
         doc=doc_of(member.doc),
         required=member.required,
@@ -92,7 +92,7 @@ def _method(
         params_type=params_type,
         returns=returns,
         result_type=result_type,
-        invoke=naming.invoke_function_name(name),
+        invoke=names.invoke,
         execution=_EXECUTION[execution] if execution else None,
     )
 
@@ -104,9 +104,11 @@ def build_interface(builder: TypeBuilder, module: ModuleView, interface: m.Inter
             for inner in inline_types(type_):
                 inner_name, _ = builder.plan.inline[id(inner)]
                 builder.define_tree(module, inner, inner_name, None)
-    methods = [_method(builder, ctx, interface, member) for member in interface.members]
-    name = naming.declared_name(interface.name)
-    proxy = naming.proxy_name(interface.name)
+    names = builder.plan.interfaces[interface.name]
+    methods = [
+        _method(builder, ctx, names.members[member.name], member) for member in interface.members
+    ]
+    name, proxy = names.skeleton, names.proxy
     module.interface = InterfaceView(
         name=name,
         idl_name=interface.name,

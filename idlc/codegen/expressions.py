@@ -48,7 +48,7 @@ class ModuleContext:
 
     def ref(self, declaration: str) -> TypeExpr:
         """The reference type of an atom or interface."""
-        return self.use(naming.ref_name(declaration), naming.REFS_MODULE)
+        return self.use(self.plan.refs[declaration], naming.REFS_MODULE)
 
     def expr(self, type_: m.Type) -> TypeExpr:
         match type_:
@@ -68,7 +68,7 @@ class ModuleContext:
             case m.InterfaceRef():
                 return self.ref(type_.interface)
             case m.TypeRef():
-                return self.use(naming.declared_name(type_.name), naming.TYPES_MODULE)
+                return self.use(self.plan.typedefs[type_.name], naming.TYPES_MODULE)
             case m.Record() | m.Enum() | m.Variant() | m.Union_():
                 # An inline type: the class the plan named for it.
                 name, module = self.plan.inline[id(type_)]

@@ -52,12 +52,44 @@ class Place:
     what: str
 
 
+@dataclass(frozen=True, slots=True)
+class MemberNames:
+    """What one interface member is called in Python."""
+
+    #: the skeleton's and the proxy's method (`create_agent`)
+    method: str
+    #: the adapter function the dispatch table calls (`_invoke_create_agent`)
+    invoke: str
+    #: the `{"input": …}` params class of an input that is not an object
+    #: (docs/wire.md §4), or None
+    params: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceNames:
+    """What one interface is called in Python: its module, its classes, its members'."""
+
+    module: str
+    skeleton: str
+    proxy: str
+    #: by the member's IDL name
+    members: dict[str, MemberNames]
+
+
 @dataclass(slots=True)
 class Plan:
-    """What code generation needs from the mapping."""
+    """What code generation needs from the mapping: every name the package declares at the
+    level of a module (a class, an alias or a function), where it lives, and how classes
+    relate."""
 
     #: id(type node) → (class name, module), for every inline record, enum, variant, union
     inline: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: atom or interface (also an imported one) → its reference class, in `_refs`
+    refs: dict[str, str] = field(default_factory=dict)
+    #: typedef → its class or alias, in `_types`
+    typedefs: dict[str, str] = field(default_factory=dict)
+    #: interface (defined here) → its names
+    interfaces: dict[str, InterfaceNames] = field(default_factory=dict)
     #: record class name → the union base classes it must derive from
     union_bases: dict[str, list[str]] = field(default_factory=dict)
     #: Record typedefs (Python names) whose class is a variant's case class: named like
@@ -70,7 +102,13 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     added to `diagnostics`."""
     namer = _Namer(model, diagnostics)
     namer.run()
-    result = Plan(namer.inline, case_records=namer.case_records)
+    result = Plan(
+        namer.inline,
+        namer.refs,
+        namer.typedefs,
+        namer.interfaces,
+        case_records=namer.case_records,
+    )
     _collect_union_bases(model, namer, result, diagnostics)
     _check_unions(model, namer, diagnostics)
     _check_alias_cycles(model, namer, diagnostics)
@@ -122,6 +160,10 @@ class _Namer:
         self.uses = _typedef_uses(model)
         #: see `Plan.case_records`
         self.case_records: set[str] = set()
+        #: see `Plan.refs`, `Plan.typedefs`, `Plan.interfaces`
+        self.refs: dict[str, str] = {}
+        self.typedefs: dict[str, str] = {}
+        self.interfaces: dict[str, InterfaceNames] = {}
 
     def claim(self, name: str, module: str, span: Span, what: str) -> None:
         # The names generated modules take for themselves, as their runtime lists them:
@@ -314,21 +356,20 @@ class _Namer:
     def run(self) -> None:
         model = self.model
         for atom in model.atoms.values():
+            ref = self.refs[atom.name] = naming.ref_name(atom.name)
             self.claim(
-                naming.ref_name(atom.name),
+                ref,
                 REFS_MODULE,
                 atom.name_span or atom.spans[0],
                 f"the reference class of atom `{atom.name}`",
             )
         for interface_name, span in all_interfaces(model):
+            ref = self.refs[interface_name] = naming.ref_name(interface_name)
             self.claim(
-                naming.ref_name(interface_name),
-                REFS_MODULE,
-                span,
-                f"the reference class of interface `{interface_name}`",
+                ref, REFS_MODULE, span, f"the reference class of interface `{interface_name}`"
             )
         for typedef in model.typedefs.values():
-            name = naming.declared_name(typedef.name)
+            name = self.typedefs[typedef.name] = naming.declared_name(typedef.name)
             span = typedef.name_span or typedef.span
             if isinstance(typedef.type, NAMED_KINDS):
                 self.name_inline(typedef.type, name, TYPES_MODULE, f"type `{typedef.name}`", span)
@@ -355,16 +396,19 @@ class _Namer:
         else:
             self.modules[module] = Place(module, module, span, f"interface `{interface.name}`")
         iname = naming.declared_name(interface.name)
+        proxy = naming.proxy_name(interface.name)
         self.claim(iname, module, span, f"interface `{interface.name}`")
-        self.claim(
-            naming.proxy_name(interface.name),
-            module,
-            span,
-            f"the proxy of interface `{interface.name}`",
-        )
+        self.claim(proxy, module, span, f"the proxy of interface `{interface.name}`")
+        members: dict[str, MemberNames] = {}
+        self.interfaces[interface.name] = InterfaceNames(module, iname, proxy, members)
         for member in interface.members:
             member_span = member.name_span or member.span
             where = f"`{interface.name}.{member.name}`"
+            method = naming.member_name(member.name)
+            params = None
+            if isinstance(member, m.Operation) and needs_params_wrapper(self.model, member.input):
+                params = naming.params_class_name(interface.name, member.name)
+            members[member.name] = MemberNames(method, naming.invoke_function_name(method), params)
             if isinstance(member, m.Operation):
                 self.name_inline(
                     member.input,
@@ -373,13 +417,8 @@ class _Namer:
                     f"the input of {where}",
                     member_span,
                 )
-                if needs_params_wrapper(self.model, member.input):
-                    self.claim(
-                        naming.params_class_name(interface.name, member.name),
-                        module,
-                        member_span,
-                        f"the params class of {where}",
-                    )
+                if params is not None:
+                    self.claim(params, module, member_span, f"the params class of {where}")
                 self.name_inline(
                     member.output,
                     naming.output_class_name(interface.name, member.name),
