@@ -92,6 +92,15 @@ class Span:
             other.end_column,
         )
 
+    def head(self, length: int) -> Span:
+        """The first `length` characters of this span, on its first line (a name that
+        starts a declaration, say); its lines and columns are computed as lazily as this
+        span's."""
+        if self._source is not None:
+            return Span(self.file, self.start, self.start + length, source=self._source)
+        line, column = self.line, self.column
+        return Span(self.file, self.start, self.start + length, line, column, line, column + length)
+
     def to_json(self) -> dict[str, object]:
         line, column, end_line, end_column = self._lines()
         return {

@@ -2,8 +2,10 @@
 
 `idlc/semantics/` is the language's meaning and knows nothing of a target language: no
 module of it imports a target, code generation, the runtime or msgspec. A target's
-mapping stage comes before code generation and never imports it. Every import counts,
-also those inside functions (the lazy ones keep start-up short, and are imports still).
+mapping stage comes before code generation and never imports it. Code generation reads
+the Python plan: it takes no name from the naming rules themselves, nor reads syntax.
+Every import counts, also those inside functions (the lazy ones keep start-up short, and
+are imports still).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ FORBIDDEN = {
     "syntax": ("idlc.semantics", "idlc.targets", "idlc.codegen", "idlc_runtime", "msgspec"),
     "semantics": ("idlc.targets", "idlc.codegen", "idlc_runtime", "msgspec"),
     "targets": ("idlc.codegen",),
+    "codegen": ("idlc.targets.python.naming", "idlc.syntax"),
 }
 
 

@@ -37,8 +37,7 @@ from idlc.diagnostics import Diagnostic, Diagnostics
 from idlc.semantics import model as m
 from idlc.targets import python
 from idlc.targets.python import mapping as python_mapping
-from idlc.targets.python import naming
-from idlc.targets.python.mapping import all_interfaces
+from idlc.targets.python.mapping import ATOMS, REFS_MODULE, TYPES_MODULE, all_interfaces
 
 #: The runtime API the templates write against (`idlc_runtime.contract.API_VERSION`), which
 #: each generated package requires of its runtime when it is imported. Raised with the
@@ -95,7 +94,7 @@ def _note_union_results(modules: list[ModuleView]) -> None:
 
 def _refs_module(model: m.Model, plan: python_mapping.Plan) -> ModuleView:
     refs = ModuleView(
-        naming.REFS_MODULE, "Reference types: one distinct string type per atom and interface."
+        REFS_MODULE, "Reference types: one distinct string type per atom and interface."
     )
     for atom in model.atoms.values():
         article = indefinite_article(atom.name)
@@ -103,7 +102,7 @@ def _refs_module(model: m.Model, plan: python_mapping.Plan) -> ModuleView:
         refs.refs.append(RefView(plan.refs[atom.name], Doc(atom.doc, note)))
         refs.public.append(plan.refs[atom.name])
         refs.atoms.append((atom.name, atom.id))
-    refs.public.append(naming.ATOMS)
+    refs.public.append(ATOMS)
     for interface_name, _ in all_interfaces(model):
         interface = model.interfaces.get(interface_name)
         where = f"(`{interface.id}`)." if interface is not None else "(imported)."
@@ -128,7 +127,7 @@ def build(
         return PackageView([], [], [], RUNTIME_API), diagnostics.items
     builder = TypeBuilder(model, plan)
     types = ModuleView(
-        naming.TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
+        TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
     )
     for typedef in model.typedefs.values():
         builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)

@@ -27,8 +27,7 @@ from idlc.semantics import model as m
 from idlc.semantics import queries
 from idlc.semantics.shapes import is_record, list_union, union_case, variant_case
 from idlc.targets.python import mapping as python_mapping
-from idlc.targets.python import naming
-from idlc.targets.python.decoding import hooked, native_union
+from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseNames
 
 
 class TypeBuilder:
@@ -44,7 +43,7 @@ class TypeBuilder:
     # -- records --
 
     def field_view(self, ctx: ModuleContext, field_: m.Field) -> FieldView:
-        attribute = naming.attribute_name(field_.name)
+        attribute = self.plan.attributes[field_.name]
         annotation = ctx.expr(field_.type)
         default: str | None = None
         factory: str | None = None
@@ -95,7 +94,9 @@ class TypeBuilder:
         # The runtime takes the first registration along the class's MRO: a case class
         # with shared fields registers its inherited ones too.
         registered = written + (inherited if shared else ())
-        if written and (registration := leniency.registration(name, registered)):
+        if written and (
+            registration := leniency.registration(name, registered, self.plan.attributes)
+        ):
             ctx.module.registrations.append(registration)
         # A `{}` default calls the record's class when the class statement runs.
         factories = tuple(
@@ -130,7 +131,7 @@ class TypeBuilder:
             members = [
                 # Unique: the front end reports values with one member name (E0113).
                 EnumMemberView(
-                    naming.enum_attribute_name(value.value),
+                    self.plan.enum_members[value.value],
                     python_string(value.value),
                     doc_of(value.doc),
                 )
@@ -158,16 +159,16 @@ class TypeBuilder:
         declared fields, decoded and encoded as any record's, and the public class wrapping
         it, which keeps the undeclared members in `extra` (`hooks.OpenRecord`)."""
         module = ctx.module
-        fields_class = naming.open_record_fields_class_name(name)
+        fields_class = self.plan.open_record_fields[id(record)]
         struct = self.record_class(
             ctx, fields_class, record, f"The declared fields of `{name}`, which it wraps."
         )
         module.classes.append(struct)
         union_bases = self.extra_bases.get(name, [])
         extra = FieldView(
-            attribute=naming.OPEN_RECORD_EXTRA,
+            attribute=OPEN_RECORD_EXTRA,
             annotation=TypeExpr("dict", (TypeExpr("str"), TypeExpr("_hooks.JsonValue"))),
-            wire=naming.OPEN_RECORD_EXTRA,
+            wire=OPEN_RECORD_EXTRA,
             renamed=False,
             default=None,
             factory="dict",
@@ -190,30 +191,30 @@ class TypeBuilder:
         self, ctx: ModuleContext, variant: m.Variant, name: str, doc: str | None
     ) -> None:
         module = ctx.module
-        is_hooked = hooked(self.model, variant)
-        marker = naming.choice_base_name(name) if is_hooked else None
+        names = self.plan.variants[id(variant)]
+        marker = names.marker
         cases: list[tuple[str | None, str]] = []
         classes: list[str] = []  # what the variant's alias is a union of
         shared = variant.shared.fields if variant.shared is not None else ()
-        for case in variant.cases:
-            case_name = naming.case_class_name(name, case.tag)
+        for case, case_names in zip(variant.cases, names.cases, strict=True):
+            case_name = case_names.name
             tag = None if case.tag is None else (variant.tag_field, case.tag)
             union = union_case(self.model, case)
             if union is not None:
                 assert marker is not None and tag is not None  # hooked, tagged
                 cases.append(
-                    (case.tag, self.define_union_case(ctx, name, case, union, marker, tag, shared))
+                    (
+                        case.tag,
+                        self.define_union_case(ctx, case_names, case, union, marker, tag, shared),
+                    )
                 )
-                classes += [
-                    naming.union_alternative_name(case_name, index)
-                    for index in range(len(union.alternatives))
-                ]
+                classes += case_names.alternatives
                 continue
             inner = variant_case(self.model, case)
             if inner is not None:
                 assert marker is not None and tag is not None  # hooked, tagged
                 case_base, nested_classes = self.define_variant_case(
-                    ctx, name, case, inner, marker, tag, shared
+                    ctx, case_names, case, inner, marker, tag, shared
                 )
                 cases.append((case.tag, case_base))
                 classes += nested_classes
@@ -266,11 +267,11 @@ class TypeBuilder:
         unknown: str | None = None
         fields: str | None = None
         unknown_type: str | None = None
-        if variant.open:
-            unknown = naming.unknown_case_class_name(name, (case.tag for case in variant.cases))
+        if names.unknown is not None:
+            unknown = names.unknown
             alternatives.append(TypeExpr(unknown))
             fields, unknown_type = self.define_unknown_case(
-                ctx, name, unknown, [marker], shared, variant
+                ctx, name, unknown, [marker], shared, variant, names.shared_fields
             )
         module.registrations.append(
             VariantInfoView(
@@ -294,13 +295,14 @@ class TypeBuilder:
         markers: list[str],
         shared: tuple[m.Field, ...],
         declared: m.Variant,
+        shared_fields: str | None,
     ) -> tuple[str | None, str | None]:
         """The class keeping an unknown tag of open variant (or variant case) `variant`,
         deriving from its `markers`; with `shared` fields it carries them decoded, as every
         case does (docs/language.md, "Variants"): a private struct of them, read through
         properties, whose name it returns for the variant's registration — with the type of
         the `declared` variant's `unknown: T;`, whose value it also carries, exposing the
-        fields T always has."""
+        fields T always has. `shared_fields`: that struct's name (`VariantNames`)."""
         module = ctx.module
         view = ClassView(
             unknown,
@@ -311,7 +313,8 @@ class TypeBuilder:
         )
         fields: str | None = None
         if shared:
-            fields = naming.shared_fields_class_name(variant)
+            assert shared_fields is not None  # the plan names it wherever there are some
+            fields = shared_fields
             module.classes.append(
                 self.record_class(
                     ctx,
@@ -341,7 +344,7 @@ class TypeBuilder:
     def define_union_case(
         self,
         ctx: ModuleContext,
-        variant: str,
+        names: CaseNames,
         case: m.Case,
         union: m.Union_,
         marker: str,
@@ -353,12 +356,11 @@ class TypeBuilder:
         union base, whose name it returns (the variant's decoding maps the tag to it; the
         union's decoding then tries the alternatives in order)."""
         module = ctx.module
-        case_name = naming.case_class_name(variant, case.tag)
-        case_base = naming.choice_base_name(case_name)
+        case_base = names.base
+        assert case_base is not None  # a union case has its own base
         module.classes.append(ClassView(case_base, "marker", marks="union"))
-        names: list[TypeExpr] = []
-        for index, alternative in enumerate(union.alternatives):
-            class_name = naming.union_alternative_name(case_name, index)
+        alternatives: list[TypeExpr] = []
+        for alternative, class_name in zip(union.alternatives, names.alternatives, strict=True):
             own = alternative if isinstance(alternative, m.Record) and case.type is union else None
             parent: str | None = None
             inherited: tuple[m.Field, ...] = ()
@@ -382,14 +384,14 @@ class TypeBuilder:
             view.after += (case_base,)
             module.classes.append(view)
             module.public.append(class_name)
-            names.append(TypeExpr(class_name))
-        module.registrations.append(UnionInfoView(case_base, names))
+            alternatives.append(TypeExpr(class_name))
+        module.registrations.append(UnionInfoView(case_base, alternatives))
         return case_base
 
     def define_variant_case(
         self,
         ctx: ModuleContext,
-        variant: str,
+        case_names: CaseNames,
         case: m.Case,
         inner: m.Variant,
         marker: str,
@@ -404,14 +406,13 @@ class TypeBuilder:
         from the case's own variant base, returned with their names: this variant's
         decoding maps the tag to that base, whose decoding then reads the inner tag."""
         module = ctx.module
-        case_name = naming.case_class_name(variant, case.tag)
-        case_base = naming.choice_base_name(case_name)
+        case_name, case_base = case_names.name, case_names.base
+        assert case_base is not None  # a variant case has its own base
         module.classes.append(ClassView(case_base, "marker"))
         all_shared = shared + (inner.shared.fields if inner.shared is not None else ())
         names: list[str] = []
         cases: list[tuple[str | None, str]] = []
-        for inner_case in inner.cases:
-            class_name = naming.case_class_name(case_name, inner_case.tag)
+        for inner_case, class_name in zip(inner.cases, case_names.inner, strict=True):
             resolved = queries.follow_typedefs(inner_case.type, self.model.typedefs)
             own = resolved if isinstance(resolved, m.Record) else None
             parent: str | None = None
@@ -419,7 +420,7 @@ class TypeBuilder:
             if (
                 own is not None
                 and isinstance(inner_case.type, m.TypeRef)
-                and naming.declared_name(inner_case.type.name) not in self.plan.case_records
+                and self.plan.typedefs[inner_case.type.name] not in self.plan.case_records
             ):
                 # A named record: the class derives from it (its class has no tag).
                 parent, inherited, own = str(ctx.expr(inner_case.type)), own.fields, None
@@ -435,7 +436,12 @@ class TypeBuilder:
                 inherited=inherited,
             )
             if inner_case.tag is not None:
-                view.fields.insert(0, _constant_field(inner.tag_field, inner_case.tag))
+                view.fields.insert(
+                    0,
+                    _constant_field(
+                        inner.tag_field, self.plan.attributes[inner.tag_field], inner_case.tag
+                    ),
+                )
             view.choices.append(case_base)
             view.after += (case_base,)
             module.classes.append(view)
@@ -445,10 +451,16 @@ class TypeBuilder:
         unknown: str | None = None
         fields: str | None = None
         unknown_type: str | None = None
-        if inner.open:
-            unknown = naming.unknown_case_class_name(case_name, (c.tag for c in inner.cases))
+        if case_names.unknown is not None:
+            unknown = case_names.unknown
             fields, unknown_type = self.define_unknown_case(
-                ctx, case_name, unknown, [case_base, marker], all_shared, inner
+                ctx,
+                case_name,
+                unknown,
+                [case_base, marker],
+                all_shared,
+                inner,
+                case_names.shared_fields,
             )
             names.append(unknown)
         module.registrations.append(
@@ -466,18 +478,18 @@ class TypeBuilder:
 
     def define_union(self, ctx: ModuleContext, union: m.Union_, name: str, doc: str | None) -> None:
         module = ctx.module
-        for index, alternative in enumerate(union.alternatives):
+        for alternative in union.alternatives:
             if isinstance(alternative, (m.Record, m.Enum, m.Variant, m.Union_)):
-                self.define(module, alternative, naming.union_alternative_name(name, index), None)
+                self.define(module, alternative, self.plan.inline[id(alternative)][0], None)
         expressions = [ctx.expr(alternative) for alternative in union.alternatives]
-        if native_union(self.model, union):
+        marker = self.plan.union_markers.get(id(union))
+        if marker is None:  # msgspec decodes it natively
             module.aliases.append(
                 AliasView(name, expressions, None, doc_of(doc), frozenset(ctx.depends))
             )
             module.public.append(name)
             return
         # The plan reported any other union (E0203): these are all records, or all lists.
-        marker = naming.choice_base_name(name)
         # A union of lists decodes to an instance of the marker, which is then a list
         # (msgspec checks what the hook returns against the annotation; it encodes a list
         # subclass).
@@ -501,11 +513,10 @@ class TypeBuilder:
             self.define(module, inner, inner_name, None)
 
 
-def _constant_field(wire: str, value: str) -> FieldView:
+def _constant_field(wire: str, attribute: str, value: str) -> FieldView:
     """The inner tag of a case of a variant inside a variant case: a field whose only value
     is `value`, filled in by a factory so that it is always encoded (msgspec leaves out a
     plain default; docs/language.md, "Variants")."""
-    attribute = naming.attribute_name(wire)
     literal = python_string(value)
     return FieldView(
         attribute=attribute,

@@ -12,7 +12,7 @@ from idlc.codegen.typeexpr import NONE, TypeExpr, generic, named
 from idlc.codegen.views import IntegerAliasView, ModuleView
 from idlc.semantics import model as m
 from idlc.semantics import queries
-from idlc.targets.python import naming
+from idlc.targets.python.mapping import REFS_MODULE, TYPES_MODULE
 
 if TYPE_CHECKING:
     from idlc.targets.python.mapping import Plan
@@ -48,7 +48,7 @@ class ModuleContext:
 
     def ref(self, declaration: str) -> TypeExpr:
         """The reference type of an atom or interface."""
-        return self.use(self.plan.refs[declaration], naming.REFS_MODULE)
+        return self.use(self.plan.refs[declaration], REFS_MODULE)
 
     def expr(self, type_: m.Type) -> TypeExpr:
         match type_:
@@ -68,7 +68,7 @@ class ModuleContext:
             case m.InterfaceRef():
                 return self.ref(type_.interface)
             case m.TypeRef():
-                return self.use(self.plan.typedefs[type_.name], naming.TYPES_MODULE)
+                return self.use(self.plan.typedefs[type_.name], TYPES_MODULE)
             case m.Record() | m.Enum() | m.Variant() | m.Union_():
                 # An inline type: the class the plan named for it.
                 name, module = self.plan.inline[id(type_)]
@@ -77,7 +77,7 @@ class ModuleContext:
                 assert_never(type_)
 
     def _integer(self, kind: m.PrimitiveKind) -> TypeExpr:
-        name = naming.integer_alias_name(kind._value_)
+        name = self.plan.integer_aliases[kind._value_]
         if name in self.module.integer_aliases:
             return named(name)
         low, high = kind.integer_range or (0, 0)
@@ -100,7 +100,7 @@ class ModuleContext:
             enum_class = self.expr(queries.strip_optional(type_))
             for enum_value in resolved.values:
                 if enum_value.value == value:
-                    return f"{enum_class}.{naming.enum_attribute_name(value)}", None
+                    return f"{enum_class}.{self.plan.enum_members[value]}", None
             return f"{enum_class}({python_string(value)})", None
         if isinstance(value, bool):
             return ("True" if value else "False"), None

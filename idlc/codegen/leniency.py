@@ -9,24 +9,26 @@ strict msgspec decode of a message fails (docs/wire.md, "Forward-compatible deco
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from idlc.codegen.layout import python_string
 from idlc.codegen.views import ForwardCompatibleView
 from idlc.semantics import model as m
-from idlc.targets.python import naming
 
 
-def registration(class_name: str, fields: tuple[m.Field, ...]) -> ForwardCompatibleView | None:
-    """What registers `class_name`'s forward-compatible `fields`, or None when it has none."""
+def registration(
+    class_name: str, fields: tuple[m.Field, ...], attributes: Mapping[str, str]
+) -> ForwardCompatibleView | None:
+    """What registers `class_name`'s forward-compatible `fields` (`attributes`: the plan's
+    attribute of each wire name), or None when it has none."""
 
-    def attributes(marked: str) -> list[str]:
+    def marked_by(modifier: str) -> list[str]:
         return [
-            python_string(naming.attribute_name(f.name))
-            for f in fields
-            if getattr(f, marked) is not None
+            python_string(attributes[f.name]) for f in fields if getattr(f, modifier) is not None
         ]
 
     view = ForwardCompatibleView(
-        class_name, attributes("lenient"), attributes("skip_invalid"), attributes("null_default")
+        class_name, marked_by("lenient"), marked_by("skip_invalid"), marked_by("null_default")
     )
     if not (view.lenient or view.skip_invalid or view.null_default):
         return None

@@ -18,7 +18,7 @@ from idlc import cachedir
 from idlc.codegen.filters import FILTERS
 from idlc.codegen.views import ModuleView, PackageView
 from idlc.resources import data_dir
-from idlc.targets.python import naming
+from idlc.targets.python.mapping import REFS_MODULE
 
 #: How the templates are compiled. Part of the compiled code, so part of the cache's key.
 _OPTIONS: dict[str, bool | list[str]] = {
@@ -109,7 +109,7 @@ def _provenance(source_names: Sequence[str]) -> str:
 
 def render_module(provenance: str, module: ModuleView) -> str:
     env = environment()
-    template = "refs.py.j2" if module.name == naming.REFS_MODULE else "module.py.j2"
+    template = "refs.py.j2" if module.name == REFS_MODULE else "module.py.j2"
     body = env.get_template(template).render(module=module)
     header = env.get_template("header.py.j2").render(
         doc=module.doc,

@@ -12,7 +12,7 @@ import functools
 
 from idlc.codegen.typeexpr import TypeExpr
 from idlc.codegen.views import FieldView, ModuleView, Uses
-from idlc.targets.python import naming
+from idlc.targets.python.mapping import REFS_MODULE
 
 #: What a type expression writes before a dot (`typing.Literal`, `msgspec.UnsetType`,
 #: `_hooks.JsonValue`) → the import it needs.
@@ -23,7 +23,7 @@ def uses_of(module: ModuleView) -> Uses:
     used: set[str] = set()
     #: Every type expression the module writes, each once: a schema's fields share a few.
     expressions: set[TypeExpr] = set()
-    if module.name == naming.REFS_MODULE:
+    if module.name == REFS_MODULE:
         used.add("typing")  # typing.NewType, and ATOMS's typing.Final
     for integer in module.integer_aliases.values():
         # typing.Annotated[int, msgspec.Meta(…)], or the hooks' checked class

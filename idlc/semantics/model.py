@@ -356,3 +356,7 @@ class Model:
     typedefs: dict[str, Typedef]
     interfaces: dict[str, Interface]
     opaque_interfaces: dict[str, OpaqueInterface]
+    #: Every record, enum and variant written in the files, inline ones and those of a
+    #: declaration that lost to another of its name (E0105) too, in the order converted:
+    #: the scopes of names (fields, values, cases) a target checks for its own clashes.
+    scopes: tuple[Record | Enum | Variant, ...]

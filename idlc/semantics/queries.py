@@ -158,7 +158,7 @@ def children(type_: m.Type) -> tuple[m.Type, ...]:
         case m.Map():
             return (type_.value,)
         case m.Record():
-            return tuple(item.type for item in type_.fields)
+            return tuple([item.type for item in type_.fields])
         case m.Variant():
             shared = type_.shared.fields if type_.shared is not None else ()
             unknown = (type_.unknown.type,) if type_.unknown is not None else ()

@@ -150,7 +150,9 @@ class _Resolver:
         for nullable in self.types.nullables:
             checks.check_nullable(nullable, typedefs, self.diagnostics)
         self._check_notify(typedefs)
-        return model.Model(tuple(sources), atoms, typedefs, interfaces, opaque)
+        return model.Model(
+            tuple(sources), atoms, typedefs, interfaces, opaque, tuple(self.types.scopes)
+        )
 
     def _wins(self, decl: ast.TypeDecl | ast.InterfaceDecl) -> bool:
         entry = self.scope.get(decl.name.value)

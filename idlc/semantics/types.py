@@ -23,15 +23,7 @@ _PRIMITIVES = {kind: model.PrimitiveKind(kind.value) for kind in ast.PrimitiveKi
 
 def name_span(span: Span, name: str) -> Span:
     """The span of a name that starts `span` (a field, say) and is one token long."""
-    return Span(
-        span.file,
-        span.start,
-        span.start + len(name),
-        span.line,
-        span.column,
-        span.line,
-        span.column + len(name),
-    )
+    return span.head(len(name))
 
 
 _FIELD_WORDING = Wording(
@@ -58,6 +50,8 @@ class TypeConverter:
         self.fields_with_defaults: list[model.Field] = []
         self.forward_compatible_fields: list[model.Field] = []
         self.variants: list[model.Variant] = []
+        #: Every record, enum and variant converted, in order (`Model.scopes`).
+        self.scopes: list[model.Record | model.Enum | model.Variant] = []
         self.unions: list[model.Union_] = []
         self.nullables: list[model.Optional] = []
 
@@ -261,7 +255,9 @@ class TypeConverter:
             if item.lenient or item.skip_invalid or item.null_default:
                 self.forward_compatible_fields.append(converted)
             fields.append(converted)
-        return model.Record(tuple(fields), node.span, node.open)
+        record = model.Record(tuple(fields), node.span, node.open)
+        self.scopes.append(record)
+        return record
 
     def enum(self, node: ast.EnumType) -> model.Enum:
         values: list[model.EnumValue] = []
@@ -277,7 +273,9 @@ class TypeConverter:
                     literal.raw,
                 )
             )
-        return model.Enum(node.open, tuple(values), node.span)
+        enum = model.Enum(node.open, tuple(values), node.span)
+        self.scopes.append(enum)
+        return enum
 
     def variant(self, node: ast.VariantType) -> model.Variant:
         if not any(not case.unknown for case in node.cases) and not node.open:
@@ -358,6 +356,7 @@ class TypeConverter:
             node.open, node.tag_field.value, tuple(cases), node.span, shared, unknown
         )
         self.variants.append(variant)
+        self.scopes.append(variant)
         return variant
 
 

@@ -28,11 +28,15 @@ from idlc.semantics.shapes import (
 )
 from idlc.source import Span
 from idlc.targets.python import naming
-from idlc.targets.python.decoding import native_union
+from idlc.targets.python.decoding import hooked, native_union
 from idlc_runtime.contract import RESERVED_NAMES
 
 TYPES_MODULE = naming.TYPES_MODULE
 REFS_MODULE = naming.REFS_MODULE
+#: `_refs`'s table of every atom's id (`ATOMS`)
+ATOMS = naming.ATOMS
+#: the attribute of an open record's class keeping what it does not declare
+OPEN_RECORD_EXTRA = naming.OPEN_RECORD_EXTRA
 
 
 #: The types that get a class (or a named alias) of their own wherever they stand.
@@ -76,6 +80,40 @@ class InterfaceNames:
     members: dict[str, MemberNames]
 
 
+@dataclass(frozen=True, slots=True)
+class CaseNames:
+    """The classes of one variant case."""
+
+    #: The case's class (`McpServerHttp`); for a union case or a variant case, the name its
+    #: classes are named after.
+    name: str
+    #: A union case's or a variant case's own base class (`_McpServerHttpBase`), else None.
+    base: str | None = None
+    #: A union case: one class per alternative (`<Case>Option1`, …).
+    alternatives: tuple[str, ...] = ()
+    #: A variant case: one class per case of the inner variant (`<Case><InnerTag>`).
+    inner: tuple[str, ...] = ()
+    #: A variant case whose inner variant is open: its unknown-tag class, and the struct of
+    #: the shared fields that class carries (None when there are none).
+    unknown: str | None = None
+    shared_fields: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VariantNames:
+    """The classes of one variant (other than its cases' inline records, in `Plan.inline`)."""
+
+    #: The marker base class of a hooked variant (`_ShapeBase`); None for a native one,
+    #: which is an alias of its cases' union.
+    marker: str | None
+    #: In the order of `Variant.cases`.
+    cases: tuple[CaseNames, ...]
+    #: An open variant: its unknown-tag class, and the struct of the shared fields that class
+    #: carries (None when there are none).
+    unknown: str | None = None
+    shared_fields: str | None = None
+
+
 @dataclass(slots=True)
 class Plan:
     """What code generation needs from the mapping: every name the package declares at the
@@ -90,6 +128,18 @@ class Plan:
     typedefs: dict[str, str] = field(default_factory=dict)
     #: interface (defined here) → its names
     interfaces: dict[str, InterfaceNames] = field(default_factory=dict)
+    #: id(variant node) → its classes, for every variant (inline or a typedef)
+    variants: dict[int, VariantNames] = field(default_factory=dict)
+    #: id(union node) → the marker base class of a union msgspec cannot decode natively
+    union_markers: dict[int, str] = field(default_factory=dict)
+    #: id(open record node) → the private struct of its declared fields
+    open_record_fields: dict[int, str] = field(default_factory=dict)
+    #: a field's wire name → its attribute (also its keyword argument), for every field
+    attributes: dict[str, str] = field(default_factory=dict)
+    #: an enum value → its enum member, for every value of every enum
+    enum_members: dict[str, str] = field(default_factory=dict)
+    #: an integer kind (`"uint8"`) → the module-level alias bounding it (`_UInt8`)
+    integer_aliases: dict[str, str] = field(default_factory=dict)
     #: record class name → the union base classes it must derive from
     union_bases: dict[str, list[str]] = field(default_factory=dict)
     #: Record typedefs (Python names) whose class is a variant's case class: named like
@@ -107,6 +157,12 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         namer.refs,
         namer.typedefs,
         namer.interfaces,
+        namer.variants,
+        namer.union_markers,
+        namer.open_record_fields,
+        namer.attributes,
+        namer.enum_members,
+        {kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES},
         case_records=namer.case_records,
     )
     _collect_union_bases(model, namer, result, diagnostics)
@@ -164,6 +220,12 @@ class _Namer:
         self.refs: dict[str, str] = {}
         self.typedefs: dict[str, str] = {}
         self.interfaces: dict[str, InterfaceNames] = {}
+        #: see `Plan.variants` and the rest of `Plan`'s names of types
+        self.variants: dict[int, VariantNames] = {}
+        self.union_markers: dict[int, str] = {}
+        self.open_record_fields: dict[int, str] = {}
+        self.attributes: dict[str, str] = {}
+        self.enum_members: dict[str, str] = {}
 
     def claim(self, name: str, module: str, span: Span, what: str) -> None:
         # The names generated modules take for themselves, as their runtime lists them:
@@ -212,8 +274,12 @@ class _Namer:
     def name_fields(
         self, fields: tuple[m.Field, ...], owner: str, module: str, kind: str = "field"
     ) -> None:
-        """Name the inline types in `fields`, each after its field (`<Owner><Field>`)."""
+        """Name `fields`' attributes, and the inline types in them, each after its field
+        (`<Owner><Field>`)."""
+        attributes = self.attributes
         for field_ in fields:
+            if field_.name not in attributes:
+                attributes[field_.name] = naming.attribute_name(field_.name)
             if isinstance(field_.type, _MAY_HOLD_INLINE):
                 self.name_inline(
                     field_.type,
@@ -239,52 +305,10 @@ class _Namer:
         elif isinstance(type_, m.Map):
             self.name_inline(type_.value, name, module, what, span)
         elif isinstance(type_, m.Variant):
-            self.name_fields(shapes.shared_fields(type_), name, module, "shared field")
-            for case in type_.cases:
-                case_name = naming.case_class_name(name, case.tag)
-                label = "the default case" if case.tag is None else f"case {case.tag!r}"
-                records = union_case(self.model, case)
-                if records is not None:
-                    self.name_union_case(case, records, case_name, module, label, name)
-                    continue
-                inner = variant_case(self.model, case)
-                if inner is not None:
-                    # A case that is a variant: one class per case of it (`define_variant`).
-                    span = case.name_span or case.span
-                    self.claim(case_name, module, span, f"the name of {label} of `{name}`")
-                    for inner_name, inner_what in nested_case_classes(case_name, inner):
-                        self.claim(inner_name, module, span, f"{inner_what} of {label} of `{name}`")
-                    if inner.open:  # its unknown tags carry both variants' shared fields
-                        self.check_unknown_case_fields(
-                            shapes.shared_fields(type_)
-                            + queries.carried_fields(inner, self.model.typedefs),
-                            f"{label} of `{name}` (an open variant)",
-                        )
-                    continue
-                if self.is_case_record(case.type, case_name):
-                    # `"http": McpServerHttp` in `McpServer`: the record's class is the case
-                    # class, and its typedef has claimed the name.
-                    self.case_records.add(case_name)
-                    continue
-                if isinstance(case.type, m.Record):
-                    # The case class is the inline record itself.
-                    self.inline[id(case.type)] = (case_name, module)
-                    self.name_fields(case.type.fields, case_name, module)
-                self.claim(
-                    case_name,
-                    module,
-                    case.name_span or case.span,
-                    f"the class of {label} of `{name}`",
-                )
-            if type_.open:
-                unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
-                self.claim(unknown, module, span or type_.span, f"the unknown case of `{name}`")
-                carried = queries.carried_fields(type_, self.model.typedefs)
-                self.check_unknown_case_fields(carried, f"open variant `{name}`")
-                if type_.unknown is not None:  # `unknown: T;`, T written inline
-                    shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
-                    self.name_inline(type_.unknown.type, shape, module, what, span)
+            self.name_variant(type_, name, module, span)
         elif isinstance(type_, m.Union_):
+            if not native_union(self.model, type_):
+                self.union_markers[id(type_)] = naming.choice_base_name(name)
             for index, alternative in enumerate(type_.alternatives):
                 self.name_inline(
                     alternative,
@@ -292,6 +316,83 @@ class _Namer:
                     module,
                     f"alternative {index + 1} of `{name}`",
                 )
+        elif isinstance(type_, m.Enum):
+            for value in type_.values:
+                self.enum_members[value.value] = naming.enum_attribute_name(value.value)
+        if isinstance(type_, m.Record) and type_.open:
+            self.open_record_fields[id(type_)] = naming.open_record_fields_class_name(name)
+
+    def name_variant(self, type_: m.Variant, name: str, module: str, span: Span | None) -> None:
+        """The classes of variant `type_`, named `name` (`VariantNames`), and the inline
+        types of its cases and fields."""
+        shared = shapes.shared_fields(type_)
+        self.name_fields(shared, name, module, "shared field")
+        cases: list[CaseNames] = []
+        for case in type_.cases:
+            case_name = naming.case_class_name(name, case.tag)
+            label = "the default case" if case.tag is None else f"case {case.tag!r}"
+            records = union_case(self.model, case)
+            if records is not None:
+                cases.append(self.name_union_case(case, records, case_name, module, label, name))
+                continue
+            inner = variant_case(self.model, case)
+            if inner is not None:
+                # A case that is a variant: one class per case of it (`define_variant`).
+                span = case.name_span or case.span
+                self.claim(case_name, module, span, f"the name of {label} of `{name}`")
+                inner_names = []
+                for inner_name, inner_what in nested_case_classes(case_name, inner):
+                    self.claim(inner_name, module, span, f"{inner_what} of {label} of `{name}`")
+                    inner_names.append(inner_name)
+                self.attributes[inner.tag_field] = naming.attribute_name(inner.tag_field)
+                unknown = shared_fields = None
+                if inner.open:  # its unknown tags carry both variants' shared fields
+                    unknown = inner_names.pop()
+                    if shared + shapes.shared_fields(inner):
+                        shared_fields = naming.shared_fields_class_name(case_name)
+                    self.check_unknown_case_fields(
+                        shared + queries.carried_fields(inner, self.model.typedefs),
+                        f"{label} of `{name}` (an open variant)",
+                    )
+                cases.append(
+                    CaseNames(
+                        case_name,
+                        naming.choice_base_name(case_name),
+                        inner=tuple(inner_names),
+                        unknown=unknown,
+                        shared_fields=shared_fields,
+                    )
+                )
+                continue
+            cases.append(CaseNames(case_name))
+            if self.is_case_record(case.type, case_name):
+                # `"http": McpServerHttp` in `McpServer`: the record's class is the case
+                # class, and its typedef has claimed the name.
+                self.case_records.add(case_name)
+                continue
+            if isinstance(case.type, m.Record):
+                # The case class is the inline record itself.
+                self.inline[id(case.type)] = (case_name, module)
+                self.name_fields(case.type.fields, case_name, module)
+            self.claim(
+                case_name,
+                module,
+                case.name_span or case.span,
+                f"the class of {label} of `{name}`",
+            )
+        unknown = shared_fields = None
+        if type_.open:
+            unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
+            if shared:
+                shared_fields = naming.shared_fields_class_name(name)
+            self.claim(unknown, module, span or type_.span, f"the unknown case of `{name}`")
+            carried = queries.carried_fields(type_, self.model.typedefs)
+            self.check_unknown_case_fields(carried, f"open variant `{name}`")
+            if type_.unknown is not None:  # `unknown: T;`, T written inline
+                shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
+                self.name_inline(type_.unknown.type, shape, module, what, span)
+        marker = naming.choice_base_name(name) if hooked(self.model, type_) else None
+        self.variants[id(type_)] = VariantNames(marker, tuple(cases), unknown, shared_fields)
 
     def name_union_case(
         self,
@@ -301,13 +402,15 @@ class _Namer:
         module: str,
         label: str,
         variant: str,
-    ) -> None:
+    ) -> CaseNames:
         """A tagged case that is a union of records: one case class per alternative,
         `<Case>Option<n>` (the inline records of the case's own union are those classes)."""
         span = case.name_span or case.span
         self.claim(case_name, module, span, f"the name of {label} of `{variant}`")
+        alternatives = []
         for index, alternative in enumerate(union.alternatives):
             alternative_name = naming.union_alternative_name(case_name, index)
+            alternatives.append(alternative_name)
             if isinstance(alternative, m.Record) and case.type is union:
                 self.inline[id(alternative)] = (alternative_name, module)
                 self.name_fields(alternative.fields, alternative_name, module)
@@ -317,6 +420,9 @@ class _Namer:
                 alternative.span,
                 f"the class of alternative {index + 1} of {label} of `{variant}`",
             )
+        return CaseNames(
+            case_name, naming.choice_base_name(case_name), alternatives=tuple(alternatives)
+        )
 
     def is_case_record(self, type_: m.Type, case_name: str) -> bool:
         """Whether case type `type_` names a record typedef called `case_name` that no
@@ -437,17 +543,7 @@ class _Namer:
 
 
 def _field_name_span(field_: m.Field) -> Span:
-    span = field_.span
-    end = span.start + len(field_.name)
-    return Span(
-        span.file,
-        span.start,
-        end,
-        span.line,
-        span.column,
-        span.line,
-        span.column + len(field_.name),
-    )
+    return field_.span.head(len(field_.name))
 
 
 def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:

@@ -2,17 +2,19 @@
 
 `fooBar` and `foo_bar` are two fields of a record but one Python attribute; `read-only` and
 `read_only` are two enum values but one enum member; the cases `http` and `Http` of one
-variant would give one class suffix. Each scope is checked alone, so this runs on the
-model also when it has other errors (a name that does not resolve is simply not
-followed), and the user sees these beside the front end's own. A name the IDL itself
-declares twice is the front end's duplicate error, not checked again here.
+variant would give one class suffix. Each scope of `Model.scopes` is checked alone, so this
+runs on the model also when it has other errors (a name that does not resolve is simply
+not followed; the scopes of a declaration that lost to another of its name are checked
+too), and the user sees these beside the front end's own. A name the IDL itself declares
+twice is the front end's duplicate error, not checked again here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import operator
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Generic, TypeVar, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model as m
@@ -22,132 +24,101 @@ from idlc.semantics.types import name_span
 from idlc.source import Span
 from idlc.targets.python import naming
 
+_Item = TypeVar("_Item")
+
 
 @dataclass(frozen=True, slots=True)
-class _Scope:
-    """How the collisions of one kind of scope read."""
+class _Scope(Generic[_Item]):
+    """One kind of scope: how its items are named, and how their collisions read."""
 
     plural: str  # "members", "fields", "enum values"
     python_kind: str  # "Python method", …
     help: str
     listed: str  # verb for the related note ("declared", "listed")
     to_python: Callable[[str], str]
+    #: an item's IDL name, that name as messages show it, and its span: the last two are
+    #: asked only of items in a collision (most schemas have none)
+    name: Callable[[_Item], str]
+    shown: Callable[[_Item], str]
+    span: Callable[[_Item], Span]
 
 
-_MEMBERS = _Scope("members", "Python method", "rename one of them", "declared", naming.member_name)
-_FIELDS = _Scope(
-    "fields", "Python attribute", "rename one of them", "declared", naming.attribute_name
+_MEMBERS: _Scope[m.Member] = _Scope(
+    "members",
+    "Python method",
+    "rename one of them",
+    "declared",
+    naming.member_name,
+    operator.attrgetter("name"),
+    lambda member: f"`{member.name}`",
+    lambda member: member.name_span or member.span,
 )
-_ENUM_VALUES = _Scope(
+_FIELDS: _Scope[m.Field] = _Scope(
+    "fields",
+    "Python attribute",
+    "rename one of them",
+    "declared",
+    naming.attribute_name,
+    operator.attrgetter("name"),
+    lambda field: f"`{field.name}`",
+    lambda field: name_span(field.span, field.name),
+)
+_ENUM_VALUES: _Scope[m.EnumValue] = _Scope(
     "enum values",
     "Python enum member",
     "two values of one enum must differ in more than case and punctuation",
     "listed",
     naming.enum_attribute_name,
+    operator.attrgetter("value"),
+    lambda value: value.raw,
+    lambda value: name_span(value.span, value.raw),
 )
 
 
 def check_names(model: m.Model, diagnostics: Diagnostics) -> None:
     """Report every pair of names in one scope of `model` that one Python name would hold."""
     for interface in model.interfaces.values():
-        _check_scope(
-            _MEMBERS,
-            (
-                (member.name, f"`{member.name}`", member.name_span or member.span)
-                for member in interface.members
-            ),
-            diagnostics,
-        )
-    for type_ in _written_types(model):
+        _check_scope(_MEMBERS, interface.members, diagnostics)
+    for type_ in model.scopes:
         match type_:
             case m.Record():
                 _check_fields(type_, diagnostics)
             case m.Enum():
-                _check_scope(
-                    _ENUM_VALUES,
-                    (
-                        (value.value, value.raw, name_span(value.span, value.raw))
-                        for value in type_.values
-                    ),
-                    diagnostics,
-                )
-            case m.Variant():
-                if type_.shared is not None:
-                    _check_fields(type_.shared, diagnostics)
+                _check_scope(_ENUM_VALUES, type_.values, diagnostics)
+            case m.Variant():  # (its shared fields are a record of `scopes`)
                 _check_case_suffixes(type_, diagnostics)
                 _check_case_fields(type_, model.typedefs, diagnostics)
-            case (
-                m.Primitive()
-                | m.Optional()
-                | m.List()
-                | m.Map()
-                | m.AtomRef()
-                | m.InterfaceRef()
-                | m.TypeRef()
-                | m.Union_()
-            ):
-                pass
             case _:
                 assert_never(type_)
 
 
-def _written_types(model: m.Model) -> Iterator[m.Type]:
-    """Every type written in the model's typedefs and interface members, inside ones too
-    (typedef names not followed: each type is met where it is written, once)."""
-    pending: list[m.Type] = [typedef.type for typedef in model.typedefs.values()]
-    for interface in model.interfaces.values():
-        for member in interface.members:
-            match member:
-                case m.Operation():
-                    pending += (member.input, member.output)
-                case m.Value():
-                    pending.append(member.type)
-                case m.Relation():
-                    pass
-                case _:
-                    assert_never(member)
-    while pending:
-        type_ = pending.pop()
-        yield type_
-        pending.extend(queries.children(type_))
-
-
-def _check_scope(
-    scope: _Scope, names: Iterator[tuple[str, str, Span]], diagnostics: Diagnostics
-) -> None:
-    """`names`: each name of the scope, as shown in messages, and its span."""
+def _check_scope(scope: _Scope[_Item], items: Iterable[_Item], diagnostics: Diagnostics) -> None:
     seen: set[str] = set()
-    python: dict[str, tuple[str, Span]] = {}
-    for name, shown, span in names:
+    python: dict[str, _Item] = {}
+    for item in items:
+        name = scope.name(item)
         if name in seen:
             continue  # declared twice: the front end's error
         seen.add(name)
         python_name = scope.to_python(name)
         other = python.get(python_name)
         if other is None:
-            python[python_name] = (shown, span)
+            python[python_name] = item
             continue
-        other_shown, other_span = other
+        other_shown, shown = scope.shown(other), scope.shown(item)
         diagnostics.add(
             codes.PYTHON_NAME_COLLISION,
             f"{scope.plural} {other_shown} and {shown} both become the "
             f"{scope.python_kind} `{python_name}`",
-            span,
+            scope.span(item),
             label=f"becomes `{python_name}`",
             help=scope.help,
-            related=[Related(f"{other_shown} is {scope.listed} here", other_span)],
+            related=[Related(f"{other_shown} is {scope.listed} here", scope.span(other))],
         )
 
 
 def _check_fields(record: m.Record, diagnostics: Diagnostics) -> None:
-    _check_scope(
-        _FIELDS,
-        (
-            (field.name, f"`{field.name}`", name_span(field.span, field.name))
-            for field in record.fields
-        ),
-        diagnostics,
-    )
+    _check_scope(_FIELDS, record.fields, diagnostics)
     if not record.open:
         return
     extra = naming.OPEN_RECORD_EXTRA
