@@ -186,10 +186,23 @@ def test_cancel_ends_the_turn_cancelled_and_the_session_goes_on(recorded: Record
 
 def test_close_cancels_the_running_turn_and_keeps_the_session_listed(recorded: Recorded) -> None:
     run = scenario(recorded, "close_during_turn")
-    assert run["close"]["result"] == {}
+    assert run["ended"]["result"] == {}
     assert run["turn"] == {"result": {"stopReason": "cancelled"}}
-    assert error_code(run["prompt_after_close"]) == NOT_FOUND
+    # idlc_acp ends the turns before the agent's close_session runs: the turn's answer is
+    # the client's before the close's.
+    assert run["turn_answered_first"] is True
+    assert error_code(run["prompt_after"]) == NOT_FOUND
     assert run["sessionId"] in [s["sessionId"] for s in run["listed"]["sessions"]]
+
+
+def test_delete_cancels_the_running_turn_and_forgets_the_session(recorded: Recorded) -> None:
+    run = scenario(recorded, "delete_during_turn")
+    assert run["ended"]["result"] == {}
+    assert run["turn"] == {"result": {"stopReason": "cancelled"}}
+    # The agent's delete_session waits for the turn (`cancel_turns()`) before it answers.
+    assert run["turn_answered_first"] is True
+    assert error_code(run["prompt_after"]) == NOT_FOUND
+    assert run["sessionId"] not in [s["sessionId"] for s in run["listed"]["sessions"]]
 
 
 def conversation(recorded: Recorded) -> list[dict[str, Any]]:

@@ -135,6 +135,32 @@ async function capabilities(ctx, seen) {
   const prompt = (sessionId, blocks) => call(ctx, seen, m.session.prompt, { sessionId, prompt: blocks });
   let main;
 
+  // Ends a session with `method` (session/close or session/delete) while a turn of it runs,
+  // held at a permission request the client does not answer: only the agent can end it.
+  // Whether the turn's answer came before the ending's is noted when the ending answers.
+  const endDuringTurn = async (method) => {
+    const session = (await newSession()).sessionId;
+    await ctx.request(m.session.setMode, { sessionId: session, modeId: "ask" });
+    seen.permissionAnswer = "hold";
+    seen.permissions = [];
+    // End it as soon as the agent asks permission: the turn is then certainly running.
+    const asked = new Promise((resolve) => { seen.onPermission = resolve; });
+    seen.updates = [];
+    let turnAnswered = false;
+    const turn = ctx.request(m.session.prompt, { sessionId: session, prompt: [text("never kept")] })
+      .then((result) => ({ result }), (error) => ({ error: errorRecord(error) }))
+      .finally(() => { turnAnswered = true; });
+    await asked;
+    seen.onPermission = null;
+    const ended = await call(ctx, seen, method, { sessionId: session });
+    const turnAnsweredFirst = turnAnswered;
+    const answer = await turn;
+    releaseHeld(seen);
+    seen.permissionAnswer = "allow";
+    const after = await prompt(session, [text("ended now")]);
+    return { sessionId: session, ended, turn: answer, turn_answered_first: turnAnsweredFirst, prompt_after: after };
+  };
+
   await runScenarios([
     ["initialize", async () => ({
       response: await ctx.request(m.initialize, {
@@ -219,25 +245,8 @@ async function capabilities(ctx, seen) {
       const after = await prompt(session, [text("after cancel")]);
       return { sessionId: session, turn: answer, prompt_after_cancel: after };
     }],
-    ["close_during_turn", async () => {
-      const session = (await newSession()).sessionId;
-      await ctx.request(m.session.setMode, { sessionId: session, modeId: "ask" });
-      seen.permissionAnswer = "hold";
-      seen.permissions = [];
-      // Close as soon as the agent asks permission: the turn is then certainly running.
-      const asked = new Promise((resolve) => { seen.onPermission = resolve; });
-      seen.updates = [];
-      const turn = ctx.request(m.session.prompt, { sessionId: session, prompt: [text("never kept")] });
-      await asked;
-      seen.onPermission = null;
-      const close = await call(ctx, seen, m.session.close, { sessionId: session });
-      const answer = await turn.then((result) => ({ result }), (error) => ({ error: errorRecord(error) }));
-      releaseHeld(seen);
-      seen.permissionAnswer = "allow";
-      const after = await prompt(session, [text("closed now")]);
-      const listed = await ctx.request(m.session.list, {});
-      return { sessionId: session, close, turn: answer, prompt_after_close: after, listed };
-    }],
+    ["close_during_turn", async () => ({ ...(await endDuringTurn(m.session.close)), listed: await ctx.request(m.session.list, {}) })],
+    ["delete_during_turn", async () => ({ ...(await endDuringTurn(m.session.delete)), listed: await ctx.request(m.session.list, {}) })],
     ["load", async () => {
       await ctx.request(m.session.close, { sessionId: main });
       const wrong_cwd = await call(ctx, seen, m.session.load, { sessionId: main, cwd: options.otherDir, mcpServers: [] });
