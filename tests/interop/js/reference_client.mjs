@@ -135,10 +135,11 @@ async function capabilities(ctx, seen) {
   const prompt = (sessionId, blocks) => call(ctx, seen, m.session.prompt, { sessionId, prompt: blocks });
   let main;
 
-  // Ends a session with `method` (session/close or session/delete) while a turn of it runs,
-  // held at a permission request the client does not answer: only the agent can end it.
-  // Whether the turn's answer came before the ending's is noted when the ending answers.
-  const endDuringTurn = async (method) => {
+  // Ends a turn with `end(session)` (a session/close or session/delete request, or a
+  // session/cancel) while it is held at a permission request the client leaves unanswered:
+  // only the agent can end it. Whether the turn's answer came before the ending's is noted
+  // when the ending answers.
+  const endDuringTurn = async (end) => {
     const session = (await newSession()).sessionId;
     await ctx.request(m.session.setMode, { sessionId: session, modeId: "ask" });
     seen.permissionAnswer = "hold";
@@ -152,7 +153,7 @@ async function capabilities(ctx, seen) {
       .finally(() => { turnAnswered = true; });
     await asked;
     seen.onPermission = null;
-    const ended = await call(ctx, seen, method, { sessionId: session });
+    const ended = await end(session);
     const turnAnsweredFirst = turnAnswered;
     const answer = await turn;
     releaseHeld(seen);
@@ -245,8 +246,18 @@ async function capabilities(ctx, seen) {
       const after = await prompt(session, [text("after cancel")]);
       return { sessionId: session, turn: answer, prompt_after_cancel: after };
     }],
-    ["close_during_turn", async () => ({ ...(await endDuringTurn(m.session.close)), listed: await ctx.request(m.session.list, {}) })],
-    ["delete_during_turn", async () => ({ ...(await endDuringTurn(m.session.delete)), listed: await ctx.request(m.session.list, {}) })],
+    ["cancel_held_turn", async () => endDuringTurn(async (sessionId) => {
+      await ctx.notify(m.session.cancel, { sessionId });
+      return {};
+    })],
+    ["close_during_turn", async () => ({
+      ...(await endDuringTurn((sessionId) => call(ctx, seen, m.session.close, { sessionId }))),
+      listed: await ctx.request(m.session.list, {}),
+    })],
+    ["delete_during_turn", async () => ({
+      ...(await endDuringTurn((sessionId) => call(ctx, seen, m.session.delete, { sessionId }))),
+      listed: await ctx.request(m.session.list, {}),
+    })],
     ["load", async () => {
       await ctx.request(m.session.close, { sessionId: main });
       const wrong_cwd = await call(ctx, seen, m.session.load, { sessionId: main, cwd: options.otherDir, mcpServers: [] });
