@@ -391,12 +391,12 @@ class SessionScope:
 
     Every call whose params carry a `sessionId` of a session that exists already: ACP v1's,
     and the unstable surface's (`session/fork` names the session it forks). `session/new`
-    and `session/list` name none; a session made by `session/new` (or a fork) is the
-    agent's to address with `Session.on`.
+    and `session/list` name none: what `new_session` says of the session it makes goes
+    through `current_client()`.
     """
 
     #: The only calls it wraps (`idlc_runtime.rpc.interceptors.applies_to`); others skip it.
-    #: tests/acp/test_session_handle.py checks it against the vendored schemas.
+    #: tests/acp/test_session_lifecycle.py checks it against the vendored schemas.
     methods = frozenset(
         {
             "session/prompt",
