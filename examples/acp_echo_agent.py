@@ -4,7 +4,7 @@ An editor can launch it like any ACP agent, on stdio. With `--listen HOST:PORT` 
 remote ACP instead (docs/acp-remote.md): streamable HTTP and WebSocket at
 `http://HOST:PORT/acp`, one agent per connection, under hypercorn; it writes
 `listening on http://HOST:PORT/acp` to stderr once it accepts connections and stops on
-SIGINT or SIGTERM. Each turn:
+SIGINT or SIGTERM (`idlc_acp.agent_main` is that command line). Each turn:
 
 1. every text block of the prompt comes back, whole and in order, as an
    `agent_message_chunk`, about 100 ms apart (so a `session/cancel` can land);
@@ -19,11 +19,8 @@ It implements `initialize`, `session/new`, `session/prompt` and `session/cancel`
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
-import signal
-import sys
 import uuid
 
 from idlc_acp import (
@@ -46,9 +43,9 @@ from idlc_acp import (
     ToolKind,
     __version__,
     agent_capabilities,
+    agent_main,
     current_session,
     negotiate_protocol_version,
-    run_agent,
 )
 
 #: The pause between echoed blocks, in seconds.
@@ -130,39 +127,5 @@ class EchoAgent(Agent):
         return None
 
 
-async def serve_remote(host: str, port: int) -> None:
-    """Serve remote ACP until SIGINT or SIGTERM (needs `pip install 'idlc-acp[web]'`)."""
-    from idlc_acp.web import serve_acp
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    async with serve_acp(EchoAgent, host, port) as server:
-        print(f"listening on {server.url}", file=sys.stderr, flush=True)
-        await stop.wait()
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="An ACP agent that echoes prompts.")
-    parser.add_argument(
-        "--listen",
-        metavar="HOST:PORT",
-        help="serve remote ACP at http://HOST:PORT/acp instead of stdio",
-    )
-    args = parser.parse_args(argv)
-    if args.listen is None:
-        run_agent(EchoAgent())
-        return
-    host, separator, port = args.listen.rpartition(":")
-    if not separator or not port.isdigit():
-        parser.error(f"--listen wants HOST:PORT, not {args.listen!r}")
-    try:
-        asyncio.run(serve_remote(host.strip("[]") or "127.0.0.1", int(port)))
-    except OSError as error:
-        # A port in use, an address not of this machine: said plainly, exit status 1.
-        sys.exit(f"error: cannot listen on {args.listen}: {error.strerror or error}")
-
-
 if __name__ == "__main__":
-    main()
+    agent_main(EchoAgent, description="An ACP agent that echoes prompts.")

@@ -11,8 +11,9 @@ advertises, everything of ACP v1's session model that idlc_acp has:
 - `session/new`, `session/prompt`, `session/cancel` (done by idlc_acp);
 - `session/load`, which replays the session's conversation as `session/update`s before it
   answers; `session/resume`, which reopens a session without replaying it;
-- `session/list` (filtered by `cwd`, in pages), `session/close` (cancels a running turn and
-  ends the session's activity; the session stays listed), `session/delete`;
+- `session/list` (filtered by `cwd`, in pages), `session/close` (idlc_acp cancels a running
+  turn first; the session's activity ends and it stays listed), `session/delete` (cancels a
+  running turn through `current_session().cancel_turns()`, then forgets the session);
 - `additionalDirectories` on new, load and resume: a link or resource in a prompt is said to
   be inside or outside the session's folders;
 - two session modes (`session/set_mode`, announced with a `current_mode_update`): `auto`
@@ -30,17 +31,12 @@ headers and logs.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import base64
 import binascii
 import os
 import secrets
-import signal
-import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import unquote, urlparse
 
 from idlc_acp import (
@@ -79,14 +75,12 @@ from idlc_acp import (
     ResourceNotFound,
     ResumeSessionRequest,
     ResumeSessionResponse,
-    SessionAdditionalDirectoriesCapabilities,
     SessionConfigOption,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionInfo,
     SessionMode,
     SessionModeState,
-    SessionNotification,
     SessionUpdate,
     SessionUpdateAgentMessageChunk,
     SessionUpdateCurrentModeUpdate,
@@ -101,10 +95,9 @@ from idlc_acp import (
     ToolKind,
     __version__,
     agent_capabilities,
-    current_client,
+    agent_main,
     current_session,
     negotiate_protocol_version,
-    run_agent,
 )
 
 #: The one way to sign in. Without a `type` it is an `agent` method: the agent signs the
@@ -146,10 +139,6 @@ class NotesSession:
     history: list[SessionUpdate] = field(default_factory=list)
     #: Whether it takes prompts: after `session/close`, only once loaded or resumed again.
     active: bool = True
-    #: The tasks answering its running `session/prompt`s, which `session/close` cancels.
-    turns: set[asyncio.Task[Any]] = field(default_factory=set)
-    #: Those of them `stop_turns` cancelled (a turn tells its own cancellations by this).
-    stopped: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def touch(self) -> None:
         self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -179,13 +168,6 @@ class NotesSession:
         roots = [os.path.normpath(root) for root in [self.cwd, *self.additional_directories]]
         return any(os.path.commonpath([path, root]) == root for root in roots)
 
-    def stop_turns(self) -> None:
-        """Cancel the running turns (as `session/cancel` would): `prompt` answers `cancelled`."""
-        self.active = False
-        for turn in self.turns:
-            turn.cancel()
-            self.stopped.add(turn)
-
 
 class ReferenceAgent(Agent):
     """One connection's agent: its sign-in and its sessions, shared with no other."""
@@ -198,13 +180,12 @@ class ReferenceAgent(Agent):
     # -- initialize and signing in ------------------------------------------------------
 
     async def initialize(self, input: InitializeRequest) -> InitializeResponse:
+        # What methods say is derived from the class; which prompts it reads and that it
+        # honours `additionalDirectories` (a field of requests) are said here.
         capabilities = agent_capabilities(
-            self, prompt=PromptCapabilities(image=True, audio=True, embedded_context=True)
-        )
-        # `agent_capabilities` derives what methods say; additional directories are a field
-        # of requests, not a method, so that one is said here.
-        capabilities.session_capabilities.additional_directories = (
-            SessionAdditionalDirectoriesCapabilities()
+            self,
+            prompt=PromptCapabilities(image=True, audio=True, embedded_context=True),
+            additional_directories=True,
         )
         return InitializeResponse(
             protocol_version=negotiate_protocol_version(input.protocol_version),
@@ -305,12 +286,18 @@ class ReferenceAgent(Agent):
         )
 
     async def close_session(self, input: CloseSessionRequest) -> CloseSessionResponse:
-        self.active(input.session_id).stop_turns()
+        # idlc_acp has cancelled the session's running turns, and they have answered
+        # `cancelled`, before this runs (the schema: as if `session/cancel` was called).
+        self.active(input.session_id).active = False
         return CloseSessionResponse()
 
     async def delete_session(self, input: DeleteSessionRequest) -> DeleteSessionResponse:
-        self.own(input.session_id).stop_turns()
-        del self.sessions[input.session_id]
+        self.own(input.session_id)
+        # What deleting does to a running session is the agent's to say: here it ends its
+        # turns as a close does, then forgets it.
+        await current_session().cancel_turns()
+        # Popped, not deleted: a second delete may have come while the turns ended.
+        self.sessions.pop(input.session_id, None)
         return DeleteSessionResponse()
 
     # -- modes and config options --------------------------------------------------------
@@ -321,11 +308,8 @@ class ReferenceAgent(Agent):
             raise InvalidParams(f"unknown mode {input.mode_id!r}", {"modeId": input.mode_id})
         session.mode_id = input.mode_id
         # Every view of the session learns the change, not just the one that asked.
-        await current_client().update(
-            SessionNotification(
-                session_id=session.session_id,
-                update=SessionUpdateCurrentModeUpdate(current_mode_id=session.mode_id),
-            )
+        await current_session().update(
+            SessionUpdateCurrentModeUpdate(current_mode_id=session.mode_id)
         )
         return SetSessionModeResponse()
 
@@ -344,21 +328,9 @@ class ReferenceAgent(Agent):
     # -- the turn --------------------------------------------------------------------------
 
     async def prompt(self, input: PromptRequest) -> PromptResponse:
-        session = self.active(input.session_id)
-        task = asyncio.current_task()
-        assert task is not None  # a handler that awaits runs in a task of its own
-        session.turns.add(task)
-        try:
-            return await self.note(session, input.prompt)
-        except asyncio.CancelledError:
-            if task not in session.stopped:
-                raise  # session/cancel or a closing connection: idlc_acp answers for those
-            # session/close or session/delete stopped it: as a session/cancel would.
-            task.uncancel()
-            return PromptResponse(stop_reason=StopReason.CANCELLED)
-        finally:
-            session.turns.discard(task)
-            session.stopped.discard(task)
+        # A `session/cancel`, `session/close` or `session/delete` cancels the turn at its
+        # next await; idlc_acp then answers `cancelled`.
+        return await self.note(self.active(input.session_id), input.prompt)
 
     async def note(self, session: NotesSession, prompt: list[ContentBlock]) -> PromptResponse:
         # Described first: a block that cannot be read (bad base64) fails the prompt before
@@ -445,38 +417,5 @@ def page_start(cursor: str | None) -> int:
     return int(cursor)
 
 
-async def serve_remote(host: str, port: int) -> None:
-    """Serve remote ACP until SIGINT or SIGTERM (needs `pip install 'idlc-acp[web]'`)."""
-    from idlc_acp.web import serve_acp
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    async with serve_acp(ReferenceAgent, host, port) as server:
-        print(f"listening on {server.url}", file=sys.stderr, flush=True)
-        await stop.wait()
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="An ACP agent with every session capability.")
-    parser.add_argument(
-        "--listen",
-        metavar="HOST:PORT",
-        help="serve remote ACP at http://HOST:PORT/acp instead of stdio",
-    )
-    args = parser.parse_args(argv)
-    if args.listen is None:
-        run_agent(ReferenceAgent())
-        return
-    host, separator, port = args.listen.rpartition(":")
-    if not separator or not port.isdigit():
-        parser.error(f"--listen wants HOST:PORT, not {args.listen!r}")
-    try:
-        asyncio.run(serve_remote(host.strip("[]") or "127.0.0.1", int(port)))
-    except OSError as error:
-        sys.exit(f"error: cannot listen on {args.listen}: {error.strerror or error}")
-
-
 if __name__ == "__main__":
-    main()
+    agent_main(ReferenceAgent, description="An ACP agent with every session capability.")

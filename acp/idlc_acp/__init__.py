@@ -5,12 +5,14 @@
   and are re-exported here.
 - `Agent` and `Client` are the generated skeletons plus the extension hooks
   (`ext_method`, `ext_notification`) for `_`-prefixed methods; subclass them.
-- `run_agent(agent)` serves an agent on stdio; inside `prompt`, `load_session` and
-  `resume_session`, `current_session()` is a `Session` handle (`send_text`, tool calls,
-  permission, files, terminals); `current_client()` inside any handler is the client's
-  proxy; `agent_capabilities(agent)` derives `agentCapabilities` from what it implements;
-  `session/cancel` cancels the running turn, which then answers `stopReason: "cancelled"`;
-  requests before `initialize` are refused with -32600, as the official TypeScript SDK does.
+- `run_agent(agent)` serves an agent on stdio, `agent_main(MyAgent)` is an agent's command
+  line (stdio, or `--listen HOST:PORT` for remote ACP); inside any handler of a call that
+  names a session, `current_session()` is a `Session` handle (`send_text`, tool calls,
+  permission, files, terminals, `cancel_turns`); `current_client()` inside any handler is
+  the client's proxy; `agent_capabilities(agent)` derives `agentCapabilities` from what it
+  implements; `session/cancel` and `session/close` cancel the session's running turns,
+  which then answer `stopReason: "cancelled"`; requests before `initialize` are refused
+  with -32600, as the official TypeScript SDK does.
 - `spawn_agent(client, argv)` starts an agent process and yields an `AgentConnection`:
   `turn(request)` streams a prompt's updates, `initialize` refuses an unsupported version.
 - `idlc_acp.errors`: ACP's error codes as exceptions (`AuthRequired`, `ResourceNotFound`, ...).
@@ -40,6 +42,7 @@ from idlc_acp.client import (
     client_options,
     spawn_agent,
 )
+from idlc_acp.command import agent_main
 from idlc_acp.errors import (
     AcpError,
     AcpErrorCode,
@@ -107,6 +110,7 @@ __all__ = [
     "UpdateStream",
     "acp_error",
     "agent_capabilities",
+    "agent_main",
     "agent_options",
     "client_options",
     "current_client",

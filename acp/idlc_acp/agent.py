@@ -2,9 +2,10 @@
 
 Subclass `idlc_acp.Agent` (the generated skeleton plus the extension hooks), implement
 `initialize`, `new_session` and `prompt` plus whatever else the agent answers, and call
-`run_agent(MyAgent())`. Inside `prompt`, `load_session` and `resume_session`,
-`current_session()` is the request's session (`idlc_acp.session`); in any handler
-`current_client()` is the proxy of the client that made the call.
+`run_agent(MyAgent())`. Inside any handler of a call that names a session (`prompt`,
+`load_session`, `set_mode`, `close_session`, …), `current_session()` is that session
+(`idlc_acp.session`); in any handler `current_client()` is the proxy of the client that
+made the call.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from idlc_acp.protocol import (
     McpCapabilities,
     PromptCapabilities,
     PromptResponse,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
@@ -36,6 +38,7 @@ from idlc_acp.session import SessionScope
 from idlc_acp.wire import acp_options
 from idlc_runtime import (
     CallInfo,
+    Peer,
     PeerOptions,
     Proceed,
     RequestAdmission,
@@ -67,19 +70,25 @@ def agent_capabilities(
     *,
     prompt: PromptCapabilities | None = None,
     mcp: McpCapabilities | None = None,
+    additional_directories: bool = False,
     meta: dict[str, Any] | None = None,
 ) -> AgentCapabilities:
     """The `agentCapabilities` of `agent`, derived from the members it implements.
 
     `session/load` → `loadSession`; `session/list`, `session/delete`, `session/resume`,
     `session/close` → `sessionCapabilities`; `logout` → `auth.logout`. What the code cannot
-    tell (which content a prompt may carry, which MCP transports work) comes from the
-    arguments.
+    tell comes from the arguments: which content a prompt may carry, which MCP transports
+    work, and whether the agent honours the `additionalDirectories` of `session/new`,
+    `session/load` and `session/resume` (`sessionCapabilities.additionalDirectories`): a
+    field of requests, not a member, so nothing of the class shows it.
     """
     members = implemented_members(agent)
     session = SessionCapabilities(
         list_=SessionListCapabilities() if "session/list" in members else None,
         delete=SessionDeleteCapabilities() if "session/delete" in members else None,
+        additional_directories=(
+            SessionAdditionalDirectoriesCapabilities() if additional_directories else None
+        ),
         resume=SessionResumeCapabilities() if "session/resume" in members else None,
         close=SessionCloseCapabilities() if "session/close" in members else None,
     )
@@ -101,54 +110,96 @@ class _Turn:
     def __init__(self) -> None:
         #: The task running the turn; None until it has started.
         self.task: asyncio.Task[Any] | None = None
-        #: Whether `session/cancel` stopped it.
+        #: Whether `session/cancel` (or `session/close`) stopped it.
         self.cancelled = False
-        #: How many times `session/cancel` cancelled its task.
+        #: How many times this interceptor cancelled its task.
         self.cancels = 0
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        task = self.task
+        if task is not None and not task.done() and task.cancel():
+            self.cancels += 1
 
 
 class TurnControl:
-    """Stops a session's `session/prompt` turns when `session/cancel` comes.
+    """Stops a session's `session/prompt` turns when `session/cancel` or `session/close`
+    comes.
 
     An interceptor: the turn stops at its next await, and the request answers
     `stopReason: "cancelled"` (unless the agent returned something itself). A
     `$/cancel_request` for the prompt still answers -32800, as for any request.
 
+    `session/close` is "as if `session/cancel` was called, then the resources are freed"
+    (the schema's `CloseSessionRequest`): when the agent implements `close_session`, the
+    session's turns are cancelled and have answered before it runs, so the agent frees what
+    no turn uses any more, and the client has every turn's answer before the close's. An
+    agent stops turns itself elsewhere (`session/delete`, whose effect on a running session
+    the protocol leaves to the agent) with `current_session().cancel_turns()`.
+
     Each turn runs in the task that answers its request (the runtime makes one for a
     handler that waits, and the turn's first await makes sure of it), so a turn costs no
-    task of its own. `session/cancel` cancels that task, and only what it caused is
-    undone: a `$/cancel_request` or the connection closing still cancel the request.
+    task of its own. Cancelling cancels that task, and only what it caused is undone: a
+    `$/cancel_request` or the connection closing still cancel the request.
+
+    Turns are kept per connection: one `TurnControl` may serve many (`serve_tcp` shares its
+    options), and a session id only ever reaches the turns of the connection that sent it.
     """
 
     #: The only calls it wraps (`idlc_runtime.rpc.interceptors.applies_to`); others skip it.
-    methods = frozenset({"session/prompt", "session/cancel"})
+    methods = frozenset({"session/prompt", "session/cancel", "session/close"})
 
     def __init__(self) -> None:
-        #: The running turns, by session id.
-        self._turns: dict[str, set[_Turn]] = {}
+        #: The running turns, by connection and session id.
+        self._turns: dict[tuple[Peer, str], set[_Turn]] = {}
 
-    def running(self, session_id: str) -> int:
-        return len(self._turns.get(session_id, ()))
+    def running(self, peer: Peer, session_id: str) -> int:
+        """How many turns of `session_id` run on the connection `peer`."""
+        return len(self._turns.get((peer, session_id), ()))
 
-    def cancel(self, session_id: str) -> int:
-        """Cancel the turns of `session_id`; how many there were."""
-        turns = self._turns.get(session_id, set())
+    def cancel(self, peer: Peer, session_id: str) -> int:
+        """Cancel the turns of `session_id` on `peer`, as `session/cancel` does; how many
+        there were."""
+        turns = self._turns.get((peer, session_id), set())
         for turn in turns:
-            turn.cancelled = True
-            task = turn.task
-            if task is not None and not task.done() and task.cancel():
-                turn.cancels += 1
+            turn.cancel()
         return len(turns)
+
+    async def cancel_and_wait(self, peer: Peer, session_id: str) -> int:
+        """Cancel the turns of `session_id` on `peer` and wait until each has answered;
+        how many there were. A turn that starts meanwhile is cancelled too, and the task
+        calling this (a turn stopping its session's other turns) is spared.
+
+        A turn that goes on after its cancellation (one that catches `CancelledError` and
+        keeps working) is waited for as long as it runs."""
+        key = (peer, session_id)
+        caller = asyncio.current_task()
+        stopped: set[_Turn] = set()
+        while True:
+            turns = [turn for turn in self._turns.get(key, ()) if turn.task is not caller]
+            if not turns:
+                return len(stopped)
+            for turn in turns:
+                if turn not in stopped:
+                    turn.cancel()
+                    stopped.add(turn)
+            # Done once the task has written the turn's answer, not only left this
+            # interceptor: the client has it before anything the caller answers.
+            await asyncio.wait([turn.task for turn in turns if turn.task is not None])
 
     async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
         if call.method == "session/cancel":
-            self.cancel(call.params.session_id)
+            self.cancel(current_peer(), call.params.session_id)
+            return await proceed()
+        if call.method == "session/close":
+            if "session/close" in implemented_members(call.implementation):
+                await self.cancel_and_wait(current_peer(), call.params.session_id)
             return await proceed()
         if call.method != "session/prompt":
             return await proceed()
-        session_id: str = call.params.session_id
+        key = (current_peer(), call.params.session_id)
         turn = _Turn()
-        turns = self._turns.setdefault(session_id, set())
+        turns = self._turns.setdefault(key, set())
         turns.add(turn)
         try:
             # A handler is its own current task from its first line (runtime eager.py): the
@@ -167,7 +218,7 @@ class TurnControl:
         finally:
             turns.discard(turn)
             if not turns:
-                self._turns.pop(session_id, None)
+                self._turns.pop(key, None)
             if turn.task is not None:
                 # Undo this interceptor's cancels only: others still count for the request.
                 for _ in range(turn.cancels):
@@ -179,13 +230,14 @@ def agent_options(agent: AnyAgent, options: PeerOptions | None = None) -> PeerOp
     cancellation, `current_session()` and extension methods."""
     base = options if options is not None else PeerOptions()
     gate = InitializeGate()
+    turns = TurnControl()
     admit: RequestAdmission = gate.admit
     if base.admit_request is not None:
         admit = _both(gate.admit, base.admit_request)
     return acp_options(
         base,
         admit_request=admit,
-        interceptors=(gate, TurnControl(), SessionScope(gate), *base.interceptors),
+        interceptors=(gate, turns, SessionScope(gate, turns), *base.interceptors),
         fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
     )
 

@@ -1,7 +1,9 @@
 """The agent's handle on one session: what a turn says and asks, bound to its session id.
 
-Inside `prompt`, `load_session` and `resume_session`, `current_session()` is the session the
-request names, on the connection it came from:
+Inside the handler of any call that names a session (`prompt`, `load_session`,
+`resume_session`, `set_mode`, `set_config_option`, `close_session`, `delete_session`,
+`cancel`, and the unstable surface's `session/*` calls), `current_session()` is the session
+the call names, on the connection it came from:
 
     session = current_session()
     await session.send_text("Looking…")
@@ -11,8 +13,9 @@ request names, on the connection it came from:
         text = await session.read_text_file("/project/README.md")
         await session.update_tool_call(call, status=ToolCallStatus.COMPLETED, content=text)
 
-Every method is one ACP message (`session/update`, `session/request_permission`, `fs/*`,
-`terminal/*`) with the session id filled in: nothing here changes what goes on the wire.
+Every method but `cancel_turns` is one ACP message (`session/update`,
+`session/request_permission`, `fs/*`, `terminal/*`) with the session id filled in: nothing
+here changes what goes on the wire.
 Calls the client did not offer in `initialize` (`fs.readTextFile`, `fs.writeTextFile`,
 `terminal`) raise `Unsupported` without being sent, since ACP forbids sending them.
 """
@@ -23,7 +26,7 @@ import contextvars
 import uuid
 from collections.abc import Awaitable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from idlc_acp.errors import TypedErrors
 from idlc_acp.initialization import InitializeGate
@@ -64,6 +67,10 @@ from idlc_acp.protocol import (
 )
 from idlc_runtime import CallInfo, Peer, Proceed, ProtocolError, Unsupported, current_peer
 from idlc_runtime.hooks import JsonValue
+
+if TYPE_CHECKING:
+    # Only for its type: `idlc_acp.agent` imports this module.
+    from idlc_acp.agent import TurnControl
 
 #: The options `request_permission` offers unless told otherwise.
 ALLOW_ONCE = PermissionOption(
@@ -151,7 +158,7 @@ class Session:
     `capabilities` what it offered in `initialize`.
     """
 
-    __slots__ = ("client", "session_id", "capabilities")
+    __slots__ = ("client", "session_id", "capabilities", "_peer", "_turns")
 
     def __init__(
         self, client: ClientProxy, session_id: str, capabilities: ClientCapabilities
@@ -159,11 +166,40 @@ class Session:
         self.client = client
         self.session_id = session_id
         self.capabilities = capabilities
+        #: The connection and the `TurnControl` keeping its turns (`cancel_turns`).
+        self._peer: Peer | None = None
+        self._turns: TurnControl | None = None
 
     @classmethod
-    def on(cls, peer: Peer, session_id: str, capabilities: ClientCapabilities) -> Session:
-        """The session `session_id` of the client on `peer`."""
-        return cls(ClientProxy(TypedErrors(peer)), session_id, capabilities)
+    def on(
+        cls,
+        peer: Peer,
+        session_id: str,
+        capabilities: ClientCapabilities,
+        turns: TurnControl | None = None,
+    ) -> Session:
+        """The session `session_id` of the client on `peer`; `turns` is what keeps the
+        connection's turns (`agent_options` makes one), for `cancel_turns`."""
+        session = cls(ClientProxy(TypedErrors(peer)), session_id, capabilities)
+        session._peer = peer
+        session._turns = turns
+        return session
+
+    # ------------------------------------------------------------ its turns
+
+    async def cancel_turns(self) -> int:
+        """Cancels the session's running `session/prompt` turns, as `session/cancel` does,
+        and waits until each has answered (`cancelled`, unless the agent answered otherwise);
+        how many there were. The turn calling it goes on.
+
+        No message of its own: for a handler that stops a session's work, as
+        `delete_session` may (`session/close` does it before `close_session` runs)."""
+        if self._peer is None or self._turns is None:
+            raise RuntimeError(
+                "cancel_turns() needs the connection's turns: use current_session(), or "
+                "Session.on(peer, session_id, capabilities, turns)"
+            )
+        return await self._turns.cancel_and_wait(self._peer, self.session_id)
 
     # ------------------------------------------------------------ session/update
 
@@ -329,37 +365,64 @@ def _tool_call_id(tool_call: ToolCallUpdate | str) -> str:
     return tool_call if isinstance(tool_call, str) else tool_call.tool_call_id
 
 
-#: What makes the current call's `Session`: its connection, session id and the gate that
-#: knows the client's capabilities (the handle itself is made when asked for).
-_current_session: contextvars.ContextVar[tuple[Peer, str, InitializeGate]] = contextvars.ContextVar(
-    "idlc_acp_session"
+#: What makes the current call's `Session`: its connection, session id, the gate that knows
+#: the client's capabilities and what keeps the connection's turns (the handle itself is
+#: made when asked for).
+_current_session: contextvars.ContextVar[tuple[Peer, str, InitializeGate, TurnControl | None]] = (
+    contextvars.ContextVar("idlc_acp_session")
 )
 
 
 def current_session() -> Session:
-    """The session of the `session/prompt`, `session/load` or `session/resume` being handled."""
+    """The session the call being handled names (`SessionScope.methods`)."""
     try:
-        peer, session_id, gate = _current_session.get()
+        peer, session_id, gate, turns = _current_session.get()
     except LookupError:
         raise RuntimeError(
-            "current_session() is only available while handling session/prompt, "
-            "session/load or session/resume"
+            "current_session() is only available while handling a call that names a "
+            "session (session/prompt, session/load, session/set_mode, session/close, ...)"
         ) from None
-    return Session.on(peer, session_id, gate.client_capabilities(peer) or ClientCapabilities())
+    capabilities = gate.client_capabilities(peer) or ClientCapabilities()
+    return Session.on(peer, session_id, capabilities, turns)
 
 
 class SessionScope:
-    """Interceptor: makes `current_session()` the request's session while it is handled."""
+    """Interceptor: makes `current_session()` the session a call names while it is handled.
+
+    Every call whose params carry a `sessionId` of a session that exists already: ACP v1's,
+    and the unstable surface's (`session/fork` names the session it forks). `session/new`
+    and `session/list` name none: what `new_session` says of the session it makes goes
+    through `current_client()`.
+    """
 
     #: The only calls it wraps (`idlc_runtime.rpc.interceptors.applies_to`); others skip it.
-    methods = frozenset({"session/prompt", "session/load", "session/resume"})
+    #: tests/acp/test_session_lifecycle.py checks it against the vendored schemas.
+    methods = frozenset(
+        {
+            "session/prompt",
+            "session/cancel",
+            "session/load",
+            "session/resume",
+            "session/close",
+            "session/delete",
+            "session/set_mode",
+            "session/set_config_option",
+            # The unstable surface (idlc_acp.unstable).
+            "session/fork",
+            "session/archive",
+            "session/unarchive",
+            "session/set_title",
+            "session/status",
+        }
+    )
 
-    def __init__(self, gate: InitializeGate) -> None:
+    def __init__(self, gate: InitializeGate, turns: TurnControl | None = None) -> None:
         self._gate = gate
+        self._turns = turns
 
     def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
         if call.method in self.methods:
-            # The handler runs in its own copy of the context (idlc_runtime.rpc.eager), so this
-            # binding ends with the call.
-            _current_session.set((current_peer(), call.params.session_id, self._gate))
+            # The handler runs in its own copy of the context (idlc_runtime.rpc.eager, and
+            # the ordered worker's copy per notification), so this binding ends with the call.
+            _current_session.set((current_peer(), call.params.session_id, self._gate, self._turns))
         return proceed()

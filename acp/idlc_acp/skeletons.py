@@ -1,5 +1,8 @@
 """The skeletons to subclass: the generated `Agent` and `Client` plus the extension hooks.
 
+`Agent` also answers `session/cancel` itself (a no-op: `TurnControl` does the cancelling),
+so that the notification reaches the interceptors of every agent.
+
 `Client` also carries its own dispatch table: the generated one with `session/update`
 routed to the connection's update streams before `update` runs (`idlc_acp.updates`).
 """
@@ -30,6 +33,15 @@ def _with_routed_updates(spec: InterfaceSpec) -> InterfaceSpec:
 
 class Agent(protocol.Agent, Extensions):
     """The generated `Agent` skeleton with the extension hooks; subclass it to write an agent."""
+
+    async def cancel(self, input: protocol.CancelNotification) -> None:
+        """`session/cancel`: when this runs, idlc_acp (`TurnControl`) has cancelled the
+        session's running turns already; override it only for extra work.
+
+        A body of its own, not the generated skeleton's: the runtime drops a notification
+        whose member the agent leaves to the skeleton before any interceptor sees it, so
+        without this `TurnControl` would never see a `session/cancel`."""
+        return None
 
 
 class Client(protocol.Client, Extensions):

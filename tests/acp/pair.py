@@ -8,16 +8,19 @@ import os
 from collections.abc import AsyncIterator
 
 from idlc_acp import AgentConnection, agent_options, client_options, protocol
-from idlc_runtime import connect_fds
+from idlc_runtime import PeerOptions, connect_fds
 
 
 @contextlib.asynccontextmanager
 async def connected(
-    agent: protocol.Agent, client: protocol.Client
+    agent: protocol.Agent, client: protocol.Client, agent_side: PeerOptions | None = None
 ) -> AsyncIterator[AgentConnection]:
+    """`agent_side` replaces the agent's `agent_options(agent)`: one set of options shared
+    by several connections, as `serve_tcp` shares them."""
     agent_read, client_write = os.pipe()
     client_read, agent_write = os.pipe()
     options, controls = client_options(client)
-    async with connect_fds(agent_read, agent_write, agent, options=agent_options(agent)):
+    served = agent_side if agent_side is not None else agent_options(agent)
+    async with connect_fds(agent_read, agent_write, agent, options=served):
         async with connect_fds(client_read, client_write, client, options=options) as peer:
             yield AgentConnection(peer, controls)

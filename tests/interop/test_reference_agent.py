@@ -184,12 +184,34 @@ def test_cancel_ends_the_turn_cancelled_and_the_session_goes_on(recorded: Record
     assert replies(run["prompt_after_cancel"]["updates"]) == ['Noted: text "after cancel"']
 
 
+def test_cancel_alone_ends_a_turn_waiting_for_the_client(recorded: Recorded) -> None:
+    """The permission request stays unanswered until the turn has answered: the agent
+    (idlc_acp) ended the turn, not the client's `cancelled` answer."""
+    run = scenario(recorded, "cancel_held_turn")
+    assert run["turn"] == {"result": {"stopReason": "cancelled"}}
+    # The session goes on: only the turn was cancelled.
+    assert run["prompt_after"]["result"] == {"stopReason": "end_turn"}
+
+
 def test_close_cancels_the_running_turn_and_keeps_the_session_listed(recorded: Recorded) -> None:
     run = scenario(recorded, "close_during_turn")
-    assert run["close"]["result"] == {}
+    assert run["ended"]["result"] == {}
     assert run["turn"] == {"result": {"stopReason": "cancelled"}}
-    assert error_code(run["prompt_after_close"]) == NOT_FOUND
+    # idlc_acp ends the turns before the agent's close_session runs: the turn's answer is
+    # the client's before the close's.
+    assert run["turn_answered_first"] is True
+    assert error_code(run["prompt_after"]) == NOT_FOUND
     assert run["sessionId"] in [s["sessionId"] for s in run["listed"]["sessions"]]
+
+
+def test_delete_cancels_the_running_turn_and_forgets_the_session(recorded: Recorded) -> None:
+    run = scenario(recorded, "delete_during_turn")
+    assert run["ended"]["result"] == {}
+    assert run["turn"] == {"result": {"stopReason": "cancelled"}}
+    # The agent's delete_session waits for the turn (`cancel_turns()`) before it answers.
+    assert run["turn_answered_first"] is True
+    assert error_code(run["prompt_after"]) == NOT_FOUND
+    assert run["sessionId"] not in [s["sessionId"] for s in run["listed"]["sessions"]]
 
 
 def conversation(recorded: Recorded) -> list[dict[str, Any]]:

@@ -135,6 +135,33 @@ async function capabilities(ctx, seen) {
   const prompt = (sessionId, blocks) => call(ctx, seen, m.session.prompt, { sessionId, prompt: blocks });
   let main;
 
+  // Ends a turn with `end(session)` (a session/close or session/delete request, or a
+  // session/cancel) while it is held at a permission request the client leaves unanswered:
+  // only the agent can end it. Whether the turn's answer came before the ending's is noted
+  // when the ending answers.
+  const endDuringTurn = async (end) => {
+    const session = (await newSession()).sessionId;
+    await ctx.request(m.session.setMode, { sessionId: session, modeId: "ask" });
+    seen.permissionAnswer = "hold";
+    seen.permissions = [];
+    // End it as soon as the agent asks permission: the turn is then certainly running.
+    const asked = new Promise((resolve) => { seen.onPermission = resolve; });
+    seen.updates = [];
+    let turnAnswered = false;
+    const turn = ctx.request(m.session.prompt, { sessionId: session, prompt: [text("never kept")] })
+      .then((result) => ({ result }), (error) => ({ error: errorRecord(error) }))
+      .finally(() => { turnAnswered = true; });
+    await asked;
+    seen.onPermission = null;
+    const ended = await end(session);
+    const turnAnsweredFirst = turnAnswered;
+    const answer = await turn;
+    releaseHeld(seen);
+    seen.permissionAnswer = "allow";
+    const after = await prompt(session, [text("ended now")]);
+    return { sessionId: session, ended, turn: answer, turn_answered_first: turnAnsweredFirst, prompt_after: after };
+  };
+
   await runScenarios([
     ["initialize", async () => ({
       response: await ctx.request(m.initialize, {
@@ -219,25 +246,18 @@ async function capabilities(ctx, seen) {
       const after = await prompt(session, [text("after cancel")]);
       return { sessionId: session, turn: answer, prompt_after_cancel: after };
     }],
-    ["close_during_turn", async () => {
-      const session = (await newSession()).sessionId;
-      await ctx.request(m.session.setMode, { sessionId: session, modeId: "ask" });
-      seen.permissionAnswer = "hold";
-      seen.permissions = [];
-      // Close as soon as the agent asks permission: the turn is then certainly running.
-      const asked = new Promise((resolve) => { seen.onPermission = resolve; });
-      seen.updates = [];
-      const turn = ctx.request(m.session.prompt, { sessionId: session, prompt: [text("never kept")] });
-      await asked;
-      seen.onPermission = null;
-      const close = await call(ctx, seen, m.session.close, { sessionId: session });
-      const answer = await turn.then((result) => ({ result }), (error) => ({ error: errorRecord(error) }));
-      releaseHeld(seen);
-      seen.permissionAnswer = "allow";
-      const after = await prompt(session, [text("closed now")]);
-      const listed = await ctx.request(m.session.list, {});
-      return { sessionId: session, close, turn: answer, prompt_after_close: after, listed };
-    }],
+    ["cancel_held_turn", async () => endDuringTurn(async (sessionId) => {
+      await ctx.notify(m.session.cancel, { sessionId });
+      return {};
+    })],
+    ["close_during_turn", async () => ({
+      ...(await endDuringTurn((sessionId) => call(ctx, seen, m.session.close, { sessionId }))),
+      listed: await ctx.request(m.session.list, {}),
+    })],
+    ["delete_during_turn", async () => ({
+      ...(await endDuringTurn((sessionId) => call(ctx, seen, m.session.delete, { sessionId }))),
+      listed: await ctx.request(m.session.list, {}),
+    })],
     ["load", async () => {
       await ctx.request(m.session.close, { sessionId: main });
       const wrong_cwd = await call(ctx, seen, m.session.load, { sessionId: main, cwd: options.otherDir, mcpServers: [] });
