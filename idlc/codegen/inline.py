@@ -7,6 +7,7 @@ Their names come from the Python mapping's plan (`idlc.targets.python.mapping`, 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import assert_never
 
 from idlc.semantics import model as m
 from idlc.targets.python.mapping import NAMED_KINDS
@@ -16,13 +17,17 @@ InlineType = m.Record | m.Enum | m.Variant | m.Union_
 
 def inline_types(type_: m.Type) -> Iterator[InlineType]:
     """The inline types directly inside `type_` that need their own definition."""
-    if isinstance(type_, NAMED_KINDS):
-        yield type_
-        return
-    if isinstance(type_, (m.Optional, m.List)):
-        yield from inline_types(type_.inner)
-    elif isinstance(type_, m.Map):
-        yield from inline_types(type_.value)
+    match type_:
+        case m.Record() | m.Enum() | m.Variant() | m.Union_():
+            yield type_
+        case m.Optional() | m.List():
+            yield from inline_types(type_.inner)
+        case m.Map():
+            yield from inline_types(type_.value)
+        case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.TypeRef():
+            pass
+        case _:
+            assert_never(type_)
 
 
 def _case_records(type_: m.Type) -> tuple[m.Record, ...]:

@@ -6,6 +6,8 @@ the IDL and its wire form, which every target asks (how Python decodes them is
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from idlc.semantics import model as m
 from idlc.semantics import queries
 
@@ -41,35 +43,41 @@ def needs_params_wrapper(model: m.Model, type_: m.Type) -> bool:
 
 
 def json_kinds(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> set[str]:
-    if isinstance(type_, m.TypeRef):
-        if type_.name in seen:
-            return {"any"}
-        return json_kinds(model, model.typedefs[type_.name].type, seen | {type_.name})
-    if isinstance(type_, m.Primitive):
-        kind = type_.kind
-        if kind in (m.PrimitiveKind.STRING, m.PrimitiveKind.BYTES):
+    """The JSON kinds a value of `type_` may take (`"any"` for `json`, and for a name met
+    again while looking through typedefs)."""
+    match type_:
+        case m.TypeRef():
+            if type_.name in seen:
+                return {"any"}
+            return json_kinds(model, model.typedefs[type_.name].type, seen | {type_.name})
+        case m.Primitive():
+            return {_PRIMITIVE_KINDS.get(type_.kind, "int")}
+        case m.Optional():
+            return json_kinds(model, type_.inner, seen) | {"null"}
+        case m.List():
+            return {"array"}
+        case m.AtomRef() | m.InterfaceRef() | m.Enum():
             return {"str"}
-        if kind is m.PrimitiveKind.UNIT:
-            return {"null"}
-        if kind is m.PrimitiveKind.JSON:
-            return {"any"}
-        if kind is m.PrimitiveKind.BOOL:
-            return {"bool"}
-        if kind is m.PrimitiveKind.FLOAT64:
-            return {"float"}
-        return {"int"}
-    if isinstance(type_, m.Optional):
-        return json_kinds(model, type_.inner, seen) | {"null"}
-    if isinstance(type_, m.List):
-        return {"array"}
-    if isinstance(type_, (m.AtomRef, m.InterfaceRef, m.Enum)):
-        return {"str"}
-    if isinstance(type_, m.Union_):
-        kinds: set[str] = set()
-        for alternative in type_.alternatives:
-            kinds |= json_kinds(model, alternative, seen)
-        return kinds
-    return {"object"}
+        case m.Union_():
+            kinds: set[str] = set()
+            for alternative in type_.alternatives:
+                kinds |= json_kinds(model, alternative, seen)
+            return kinds
+        case m.Record() | m.Map() | m.Variant():
+            return {"object"}
+        case _:
+            assert_never(type_)
+
+
+#: The JSON kind of each primitive that is not an integer.
+_PRIMITIVE_KINDS = {
+    m.PrimitiveKind.STRING: "str",
+    m.PrimitiveKind.BYTES: "str",
+    m.PrimitiveKind.UNIT: "null",
+    m.PrimitiveKind.JSON: "any",
+    m.PrimitiveKind.BOOL: "bool",
+    m.PrimitiveKind.FLOAT64: "float",
+}
 
 
 def union_case(model: m.Model, case: m.Case) -> m.Union_ | None:

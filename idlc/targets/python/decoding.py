@@ -5,6 +5,8 @@ native union; anything of a hooked type is decoded by the hooks (docs/python-map
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from idlc.semantics import model as m
 from idlc.semantics.shapes import json_kinds, union_case, variant_case
 
@@ -20,21 +22,27 @@ def hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) ->
             return False
         seen |= {type_.name}
         type_ = model.typedefs[type_.name].type
-    if isinstance(type_, m.Primitive):
-        return type_.kind is m.PrimitiveKind.UINT64
-    if isinstance(type_, m.Optional):
-        return hooked(model, type_.inner, seen)
-    if isinstance(type_, m.Variant):
-        # msgspec's tagged unions need one class per tag: a union case has several.
-        return type_.open or any(
-            case.tag is None
-            or union_case(model, case) is not None
-            or variant_case(model, case) is not None
-            for case in type_.cases
-        )
-    if isinstance(type_, m.Union_):
-        return not native_union(model, type_, seen)
-    return isinstance(type_, m.Record) and type_.open  # `hooks.OpenRecord`: no struct
+    match type_:
+        case m.Primitive():
+            return type_.kind is m.PrimitiveKind.UINT64
+        case m.Optional():
+            return hooked(model, type_.inner, seen)
+        case m.Variant():
+            # msgspec's tagged unions need one class per tag: a union case has several.
+            return type_.open or any(
+                case.tag is None
+                or union_case(model, case) is not None
+                or variant_case(model, case) is not None
+                for case in type_.cases
+            )
+        case m.Union_():
+            return not native_union(model, type_, seen)
+        case m.Record():
+            return type_.open  # `hooks.OpenRecord`: no struct
+        case m.List() | m.Map() | m.AtomRef() | m.InterfaceRef() | m.Enum():
+            return False  # (a list's or map's items are decoded on their own)
+        case _:
+            assert_never(type_)
 
 
 def native_union(model: m.Model, union: m.Union_, seen: frozenset[str] = frozenset()) -> bool:

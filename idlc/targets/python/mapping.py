@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model as m
@@ -298,29 +299,34 @@ class _Namer:
             self.inline[id(type_)] = (name, module)
             self.named.append((type_, name, span or type_.span))
             self.claim(name, module, span or type_.span, what)
-        if isinstance(type_, m.Record):
-            self.name_fields(type_.fields, name, module)
-        elif isinstance(type_, (m.Optional, m.List)):
-            self.name_inline(type_.inner, name, module, what, span)
-        elif isinstance(type_, m.Map):
-            self.name_inline(type_.value, name, module, what, span)
-        elif isinstance(type_, m.Variant):
-            self.name_variant(type_, name, module, span)
-        elif isinstance(type_, m.Union_):
-            if not native_union(self.model, type_):
-                self.union_markers[id(type_)] = naming.choice_base_name(name)
-            for index, alternative in enumerate(type_.alternatives):
-                self.name_inline(
-                    alternative,
-                    naming.union_alternative_name(name, index),
-                    module,
-                    f"alternative {index + 1} of `{name}`",
-                )
-        elif isinstance(type_, m.Enum):
-            for value in type_.values:
-                self.enum_members[value.value] = naming.enum_attribute_name(value.value)
-        if isinstance(type_, m.Record) and type_.open:
-            self.open_record_fields[id(type_)] = naming.open_record_fields_class_name(name)
+        match type_:
+            case m.Record():
+                self.name_fields(type_.fields, name, module)
+                if type_.open:
+                    self.open_record_fields[id(type_)] = naming.open_record_fields_class_name(name)
+            case m.Optional() | m.List():
+                self.name_inline(type_.inner, name, module, what, span)
+            case m.Map():
+                self.name_inline(type_.value, name, module, what, span)
+            case m.Variant():
+                self.name_variant(type_, name, module, span)
+            case m.Union_():
+                if not native_union(self.model, type_):
+                    self.union_markers[id(type_)] = naming.choice_base_name(name)
+                for index, alternative in enumerate(type_.alternatives):
+                    self.name_inline(
+                        alternative,
+                        naming.union_alternative_name(name, index),
+                        module,
+                        f"alternative {index + 1} of `{name}`",
+                    )
+            case m.Enum():
+                for value in type_.values:
+                    self.enum_members[value.value] = naming.enum_attribute_name(value.value)
+            case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.TypeRef():
+                pass  # nothing inline to name: a name, or a leaf
+            case _:
+                assert_never(type_)
 
     def name_variant(self, type_: m.Variant, name: str, module: str, span: Span | None) -> None:
         """The classes of variant `type_`, named `name` (`VariantNames`), and the inline

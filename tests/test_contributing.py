@@ -1,0 +1,43 @@
+"""docs/contributing.md stays true: the files its table names exist, those it says mypy finds
+do dispatch exhaustively, its count is the table's, and every type node of the syntax has
+its conversion into the model."""
+
+from __future__ import annotations
+
+import re
+import typing
+
+from idlc.semantics.types import _CONVERTERS
+from idlc.syntax import ast
+from tests.conftest import REPO
+
+PAGE = REPO / "docs" / "contributing.md"
+_ROW = re.compile(r"^\| `([^`]+)` \| (.+) \| (.+) \|$", re.MULTILINE)
+
+
+def _rows() -> list[tuple[str, str]]:
+    section = PAGE.read_text(encoding="utf-8").split("## Adding a type constructor", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    return [(path, found) for path, _, found in _ROW.findall(section)]
+
+
+def test_every_file_named_exists_and_the_count_is_right() -> None:
+    rows = _rows()
+    assert rows, "the table of files is gone"
+    for path, _ in rows:
+        assert (REPO / path).is_file(), path
+    text = PAGE.read_text(encoding="utf-8")
+    assert f"**{len(rows)} source files**" in text  # the grammar counts as one
+    found_by_mypy = [path for path, found in rows if found.strip() == "mypy"]
+    words = {7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
+    assert f"{words.get(len(found_by_mypy), len(found_by_mypy))} of the" in text
+
+
+def test_the_files_said_to_be_found_by_mypy_match_exhaustively() -> None:
+    for path, found in _rows():
+        if found.strip() == "mypy":
+            assert "assert_never(" in (REPO / path).read_text(encoding="utf-8"), path
+
+
+def test_every_syntax_type_node_is_converted() -> None:
+    assert set(typing.get_args(ast.TypeExpr)) == set(_CONVERTERS)
