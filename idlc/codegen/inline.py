@@ -17,15 +17,15 @@ InlineType = m.Record | m.Enum | m.Variant | m.Union_
 
 def inline_types(type_: m.Type) -> Iterator[InlineType]:
     """The inline types directly inside `type_` that need their own definition."""
-    match type_:
+    match type_:  # (most types are names and primitives: they are asked first)
+        case m.Primitive() | m.TypeRef() | m.AtomRef() | m.InterfaceRef():
+            pass
         case m.Record() | m.Enum() | m.Variant() | m.Union_():
             yield type_
         case m.Optional() | m.List():
             yield from inline_types(type_.inner)
         case m.Map():
             yield from inline_types(type_.value)
-        case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.TypeRef():
-            pass
         case _:
             assert_never(type_)
 

@@ -12,7 +12,7 @@ twice is the front end's duplicate error, not checked again here.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar, assert_never
 
@@ -92,11 +92,15 @@ def check_names(model: m.Model, diagnostics: Diagnostics) -> None:
                 assert_never(type_)
 
 
-def _check_scope(scope: _Scope[_Item], items: Iterable[_Item], diagnostics: Diagnostics) -> None:
+def _check_scope(scope: _Scope[_Item], items: Sequence[_Item], diagnostics: Diagnostics) -> None:
+    names = list(map(scope.name, items))
+    if len(set(map(scope.to_python, names))) == len(names):
+        # As in most scopes, no two names share a Python name (two equal IDL names would
+        # share one too): nothing to report, found in C-level calls alone.
+        return
     seen: set[str] = set()
     python: dict[str, _Item] = {}
-    for item in items:
-        name = scope.name(item)
+    for item, name in zip(items, names, strict=True):
         if name in seen:
             continue  # declared twice: the front end's error
         seen.add(name)
