@@ -30,6 +30,7 @@ import msgspec
 from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc_runtime.rpc.calls import PendingCalls
+from idlc_runtime.rpc.express import Express
 from idlc_runtime.rpc.handling import (
     CANCEL_METHOD,
     TOO_DEEP,
@@ -181,8 +182,14 @@ class Peer:
             if isinstance(reader, asyncio.StreamReader)
             else reader
         )
+        express = Express(
+            handling,
+            bound=options.max_concurrent_handlers,
+            route_targets=options.route_targets,
+            on_failed_line=inbound.on_failed_line,
+        )
         self._intake = intake = Intake(
-            source, inbound.take, handling, options.max_concurrent_handlers, outbox
+            source, inbound.take, handling, options.max_concurrent_handlers, outbox, express
         )
         handling.on_handler_done = intake.handler_finished
         #: Set once nothing more will be read: calls to the other side cannot be answered.
