@@ -13,8 +13,9 @@ that begins as a compact encoder begins a notification (`wire.NOTIFICATION_START
   (`wire.typed_notification`; msgspec's typed decode, as the direct path's), which checks
   `"jsonrpc": "2.0"` and the method as `Inbound._on_message` would;
 - must have no `id`, and no `$target` when routing is on (docs/wire.md §5);
-- and is handed to the ordered worker, while that is idle (so no notification waits before
-  it) and handlers are under their bound (docs/wire.md §11, §13).
+- and, with the others of its run, is handed to the ordered worker, while that is idle (so
+  no notification waits before them) and handlers are under their bound (docs/wire.md §11,
+  §13), which takes their first steps one after another (`OrderedWorker.first_steps`).
 
 Any line it cannot take so — another kind of message, a notification written with spaces or
 another member first, params that need the lenient decode or do not decode, a busy worker,
@@ -27,7 +28,8 @@ handled twice, and lines are taken strictly in order.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Union
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Union, cast
 
 import msgspec
 from msgspec import UNSET
@@ -105,39 +107,36 @@ class Express:
         line left to the general path (`len(lines)` when none is)."""
         handling = self._handling
         table = handling.express
-        if table is None:
+        ordered = handling.ordered
+        # While the worker is idle it holds no slot: the handlers' tasks are all there is to
+        # count against the bound (`Handling.__len__`), and no notification's first step
+        # changes them, nor stops the intake (only the peer's own task does).
+        if table is None or ordered.busy or len(handling.handlers) >= self._bound or self.stopped:
             return index
         decode = table.decode
         entries = table.entries
-        ordered = handling.ordered
-        handlers = handling.handlers
-        bound = self._bound
         route_targets = self._route_targets
-        for index in range(index, len(lines)):  # noqa: B020 - the index returned
-            line = lines[index]
-            # While the worker is idle it holds no slot: the handlers' tasks are all there
-            # is to count against the bound (`Handling.__len__`).
-            if (
-                type(line) is not bytes  # an oversized line, or what a batch left
-                or not line.startswith(NOTIFICATION_START)
-                or ordered.busy
-                or len(handlers) >= bound
-                or self.stopped
-            ):
-                return index
+        run: list[tuple[ExpressEntry, Any]] = []
+        for line in islice(lines, index, None):
+            if type(line) is not bytes or not line.startswith(NOTIFICATION_START):
+                break  # an oversized line, what a batch left, or not a compact notification
             if route_targets and (b"$target" in line or b"\\u" in line):
-                return index  # it may be addressed to another object (docs/wire.md §5)
+                break  # it may be addressed to another object (docs/wire.md §5)
             try:
                 message = decode(line)
             except _UNDECODABLE:
-                return index
+                break
             if message.id is not UNSET:
-                return index  # a request
-            entry = entries[type(message)]
-            try:
-                ordered.notification(entry.wire, entry.invoke, entry.implementation, message.params)
-            except OSError:
-                raise  # writing failed: the transport is gone (as in `Inbound.take`)
-            except Exception as error:  # a bug: what the handler raises is logged there
-                self._on_failed_line(line, error)
-        return len(lines)
+                break  # a request
+            run.append((entries[type(message)], message.params))
+        if not run:
+            return index
+        try:
+            # All of them, unless one awaits: those after it go the general way, to wait
+            # behind it in the worker's queue within the bound.
+            return index + ordered.first_steps(run)
+        except OSError:
+            raise  # writing failed: the transport is gone (as in `Inbound.take`)
+        except Exception as error:  # a bug: what a handler raises is logged by the worker
+            self._on_failed_line(cast(bytes, lines[index]), error)
+            return index + len(run)

@@ -228,13 +228,13 @@ class Intake:
         express = self._express
         count = len(lines)
         index = 0
-        while True:
+        while index < count:
             if express is not None:
                 index = express.take(lines, index)
                 if self._stopped:
                     return False
-            if index == count:
-                return True
+                if index == count:
+                    break
             if len(handlers) >= bound:
                 # Backpressure: what is not read stays in the transport, which stops
                 # reading from the other side once its buffer is full.
@@ -251,6 +251,7 @@ class Intake:
                 self._backlog.extend(lines[index:])
                 self._source.pause_reading()
                 return False
+        return True
 
     def _wait_for_writer(self) -> None:
         """Error answers are written without waiting; respect the writer's limit before

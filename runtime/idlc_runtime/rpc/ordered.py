@@ -27,7 +27,7 @@ import logging
 # What every Python's tasks call around each of their steps (see `eager`).
 from asyncio.tasks import _enter_task, _leave_task
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from types import CoroutineType
 from typing import Any, Final, NamedTuple
 
@@ -37,6 +37,11 @@ from idlc_runtime.rpc.eager import StepHold, current_task, start_eagerly
 #: True in the ordered worker's context, so in every notification handler it runs and in
 #: the tasks those start: calls made there get their answers at once (see the module).
 IN_ORDER: contextvars.ContextVar[bool] = contextvars.ContextVar("idlc_in_order", default=False)
+
+
+#: A notification's handler: its wire method, and what is called, with its params, to get
+#: the awaitable that handles it.
+Handler = tuple[str, Callable[[Any, Any], Awaitable[Any]], object]
 
 
 class _Queued(NamedTuple):
@@ -121,46 +126,67 @@ class OrderedWorker:
             self._queue.append(_Queued(wire, invoke, implementation, params))
             self.waiting += 1
             return
+        self.first_steps([((wire, invoke, implementation), params)])
+
+    def first_steps(self, notifications: Sequence[tuple[Handler, Any]]) -> int:
+        """While the worker is idle (`busy` False): handle `notifications` (each a handler
+        and its params) one after another, now, until one does not finish in its first
+        step — the worker's task carries that one on — and return how many were taken; the
+        caller hands the others over again (they then wait behind it). All of them when
+        the worker is closing: those are dropped, as what waits in its queue is.
+
+        Each first step is taken while its line is handled (so what it writes is held with
+        that read's answers, `intake`, as a request's first step is), as the worker's task,
+        made current by hand once for them all (`eager.step_as` written out), and in a copy
+        of the worker's context of its own; the handler's coroutine is made in that step
+        too, as a task's first step would make it."""
         if self._closing:
-            return
+            return len(notifications)
         task = self._task
         if task is None:
             task = self._start()
         wake = self._wake
         assert wake is not None  # set by the worker's first step, taken in `_start`
-        stale_cancel = wake.done()
-        context = self._base.copy()
+        base = self._base
         loop = self._loop
+        taken = 0
         self.busy = True
-        # The first step, taken now while its line is handled (so what it writes is held
-        # with that read's answers, `intake`, as a request's first step is), as the
-        # worker's task: `eager.step_as` written out, with the handler's coroutine made in
-        # that step too, as a task's first step would make it.
         outer = _current_task(loop)
         if outer is not None:
             _leave_task(loop, outer)
         _enter_task(loop, task)
         try:
-            handler = context.run(invoke, implementation, params)
-            if type(handler) is not CoroutineType:
-                handler = _awaiting(handler)
-            waited = context.run(handler.send, None)
-        except StopIteration:
-            self.busy = False
-            return
-        except BaseException as error:
-            self.busy = False
-            _report(wire, error, closing=False)
-            return
+            for (wire, invoke, implementation), params in notifications:
+                taken += 1
+                stale_cancel = wake.done()
+                context = base.copy()
+                try:
+                    handler = context.run(invoke, implementation, params)
+                    if type(handler) is not CoroutineType:
+                        handler = _awaiting(handler)
+                    waited = context.run(handler.send, None)
+                except StopIteration:
+                    continue
+                except BaseException as error:
+                    _report(wire, error, closing=False)
+                    continue
+                self._carried = _Carried(wire, handler, context, waited, stale_cancel)
+                break
+            else:
+                self.busy = False
+                return taken
+        except BaseException:
+            self.busy = False  # only what nothing should catch (`_report` raised it)
+            raise
         finally:
             _leave_task(loop, task)
             if outer is not None:
                 _enter_task(loop, outer)
-        self._carried = _Carried(wire, handler, context, waited, stale_cancel)
         if not wake.done():
             wake.set_result(None)
         self.running = loop.create_future()
         self.on_worker(True)
+        return taken
 
     def after_preceding(self, deliver: Callable[[], None]) -> None:
         """Run `deliver` (an answer's delivery) once every notification before has been

@@ -45,7 +45,11 @@ from idlc_runtime.rpc.interceptors import Interceptor
 from idlc_runtime.rpc.outbox import Outbox
 from idlc_runtime.rpc.replies import Replies
 from idlc_runtime.rpc.wire import (
+    JSONRPC,
+    NEWLINE,
     CancelParams,
+    NotificationOut,
+    encode_message,
     encode_notification,
     encode_request,
     validation_data,
@@ -327,9 +331,13 @@ class Peer:
         no coroutine (docs/benchmarks.md, "ACP SDK")."""
         if self._closed or self._task is None:
             raise ConnectionClosed("the connection is closed" if self._task else "not started")
-        if self._outbox.send(
-            encode_notification(method, params if target is None else with_target(params, target))
-        ):
+        # `encode_notification` written out: this is the path of every notification sent.
+        message = encode_message(
+            NotificationOut(
+                JSONRPC, method, params if target is None else with_target(params, target)
+            )
+        )
+        if self._outbox.send(message + NEWLINE):
             return self._sent
         return self._drain_after(method)
 

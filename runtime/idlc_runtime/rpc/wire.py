@@ -113,6 +113,9 @@ _cancel_decoder: Final = msgspec.json.Decoder(CancelParams)
 _any_decoder: Final = msgspec.json.Decoder()
 _batch_decoder: Final = msgspec.json.Decoder(list[Raw])
 
+#: msgspec's encoding of a message (without its newline), for a caller that builds the
+#: message itself on a hot path (`Peer.notify`).
+encode_message: Final = _encoder.encode
 decode_envelope: Final = _envelope_decoder.decode
 decode_error: Final = _error_decoder.decode
 decode_cancel: Final = _cancel_decoder.decode
