@@ -213,7 +213,7 @@ class Intake:
                 taken = self._take_all(lines)
             finally:
                 outbox.release()
-            if taken:
+            if taken and outbox.may_be_paused():
                 self._wait_for_writer()
         except Exception as error:
             # Reported through `done`; the peer then closes the connection.
@@ -254,10 +254,8 @@ class Intake:
         return True
 
     def _wait_for_writer(self) -> None:
-        """Error answers are written without waiting; respect the writer's limit before
-        taking in more. Pauses reading while the writer may be paused."""
-        if not self._outbox.may_be_paused():
-            return
+        """Error answers are written without waiting: the writer may be paused (its
+        buffer over the limit), so respect it before taking in more, reading paused."""
         self._source.pause_reading()
         self._draining = self._loop.create_task(self._drain_then_resume(), context=self._context)
 

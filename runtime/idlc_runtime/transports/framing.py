@@ -200,7 +200,12 @@ class LineProtocol(asyncio.Protocol):
         if self._budget is not None:
             self._budget.update(self, self._splitter.buffered, bool(lines))
         if lines:
-            self._deliver(lines)
+            # `_deliver`, written out: this is every read's path.
+            sink = self._sink
+            if sink is None:
+                self._early.extend(lines)
+            else:
+                sink.lines_received(lines)
 
     def eof_received(self) -> bool:
         self._end(None)
