@@ -34,6 +34,8 @@ from typing import Any, Final, NamedTuple
 from idlc_runtime.errors import RpcError
 from idlc_runtime.rpc.eager import StepHold, current_task, start_eagerly
 
+log = logging.getLogger("idlc_runtime")
+
 #: True in the ordered worker's context, so in every notification handler it runs and in
 #: the tasks those start: calls made there get their answers at once (see the module).
 IN_ORDER: contextvars.ContextVar[bool] = contextvars.ContextVar("idlc_in_order", default=False)
@@ -151,7 +153,7 @@ class OrderedWorker:
         loop = self._loop
         taken = 0
         self.busy = True
-        outer = _current_task(loop)
+        outer = current_task(loop)
         if outer is not None:
             _leave_task(loop, outer)
         _enter_task(loop, task)
@@ -289,11 +291,6 @@ class OrderedWorker:
         if running is not None:
             running.set_result(None)
             self.on_worker(False)
-
-
-log = logging.getLogger("idlc_runtime")
-
-_current_task = current_task
 
 
 def _report(wire: str, error: BaseException, *, closing: bool) -> None:
