@@ -22,8 +22,9 @@ without suspending is never scheduled (3.12+) and is not counted as running.
 
 `step_as` is that by-hand step on its own, for a task that exists already: the ordered
 worker (`ordered`) takes a notification handler's first step in its own long-lived task
-that way, on every Python (3.12 and 3.13 have the same two functions, in C), instead of
-starting a task per notification.
+the same way (written out there, on the path of every notification), on every Python
+(3.12 and 3.13 have the same two functions, in C), instead of starting a task per
+notification.
 
 Each step of a handler's task is framed by `steps.hold()` and `steps.release()`
 (`outbox.Outbox`: what a step writes goes out in one write when it ends).
@@ -44,13 +45,13 @@ from typing import Any, Final, Protocol
 #: Python has eager tasks (3.12+).
 NATIVE_EAGER: Final = sys.version_info >= (3, 12)
 
-#: The loop's current task, or None.
-_current_task: Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None]
+#: The loop's current task, or None (`asyncio.current_task` without its checks).
+current_task: Callable[[asyncio.AbstractEventLoop], asyncio.Task[Any] | None]
 if NATIVE_EAGER:  # pragma: no cover - depends on the Python version
-    _current_task = asyncio.current_task  # a C function since 3.12
+    current_task = asyncio.current_task  # a C function since 3.12
 else:  # pragma: no cover - depends on the Python version
     # 3.11's `current_task` is Python around this lookup: the loop's entry, or None.
-    _current_task = asyncio.tasks._current_tasks.get  # type: ignore[attr-defined]
+    current_task = asyncio.tasks._current_tasks.get  # type: ignore[attr-defined]
 
 #: `_Steps._first` when there is no first outcome left to hand over.
 _HANDED: Final = object()
@@ -107,7 +108,7 @@ def step_as(
     current task meanwhile (the task current before, the reading task say, is put back
     after). Returns what the step awaits; raises what the coroutine raises, StopIteration
     included. The caller hands what it awaits to `task` (the ordered worker does)."""
-    outer = _current_task(loop)
+    outer = current_task(loop)
     if outer is not None:
         _leave_task(loop, outer)
     _enter_task(loop, task)

@@ -27,6 +27,7 @@ from idlc_runtime.codec.lenient import LenientDecoder
 from idlc_runtime.errors import ErrorCode, RpcError, Unsupported
 from idlc_runtime.rpc.dispatch import InputShape, MethodSpec, serving_tables
 from idlc_runtime.rpc.eager import start_eagerly
+from idlc_runtime.rpc.express import ExpressTable, express_table
 from idlc_runtime.rpc.interceptors import CallInfo, Interceptor, Proceed, applies_to
 from idlc_runtime.rpc.ordered import OrderedWorker
 from idlc_runtime.rpc.outbox import Outbox
@@ -197,6 +198,8 @@ class Handling:
         self._root: _Served | None = None
         #: The root's notifications that take the direct path (`_Direct`), by wire method.
         self._direct: dict[str, _Direct] = {}
+        #: Those of them the express path takes (`rpc/express.py`).
+        self.express: ExpressTable | None = None
         self._objects: dict[str, _Served] = {}
         #: The other side's calls being handled, by id, so they can be cancelled.
         self._incoming: dict[RequestId | None, asyncio.Task[None]] = {}
@@ -222,11 +225,11 @@ class Handling:
         self._root = served = (
             _served(root, self._interceptors, self._only_implemented) if root is not None else None
         )
-        self._direct = (
-            _direct_notifications(served, self._concurrent_notifications)
-            if served is not None
-            else {}
-        )
+        if served is None:
+            self._direct, self.express = {}, None
+            return
+        self._direct = _direct_notifications(served, self._concurrent_notifications)
+        self.express = express_table(served.notifications, self._direct, served.implementation)
 
     def register(self, key: str, implementation: object) -> None:
         if key in self._objects:
@@ -300,9 +303,7 @@ class Handling:
             except _UNDECODABLE:
                 pass  # the path below decodes them again: leniently, or to say why not
             else:
-                self.ordered.notification(
-                    self._notified(method, direct.invoke, direct.implementation, decoded)
-                )
+                self.ordered.notification(method, direct.invoke, direct.implementation, decoded)
                 return
         if method == CANCEL_METHOD:
             self._on_cancel(params)
@@ -318,9 +319,7 @@ class Handling:
             return
         invoke = self._intercepted(served, spec, target)
         if method not in self._concurrent_notifications:
-            self.ordered.notification(
-                self._notified(method, invoke, served.implementation, decoded)
-            )
+            self.ordered.notification(method, invoke, served.implementation, decoded)
             return
         self._next_token += 1
         token = self._next_token

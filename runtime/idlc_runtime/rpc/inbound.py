@@ -81,10 +81,12 @@ class Inbound:
             if isinstance(line, Rest):
                 log.error("handling the rest of a batch failed", exc_info=error)
             else:
-                self._on_failed_line(line, error)
+                self.on_failed_line(line, error)
         return None
 
-    def _on_failed_line(self, line: Line, error: Exception) -> None:
+    def on_failed_line(self, line: Line, error: Exception) -> None:
+        """A line whose handling failed on a bug: logged, answered -32603 unless it is a
+        response."""
         log.error("handling a line failed", exc_info=error)
         try:
             if isinstance(line, Oversized):
@@ -134,7 +136,7 @@ class Inbound:
                     raise
                 except Exception as error:
                     # As for a line (see `take`): the other members still get answers.
-                    self._on_failed_line(message, error)
+                    self.on_failed_line(message, error)
         finally:
             self._replies.batch = None
         batch.seal()

@@ -24,6 +24,7 @@ import contextvars
 from collections import deque
 from collections.abc import Callable, Sequence, Sized
 
+from idlc_runtime.rpc.express import Express
 from idlc_runtime.rpc.outbox import Outbox
 from idlc_runtime.rpc.replies import Batch
 from idlc_runtime.transports.contract import LineSink, LineSource
@@ -104,7 +105,9 @@ class Intake:
     """Takes lines from a source and hands them to `take`, within the handler bound.
 
     `handlers` is the collection of running handlers, whose size is checked against
-    `bound`; the owner calls `handler_finished()` whenever one ends. `done` is resolved
+    `bound`; the owner calls `handler_finished()` whenever one ends. Each read's lines go
+    first to `express` (`rpc/express.py`), which takes the notifications it can on its own,
+    and those it leaves to `take`, one at a time. `done` is resolved
     once the input has ended and everything received before has been handled; `error`
     then says why if the connection failed.
     """
@@ -116,10 +119,12 @@ class Intake:
         handlers: Sized,
         bound: int,
         outbox: Outbox,
+        express: Express | None = None,
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._source = source
         self._take = take
+        self._express = express
         self._handlers = handlers
         self._bound = bound
         self._outbox = outbox
@@ -147,11 +152,16 @@ class Intake:
 
     def stop(self) -> None:
         """Handle no more lines, even those already received."""
+        self._set_stopped()
+
+    def _set_stopped(self) -> None:
         self._stopped = True
+        if self._express is not None:
+            self._express.stopped = True
 
     def close(self) -> None:
         """Stop, drop what was not handled and close the source."""
-        self._stopped = True
+        self._set_stopped()
         if self._draining is not None:
             self._draining.cancel()
         self._backlog.clear()
@@ -203,7 +213,7 @@ class Intake:
                 taken = self._take_all(lines)
             finally:
                 outbox.release()
-            if taken:
+            if taken and outbox.may_be_paused():
                 self._wait_for_writer()
         except Exception as error:
             # Reported through `done`; the peer then closes the connection.
@@ -215,29 +225,37 @@ class Intake:
         bound = self._bound
         handlers = self._handlers
         take = self._take
-        for index, line in enumerate(lines):
+        express = self._express
+        count = len(lines)
+        index = 0
+        while index < count:
+            if express is not None:
+                index = express.take(lines, index)
+                if self._stopped:
+                    return False
+                if index == count:
+                    break
             if len(handlers) >= bound:
                 # Backpressure: what is not read stays in the transport, which stops
                 # reading from the other side once its buffer is full.
                 self._backlog.extend(lines[index:])
                 self._source.pause_reading()
                 return False
-            rest = take(line)
+            rest = take(lines[index])
             if self._stopped:
                 return False
+            index += 1
             if rest is not None:
                 # A batch reached the bound: its other members go first once handlers end.
                 self._backlog.append(rest)
-                self._backlog.extend(lines[index + 1 :])
+                self._backlog.extend(lines[index:])
                 self._source.pause_reading()
                 return False
         return True
 
     def _wait_for_writer(self) -> None:
-        """Error answers are written without waiting; respect the writer's limit before
-        taking in more. Pauses reading while the writer may be paused."""
-        if not self._outbox.may_be_paused():
-            return
+        """Error answers are written without waiting: the writer may be paused (its
+        buffer over the limit), so respect it before taking in more, reading paused."""
         self._source.pause_reading()
         self._draining = self._loop.create_task(self._drain_then_resume(), context=self._context)
 

@@ -4,7 +4,7 @@ they arrived, and answers delivered after the notifications that arrived before 
 
 The worker is one task that lives as long as the connection. A notification's handler runs
 at once when none is running: its first step is taken while its line is read, as a
-request's is, with the worker's task made current by hand (`eager.step_as`), so
+request's is, with the worker's task made current by hand (as `eager.step_as` does), so
 `asyncio.current_task()`, `asyncio.timeout` and a `TaskGroup` see the worker. A handler that
 finishes in that step — nearly every one — costs no task and no turn of the event loop. One
 that awaits is handed to the worker's task, which carries it on; the notifications that
@@ -22,18 +22,41 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
+
+# What every Python's tasks call around each of their steps (see `eager`).
+from asyncio.tasks import _enter_task, _leave_task
 from collections import deque
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
+from types import CoroutineType
 from typing import Any, Final, NamedTuple
 
-from idlc_runtime.rpc.eager import StepHold, start_eagerly, step_as
+from idlc_runtime.errors import RpcError
+from idlc_runtime.rpc.eager import StepHold, current_task, start_eagerly
+
+log = logging.getLogger("idlc_runtime")
 
 #: True in the ordered worker's context, so in every notification handler it runs and in
 #: the tasks those start: calls made there get their answers at once (see the module).
 IN_ORDER: contextvars.ContextVar[bool] = contextvars.ContextVar("idlc_in_order", default=False)
 
-#: A queued item: a notification's handler to await, or an answer to deliver.
-_Item = Coroutine[Any, Any, None] | Callable[[], None]
+
+#: A notification's handler: its wire method, and what is called, with its params, to get
+#: the awaitable that handles it.
+Handler = tuple[str, Callable[[Any, Any], Awaitable[Any]], object]
+
+
+class _Queued(NamedTuple):
+    """A notification waiting for the ones before it: `invoke(implementation, params)`."""
+
+    wire: str
+    invoke: Callable[[Any, Any], Awaitable[Any]]
+    implementation: object
+    params: Any
+
+
+#: A queued item: a notification to handle, or an answer to deliver.
+_Item = _Queued | Callable[[], None]
 
 #: `_InContext`'s "the handler has not taken its first step yet".
 _NOT_STARTED: Final = object()
@@ -42,6 +65,7 @@ _NOT_STARTED: Final = object()
 class _Carried(NamedTuple):
     """A handler whose first step, taken by hand, left it waiting: for the worker's task."""
 
+    wire: str
     handler: Coroutine[Any, Any, None]
     context: contextvars.Context
     #: What that step awaits (a future, or None for a bare yield).
@@ -68,8 +92,10 @@ class OrderedWorker:
         self._loop = loop
         self._steps = steps
         self._queue: deque[_Item] = deque()
-        #: A notification's handler is running (or the worker is handling the queue).
-        self._busy = False
+        #: A notification's handler is running (or the worker is handling the queue): an
+        #: answer then waits too. Read-only outside the worker; while it is False the worker
+        #: holds no slot of the bound on handlers (`running` is None, nothing `waiting`).
+        self.busy = False
         #: Notifications in the queue, counted against the bound on handlers.
         self.waiting = 0
         self.on_handler_done: Callable[[], None] = _nothing
@@ -87,49 +113,88 @@ class OrderedWorker:
         self._base = contextvars.Context()
         self._closing = False
 
-    @property
-    def busy(self) -> bool:
-        """Whether a notification is being handled or waits: an answer then waits too."""
-        return self._busy
-
-    def notification(self, handler: Coroutine[Any, Any, None]) -> None:
-        """Handle a notification after those before it: `handler` must not raise."""
-        if self._busy:
-            self._queue.append(handler)
+    def notification(
+        self,
+        wire: str,
+        invoke: Callable[[Any, Any], Awaitable[Any]],
+        implementation: object,
+        params: Any,
+    ) -> None:
+        """Handle a notification of `wire` after those before it: `invoke(implementation,
+        params)`, awaited in a copy of the worker's context with the worker's task current.
+        What the handler raises is logged, never raised (`_report`), so the next one runs
+        all the same."""
+        if self.busy:
+            self._queue.append(_Queued(wire, invoke, implementation, params))
             self.waiting += 1
             return
+        self.first_steps([((wire, invoke, implementation), params)])
+
+    def first_steps(self, notifications: Sequence[tuple[Handler, Any]]) -> int:
+        """While the worker is idle (`busy` False): handle `notifications` (each a handler
+        and its params) one after another, now, until one does not finish in its first
+        step — the worker's task carries that one on — and return how many were taken; the
+        caller hands the others over again (they then wait behind it). All of them when
+        the worker is closing: those are dropped, as what waits in its queue is.
+
+        Each first step is taken while its line is handled (so what it writes is held with
+        that read's answers, `intake`, as a request's first step is), as the worker's task,
+        made current by hand once for them all (`eager.step_as` written out), and in a copy
+        of the worker's context of its own; the handler's coroutine is made in that step
+        too, as a task's first step would make it."""
         if self._closing:
-            handler.close()
-            return
+            return len(notifications)
         task = self._task
         if task is None:
             task = self._start()
         wake = self._wake
         assert wake is not None  # set by the worker's first step, taken in `_start`
-        stale_cancel = wake.done()
-        context = self._base.copy()
-        self._busy = True
-        # Taken while its line is handled, so what it writes is held with that read's
-        # answers (`intake`), as a request's first step is.
+        base = self._base
+        loop = self._loop
+        taken = 0
+        self.busy = True
+        outer = current_task(loop)
+        if outer is not None:
+            _leave_task(loop, outer)
+        _enter_task(loop, task)
         try:
-            waited = step_as(self._loop, task, context, handler)
-        except StopIteration:
-            self._busy = False
-            return
+            for (wire, invoke, implementation), params in notifications:
+                taken += 1
+                stale_cancel = wake.done()
+                context = base.copy()
+                try:
+                    handler = context.run(invoke, implementation, params)
+                    if type(handler) is not CoroutineType:
+                        handler = _awaiting(handler)
+                    waited = context.run(handler.send, None)
+                except StopIteration:
+                    continue
+                except BaseException as error:
+                    _report(wire, error, closing=False)
+                    continue
+                self._carried = _Carried(wire, handler, context, waited, stale_cancel)
+                break
+            else:
+                self.busy = False
+                return taken
         except BaseException:
-            self._busy = False  # only what nothing should catch (`handler` raises no other)
+            self.busy = False  # only what nothing should catch (`_report` raised it)
             raise
-        self._carried = _Carried(handler, context, waited, stale_cancel)
+        finally:
+            _leave_task(loop, task)
+            if outer is not None:
+                _enter_task(loop, outer)
         if not wake.done():
             wake.set_result(None)
-        self.running = self._loop.create_future()
+        self.running = loop.create_future()
         self.on_worker(True)
+        return taken
 
     def after_preceding(self, deliver: Callable[[], None]) -> None:
         """Run `deliver` (an answer's delivery) once every notification before has been
         handled; at once when none is being handled or waits. Never for the answer to a
         call made where `IN_ORDER` is set (`PendingCalls` delivers those at once)."""
-        if self._busy:
+        if self.busy:
             self._queue.append(deliver)
         else:
             deliver()
@@ -139,7 +204,7 @@ class OrderedWorker:
         did arrive), before the calls still waiting fail."""
         queue = self._queue
         for item in list(queue):
-            if not isinstance(item, Coroutine):
+            if not isinstance(item, _Queued):
                 queue.remove(item)
                 item()
 
@@ -187,12 +252,22 @@ class OrderedWorker:
                 carried = self._carried
                 assert carried is not None
                 self._carried = None
-                await _InContext(carried.handler, carried.context, carried.waited, error)
+                try:
+                    await _InContext(carried.handler, carried.context, carried.waited, error)
+                except BaseException as failure:
+                    _report(carried.wire, failure, closing=self._closing)
                 while queue:
                     item = queue.popleft()
-                    if isinstance(item, Coroutine):
+                    if isinstance(item, _Queued):
                         self.waiting -= 1
-                        await _InContext(item, self._base.copy())
+                        context = self._base.copy()
+                        try:
+                            handler = context.run(item.invoke, item.implementation, item.params)
+                            if type(handler) is not CoroutineType:
+                                handler = _awaiting(handler)
+                            await _InContext(handler, context)
+                        except BaseException as failure:
+                            _report(item.wire, failure, closing=self._closing)
                         self.on_handler_done()
                     else:
                         item()
@@ -204,20 +279,38 @@ class OrderedWorker:
                 self._carried.handler.close()
                 self._carried = None
             for item in queue:
-                if isinstance(item, Coroutine):
-                    item.close()
-                else:
+                if not isinstance(item, _Queued):
                     item()
             queue.clear()
             self.waiting = 0
             self._idle()
 
     def _idle(self) -> None:
-        self._busy = False
+        self.busy = False
         running, self.running = self.running, None
         if running is not None:
             running.set_result(None)
             self.on_worker(False)
+
+
+def _report(wire: str, error: BaseException, *, closing: bool) -> None:
+    """What a notification's handler raised: logged, except a cancellation while the
+    connection closes (it stops the worker) and what nothing should catch (KeyboardInterrupt,
+    SystemExit), which go on."""
+    if isinstance(error, asyncio.CancelledError):
+        if closing:
+            raise error
+    elif isinstance(error, RpcError):
+        log.debug("notification %s answered an error: %s", wire, error)
+    elif isinstance(error, Exception):
+        log.exception("notification handler %s failed", wire, exc_info=error)
+    else:
+        raise error
+
+
+async def _awaiting(awaitable: Awaitable[Any]) -> None:
+    """A handler that returned an awaitable other than a coroutine, as a coroutine."""
+    await awaitable
 
 
 def _uncancel() -> None:

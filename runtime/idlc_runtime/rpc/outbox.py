@@ -61,8 +61,8 @@ class Outbox:
             return False  # only a transport can say it took everything
         if self._holds:
             self._held.append(message)
-            self._held_size += len(message)
-            if self._held_size >= FLUSH_SIZE:
+            size = self._held_size = self._held_size + len(message)
+            if size >= FLUSH_SIZE:
                 self.flush()
             known = self._flushed_in_hold
             if known is None:
@@ -122,8 +122,11 @@ class Outbox:
             return False  # our writers without a transport never make anyone wait
         if transport.is_closing():
             return True
+        size = transport.get_write_buffer_size()
+        if not size:
+            return False  # the usual case: nothing is over any mark
         low, _ = transport.get_write_buffer_limits()
-        return transport.get_write_buffer_size() > low
+        return size > low
 
     async def drain(self) -> None:
         await self._writer.drain()

@@ -30,6 +30,7 @@ import msgspec
 from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.errors import ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported
 from idlc_runtime.rpc.calls import PendingCalls
+from idlc_runtime.rpc.express import Express
 from idlc_runtime.rpc.handling import (
     CANCEL_METHOD,
     TOO_DEEP,
@@ -44,7 +45,11 @@ from idlc_runtime.rpc.interceptors import Interceptor
 from idlc_runtime.rpc.outbox import Outbox
 from idlc_runtime.rpc.replies import Replies
 from idlc_runtime.rpc.wire import (
+    JSONRPC,
+    NEWLINE,
     CancelParams,
+    NotificationOut,
+    encode_message,
     encode_notification,
     encode_request,
     validation_data,
@@ -181,8 +186,14 @@ class Peer:
             if isinstance(reader, asyncio.StreamReader)
             else reader
         )
+        express = Express(
+            handling,
+            bound=options.max_concurrent_handlers,
+            route_targets=options.route_targets,
+            on_failed_line=inbound.on_failed_line,
+        )
         self._intake = intake = Intake(
-            source, inbound.take, handling, options.max_concurrent_handlers, outbox
+            source, inbound.take, handling, options.max_concurrent_handlers, outbox, express
         )
         handling.on_handler_done = intake.handler_finished
         #: Set once nothing more will be read: calls to the other side cannot be answered.
@@ -320,9 +331,13 @@ class Peer:
         no coroutine (docs/benchmarks.md, "ACP SDK")."""
         if self._closed or self._task is None:
             raise ConnectionClosed("the connection is closed" if self._task else "not started")
-        if self._outbox.send(
-            encode_notification(method, params if target is None else with_target(params, target))
-        ):
+        # `encode_notification` written out: this is the path of every notification sent.
+        message = encode_message(
+            NotificationOut(
+                JSONRPC, method, params if target is None else with_target(params, target)
+            )
+        )
+        if self._outbox.send(message + NEWLINE):
             return self._sent
         return self._drain_after(method)
 

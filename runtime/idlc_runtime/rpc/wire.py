@@ -7,7 +7,7 @@ An empty `Raw` means the member was absent.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
@@ -32,6 +32,30 @@ class Envelope(Struct):
     params: Raw = ABSENT
     result: Raw = ABSENT
     error: Raw = ABSENT
+
+
+#: How a compact encoder (msgspec's, `JSON.stringify`, …) begins a notification.
+NOTIFICATION_START: Final = b'{"jsonrpc":"2.0","method":"'
+
+
+def typed_notification(method: str, params_type: Any) -> type[Struct]:
+    """A notification of `method` whose `params` decode into `params_type`, as one member
+    of a union tagged by `method`: envelope and params decoded in one msgspec call
+    (`rpc/express.py`), with what `Inbound` checks of a notification checked by msgspec too
+    (`"jsonrpc": "2.0"`, the method, params present) except that `id` is absent, for the
+    caller to check. A message that fails it is left to the general path. Members it does
+    not name (`result`, `error`, anything else) are ignored, as `Envelope` holds them
+    without looking inside."""
+    return msgspec.defstruct(
+        "TypedNotification",
+        [
+            ("jsonrpc", Literal["2.0"]),
+            ("params", params_type),
+            ("id", RequestId | None | UnsetType, UNSET),
+        ],
+        tag_field="method",
+        tag=method,
+    )
 
 
 class ErrorObject(Struct, omit_defaults=True):
@@ -89,6 +113,9 @@ _cancel_decoder: Final = msgspec.json.Decoder(CancelParams)
 _any_decoder: Final = msgspec.json.Decoder()
 _batch_decoder: Final = msgspec.json.Decoder(list[Raw])
 
+#: msgspec's encoding of a message (without its newline), for a caller that builds the
+#: message itself on a hot path (`Peer.notify`).
+encode_message: Final = _encoder.encode
 decode_envelope: Final = _envelope_decoder.decode
 decode_error: Final = _error_decoder.decode
 decode_cancel: Final = _cancel_decoder.decode

@@ -24,6 +24,9 @@ from idlc_runtime.transports.contract import LineSink
 
 #: How much one read asks for; also the largest overshoot of the concurrency bound per read.
 CHUNK_SIZE: Final = 256 * 1024
+#: How much a transport that `LineProtocol` serves reads at a time: under the C library's
+#: usual threshold for mapping memory, so that a read allocates from the heap.
+READ_SIZE: Final = 64 * 1024
 #: How much of each end of an oversized line is kept to find out what it was.
 PREFIX_SIZE: Final = 1024
 
@@ -194,13 +197,26 @@ class LineProtocol(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport
+        if isinstance(getattr(transport, "max_size", None), int):
+            # asyncio's pipe and socket transports read `max_size` bytes at a time into a
+            # new bytes object of that size (256 KiB), shrunk to what came. Above glibc's
+            # threshold for mapping memory (128 KiB, unless an earlier free raised it, so it
+            # depends on the process's history), that is an mmap, an mremap and a munmap
+            # per read: a third of an ACP turn's CPU time in some processes and none in
+            # others (docs/benchmarks.md, "ACP SDK"). Reads of READ_SIZE come from the heap.
+            transport.max_size = READ_SIZE  # type: ignore[attr-defined]
 
     def data_received(self, data: bytes) -> None:
         lines = self._splitter.feed(data)
         if self._budget is not None:
             self._budget.update(self, self._splitter.buffered, bool(lines))
         if lines:
-            self._deliver(lines)
+            # `_deliver`, written out: this is every read's path.
+            sink = self._sink
+            if sink is None:
+                self._early.extend(lines)
+            else:
+                sink.lines_received(lines)
 
     def eof_received(self) -> bool:
         self._end(None)
