@@ -34,15 +34,6 @@ def _with_routed_updates(spec: InterfaceSpec) -> InterfaceSpec:
 class Agent(protocol.Agent, Extensions):
     """The generated `Agent` skeleton with the extension hooks; subclass it to write an agent."""
 
-    async def cancel(self, input: protocol.CancelNotification) -> None:
-        """`session/cancel`: when this runs, idlc_acp (`TurnControl`) has cancelled the
-        session's running turns already; override it only for extra work.
-
-        A body of its own, not the generated skeleton's: the runtime drops a notification
-        whose member the agent leaves to the skeleton before any interceptor sees it, so
-        without this `TurnControl` would never see a `session/cancel`."""
-        return None
-
 
 class Client(protocol.Client, Extensions):
     """The generated `Client` skeleton with the extension hooks; subclass it to write a client."""

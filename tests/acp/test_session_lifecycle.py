@@ -456,8 +456,9 @@ def test_the_scope_covers_every_method_that_names_a_session() -> None:
 
 
 def test_session_cancel_reaches_an_agent_that_does_not_override_cancel() -> None:
-    """`idlc_acp.Agent` answers `session/cancel` itself, so `TurnControl` sees it (the runtime
-    drops a notification whose member is left to the generated skeleton)."""
+    """`TurnControl` sees a `session/cancel` the agent leaves to the generated skeleton: the
+    runtime hands such a notification to the interceptors that name it
+    (tests/runtime/test_interceptors.py has the mechanism for any interface)."""
     agent = HeldTurns()
     assert "cancel" not in vars(HeldTurns)
 

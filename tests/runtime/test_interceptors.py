@@ -17,7 +17,7 @@ from idlc_runtime import (
     memory_pair,
 )
 
-from .sample_api import ItemProxy, SampleProxy
+from .sample_api import ItemProxy, Sample, SampleProxy
 from .support import NamedItem, SampleService, run_async, within
 
 
@@ -139,3 +139,54 @@ async def test_transactions_on_different_targets_run_concurrently() -> None:
         release.set()
         await within(asyncio.gather(*renames))
         assert await within(ItemProxy(client, "b").name()) == "b!"
+
+
+class _EventLeftToSkeleton(SampleService):
+    """A service that leaves the `event` notification to the skeleton's default."""
+
+    event = Sample.event  # type: ignore[assignment]
+
+
+class _NamesEvent:
+    """An interceptor wrapping the `event` notification alone."""
+
+    methods = frozenset({"sample:event:notify"})
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+        self.done = asyncio.Event()
+
+    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
+        self.seen.append(call.params)
+        try:
+            return await proceed()  # the skeleton's default: nothing
+        finally:
+            self.done.set()
+
+
+@run_async
+async def test_a_notification_left_to_the_skeleton_reaches_the_interceptors_naming_it() -> None:
+    # idlc_acp's TurnControl ends a turn on `session/cancel` whether or not the agent
+    # declares `cancel`: it must see the notification the agent leaves to the skeleton.
+    interceptor = _NamesEvent()
+    service = _EventLeftToSkeleton()
+    options = PeerOptions(interceptors=[interceptor])
+    async with memory_pair(None, service, options=options) as (client, _):
+        await SampleProxy(client).event(text="seen")
+        await within(interceptor.done.wait())
+        assert await within(SampleProxy(client).ping()) == "pong"
+    assert [params.text for params in interceptor.seen] == ["seen"]  # type: ignore[attr-defined]
+    assert service.events == []  # the skeleton's default ran, not SampleService's
+
+
+@run_async
+async def test_a_notification_left_to_the_skeleton_nobody_names_is_dropped() -> None:
+    # Even with params that could never decode: nothing runs, and the connection goes on.
+    others = _NamesEvent()
+    others.methods = frozenset({"sample:add:call"})  # type: ignore[misc]
+    service = _EventLeftToSkeleton()
+    options = PeerOptions(interceptors=[others])
+    async with memory_pair(None, service, options=options) as (client, _):
+        await client.notify("sample:event:notify", {"text": 12345})
+        assert await within(SampleProxy(client).ping()) == "pong"
+    assert others.seen == [] and service.events == []

@@ -97,17 +97,27 @@ def _served(
 ) -> _Served:
     tables = serving_tables(implementation)
     requests, notifications = tables.requests, tables.notifications
+    implemented_notifications = tables.implemented_notifications
     if only_implemented:
         # Members left to the skeleton's default are not served: the fallback gets them.
         requests = {wire: requests[wire] for wire in tables.implemented_requests}
-        notifications = {wire: notifications[wire] for wire in tables.implemented_notifications}
+        notifications = {wire: notifications[wire] for wire in implemented_notifications}
+    chains = {wire: _chain(interceptors, wire) for wire in (*requests, *notifications)}
+    if not only_implemented:
+        # A notification left to the skeleton (whose default does nothing) still reaches
+        # the interceptors that name it: they may act on it (idlc_acp's `TurnControl` ends
+        # a turn on `session/cancel` whether or not the agent declares `cancel`). Only one
+        # that nobody would see is dropped before its params are decoded.
+        implemented_notifications = implemented_notifications | {
+            wire for wire in notifications if chains[wire]
+        }
     return _Served(
         implementation,
         requests,
         notifications,
         tables.implemented_requests,
-        tables.implemented_notifications,
-        {wire: _chain(interceptors, wire) for wire in (*requests, *notifications)},
+        implemented_notifications,
+        chains,
         _decoders(requests),
         _decoders(notifications),
     )
