@@ -76,6 +76,7 @@ class TableData:
     start: int
     end: int
     master: str
+    scanner: str  # the master's alternatives in three groups, for `findall` (see `Parser`)
     keywords: dict[str, str]  # spelling → terminal, for words (hyphenated ones included)
     punctuation: dict[str, str]  # spelling → terminal
     ignored: frozenset[str]  # terminals that are skipped
@@ -91,6 +92,7 @@ class Tables:
     start: int
     end: int
     master: re.Pattern[str]
+    scanner: re.Pattern[str]
     keywords: dict[str, str]
     punctuation: dict[str, str]
     ignored: frozenset[str]
@@ -164,19 +166,30 @@ def table_data(lark: Any) -> TableData:
     # By priority; comments first among equals, so `//…` is a comment whatever else starts
     # with `/`.
     ordered = sorted(patterns, key=lambda n: (-priorities[n], n not in ignored, n))
+    # Longest first, so `->` is one token.
+    spelled = "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True))
     alternatives = [
         *(f"(?P<{n}>{patterns[n]})" for n in ordered),
-        "(?P<PUNCTUATION>"
-        # Longest first, so `->` is one token.
-        + "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True)) + ")",
+        f"(?P<PUNCTUATION>{spelled})",
         f"(?P<WORD>{words})",
     ]
+    # The scanner: the same alternatives in the same order, in two unnamed groups — the
+    # patterns (comments, strings, numbers: which one matched is asked of `master`), then
+    # punctuation and words (told apart by their spelling) — after the white space, so
+    # that `findall` gives (white space, pattern token, spelled token) per token.
+    others = "|".join(f"(?:{patterns[n]})" for n in ordered)
+    scanner = f"((?:{space})?)(?:({others})|({spelled}|{words}))?"
+    if re.compile(scanner).groups != 3:
+        raise ValueError("a terminal's pattern has a capturing group of its own")
+    if not comments_are_patterns(ignored - set(spaces), patterns):
+        raise ValueError("a skipped terminal other than white space is not a pattern")
     return TableData(
         actions=actions,
         rules=rules,
         start=table.start_states["start"],
         end=table.end_states["start"],
         master=f"(?:{space})?(?:" + "|".join(alternatives) + ")?",
+        scanner=scanner,
         keywords=keywords,
         punctuation=punctuation,
         ignored=ignored,
@@ -185,6 +198,12 @@ def table_data(lark: Any) -> TableData:
         closers=_closers(lark.rules),
         firsts=_firsts(lark.rules),
     )
+
+
+def comments_are_patterns(skipped: set[str], patterns: dict[str, str]) -> bool:
+    """Whether every skipped terminal but white space is a pattern: the scanner reports
+    those in its pattern group, and only there does the parse loop look for comments."""
+    return all(name in patterns for name in skipped)
 
 
 def _firsts(rules: Any) -> dict[str, frozenset[str]]:
@@ -283,6 +302,7 @@ def bind(data: TableData, builder: type) -> Tables:
         start=data.start,
         end=data.end,
         master=re.compile(data.master),
+        scanner=re.compile(data.scanner),
         keywords=data.keywords,
         punctuation=data.punctuation,
         ignored=data.ignored,
@@ -410,6 +430,20 @@ def _start_of(value: Any) -> int | None:
     return None
 
 
+#: How much text one `findall` of the scanner reads at least (characters): enough that a
+#: file of the usual size is one window, little enough that the scanner's list of a window
+#: stays small and that starting again after recovery does not read the file's rest.
+WINDOW = 1 << 16
+
+
+def _window_end(text: str, start: int) -> int:
+    """Where a scanner window from `start` ends: just after the first line break at least
+    `WINDOW` characters on, or at the end of the text. Only a token that may hold a line
+    break (a block comment) can run past it."""
+    end = text.find("\n", start + WINDOW) + 1
+    return end if end else len(text)
+
+
 class Recoverer(Protocol):
     def characters(self, parser: Parser, position: int) -> int | None: ...
 
@@ -456,12 +490,17 @@ class Parser:
     def parse(self) -> Any:
         """Tokenise and parse the text; the value of the start rule.
 
-        The text is cut into tokens by one pass of the master expression (`finditer`: the
-        next match starts where the last ended, since the expression always matches, if
-        only white space or nothing), and the reduce step of `step` runs inline: these are
-        the loop's hot paths (one Python call less per token). The iterator starts again
-        wherever the position moves otherwise: after recovery, and after a hyphenated word
-        that is cut before its `-`.
+        The tokens come from the scanner (`Tables.scanner`): one `findall` per window of
+        text gives (white space, pattern token, spelled token) for every token of it, with
+        no match object, span or slice per token; a pattern token (comment, string,
+        number) asks `master` which terminal it is, a spelled one (punctuation, word) is
+        told by its spelling. A window ends just after a line break (`_window_end`), so
+        that no token but a block comment can run past its end, and where the scanner
+        finds no token before the window's end `master` says whether it is a token that
+        runs past it (the window is read again from there, longer) or an unexpected
+        character. The reduce step of `step` runs inline: these are the loop's hot paths.
+        The scanner starts again wherever the position moves otherwise: after recovery,
+        and after a hyphenated word that is cut before its `-`.
         """
         tables = self.tables
         text = self.text
@@ -473,57 +512,78 @@ class Parser:
         comments = tables.comments
         name = tables.name
         finish = tables.end
-        finditer = tables.master.finditer
+        scan = tables.scanner.findall
+        match = tables.master.match
         stack = self.stack
         values = self.values
         builder = self.builder
         converter = self.on_shift.get
         new_object = object.__new__
-        next_match = finditer(text, self.position).__next__
+        position = self.position  # where the next entry of `entries` begins
+        limit = _window_end(text, position)
+        entries = scan(text, position, limit)
+        index = 0
         while True:
-            try:
-                found: Any = next_match()
-            except StopIteration:  # only after the end was taken and refused
-                found = tables.master.match(text, length)
-            kind = found.lastgroup
-            if kind is None:
-                # White space up to the end of the text or to an unexpected character.
-                position = self.position = found.end()
-                if position >= length:
-                    kind = END
-                    value = ""
-                    position = end = length
-                else:
-                    resumed = self.recovery.characters(self, position)
-                    if resumed is None:
-                        raise SyntaxStop
-                    self.position = resumed
-                    next_match = finditer(text, resumed).__next__
-                    continue
-            else:
-                position, end = found.span(kind)
-                value = text[position:end]
+            gap, pattern_token, spelled = entries[index]
+            index += 1
+            start = position + len(gap)
+            if spelled:
+                value = spelled
+                end = position = start + len(spelled)
+                kind = punctuation.get(spelled)
+                if kind is None:  # a word: a keyword only where the parser can take it
+                    row = actions[stack[-1]]
+                    kind = keywords.get(spelled)
+                    if kind is None or kind not in row:
+                        if "-" in spelled:
+                            # Not a hyphenated keyword here: only the word before `-`.
+                            value = spelled[: spelled.index("-")]
+                            end = position = start + len(value)
+                            limit = _window_end(text, end)
+                            entries = scan(text, end, limit)
+                            index = 0
+                            kind = keywords.get(value)
+                            if kind is None or kind not in row:
+                                kind = name
+                        else:
+                            kind = name
+            elif pattern_token:
+                value = pattern_token
+                end = position = start + len(pattern_token)
+                kind = match(text, start).lastgroup
                 if kind in ignored:
                     if kind in comments:
-                        self.on_comment(value, position, end)
+                        self.on_comment(value, start, end)
                     continue
-                if kind == "WORD":
-                    row = actions[stack[-1]]
-                    terminal = keywords.get(value)
-                    if terminal is None or terminal not in row:
-                        if "-" in value:
-                            # Not a hyphenated keyword here: only the word before `-`.
-                            value = value[: value.index("-")]
-                            end = position + len(value)
-                            next_match = finditer(text, end).__next__
-                            terminal = keywords.get(value)
-                            if terminal is None or terminal not in row:
-                                terminal = name
-                        else:
-                            terminal = name
-                    kind = terminal
-                elif kind == "PUNCTUATION":
-                    kind = punctuation[value]
+            else:
+                # No token: the end of the window or of the text, or something the window
+                # cannot tell (a token running past its end) or no token can start with.
+                position = self.position = start
+                if start >= length:
+                    kind = END
+                    value = ""
+                    end = length
+                elif start == limit:
+                    limit = _window_end(text, start)
+                    entries = scan(text, start, limit)
+                    index = 0
+                    continue
+                else:
+                    found = match(text, start)
+                    if found.lastgroup is not None:
+                        # A token longer than the window: read again, up to past its end.
+                        limit = _window_end(text, found.end())
+                        entries = scan(text, start, limit)
+                        index = 0
+                        continue
+                    resumed = self.recovery.characters(self, start)
+                    if resumed is None:
+                        raise SyntaxStop
+                    self.position = position = resumed
+                    limit = _window_end(text, resumed)
+                    entries = scan(text, resumed, limit)
+                    index = 0
+                    continue
             # The reduce step, as in `step`.
             action = actions[stack[-1]].get(kind)
             while action is not None and not action[0]:
@@ -550,22 +610,25 @@ class Parser:
                 stack.append(action[1])
                 convert = converter(kind)
                 if convert is None:
-                    # `Tok(kind, value, position, end)` without its `__init__`'s call.
+                    # `Tok(kind, value, start, end)` without its `__init__`'s call.
                     token = new_object(Tok)
                     token.type = kind
                     token.value = value
-                    token.start = position
+                    token.start = start
                     token.end = end
                     values.append(token)
                 else:
-                    values.append(convert(value, position, end))
+                    values.append(convert(value, start, end))
                 continue
             self.position = end
-            if not self.recovery.token(self, Tok(kind, value, position, end)):
+            if not self.recovery.token(self, Tok(kind, value, start, end)):
                 raise SyntaxStop
             if self.accepted:
                 return self.result
-            next_match = finditer(text, self.position).__next__
+            position = self.position
+            limit = _window_end(text, position)
+            entries = scan(text, position, limit)
+            index = 0
 
     def step(self, token: Tok) -> bool:
         """Take one token: reduce as the table says, then shift it, or accept at the end of

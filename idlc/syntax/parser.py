@@ -480,7 +480,7 @@ def _build_table_data(grammar: str) -> lalr.TableData:
     return lalr.table_data(lark)
 
 
-_CACHE_FORMAT = 4
+_CACHE_FORMAT = 5
 
 
 def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
