@@ -99,6 +99,11 @@ class Tables:
     comments: frozenset[str]
     name: str
     closers: frozenset[str]
+    #: Per state: rule origin → the state after its reduction (the rows' goto entries).
+    gotos: list[dict[str, int]]
+    #: Punctuation and keywords: spelling → terminal, in one lookup per spelled token.
+    spellings: dict[str, str]
+    contextual: frozenset[str]  # the terminals of keywords (names where not taken)
 
     def terminals(self, state: int) -> set[str]:
         return {name for name in self.actions[state] if name.isupper() or name == END}
@@ -309,6 +314,16 @@ def bind(data: TableData, builder: type) -> Tables:
         comments=data.comments,
         name=data.name,
         closers=data.closers,
+        gotos=[
+            {
+                symbol: entry[1]
+                for symbol, entry in row.items()
+                if entry[0] and not (symbol.isupper() or symbol == END)
+            }
+            for row in data.actions
+        ],
+        spellings={**data.punctuation, **data.keywords},
+        contextual=frozenset(data.keywords.values()),
     )
 
 
@@ -357,12 +372,13 @@ def _callback(plan: RulePlan, builder: type | None) -> Callback:
 
 
 def _shaped(method: Callback, include: tuple[tuple[int, bool, int], ...]) -> Callback | None:
-    """The callback of a rule with a method whose children need reshaping, in one step for
-    the two shapes the grammar has (`_callback`'s loop gives the same list), or None.
+    """The callback of a rule with a method whose children need reshaping, in one step
+    (`_callback`'s loop gives the same list), or None.
 
     Placeholders only (`field`, members: absent `[optional]` parts): the children are picked
-    by one `itemgetter`, with a `None` appended to pick for each placeholder. One list
-    spliced in, nothing else (`record_type`: `{ field* }`): the three parts joined.
+    by one `itemgetter`, with a `None` appended to pick for each placeholder. A list spliced
+    in (`record_type`: `[OPEN] RECORD { field* }`), placeholders or not: one list display
+    compiled for the rule's shape, `[None, children[0], children[1], *children[2], …]`.
     """
     splices = [index for index, splice, _ in include if splice]
     placeholders = sum(count for _, _, count in include)
@@ -376,16 +392,18 @@ def _shaped(method: Callback, include: tuple[tuple[int, bool, int], ...]) -> Cal
 
         def with_placeholders(target: Any, children: list[Any]) -> Any:
             children.append(None)
-            return method(target, list(pick(children)))
+            return method(target, pick(children))  # a tuple: no builder changes its children
 
         return with_placeholders
-    if len(splices) == 1 and not placeholders:
-        (at,) = splices
-        after = at + 1
-
-        def with_list(target: Any, children: list[Any]) -> Any:
-            return method(target, [*children[:at], *children[at], *children[after:]])
-
+    if splices:
+        parts: list[str] = []
+        for index, splice, count in include:
+            parts.extend(["None"] * count)
+            parts.append(f"*children[{index}]" if splice else f"children[{index}]")
+        display = ", ".join(parts)  # made of indices only: nothing from the grammar's text
+        with_list: Callback = eval(
+            f"lambda target, children: method(target, [{display}])", {"method": method}
+        )
         return with_list
     return None
 
@@ -507,7 +525,9 @@ class Parser:
         length = len(text)
         actions = tables.actions
         keywords = tables.keywords
-        punctuation = tables.punctuation
+        spellings = tables.spellings
+        contextual = tables.contextual
+        gotos = tables.gotos
         ignored = tables.ignored
         comments = tables.comments
         name = tables.name
@@ -530,23 +550,24 @@ class Parser:
             if spelled:
                 value = spelled
                 end = position = start + len(spelled)
-                kind = punctuation.get(spelled)
-                if kind is None:  # a word: a keyword only where the parser can take it
-                    row = actions[stack[-1]]
-                    kind = keywords.get(spelled)
-                    if kind is None or kind not in row:
-                        if "-" in spelled:
-                            # Not a hyphenated keyword here: only the word before `-`.
-                            value = spelled[: spelled.index("-")]
-                            end = position = start + len(value)
-                            limit = _window_end(text, end)
-                            entries = scan(text, end, limit)
-                            index = 0
-                            kind = keywords.get(value)
-                            if kind is None or kind not in row:
-                                kind = name
-                        else:
+                kind = spellings.get(spelled)  # None for a word that is no keyword
+                row = actions[stack[-1]]
+                action = row.get(kind)  # type: ignore[arg-type]
+                if action is None and (kind is None or kind in contextual):
+                    # A word is a keyword only where the parser can take that keyword.
+                    if "-" in spelled:
+                        # Not a hyphenated keyword here: only the word before `-`.
+                        value = spelled[: spelled.index("-")]
+                        end = position = start + len(value)
+                        limit = _window_end(text, end)
+                        entries = scan(text, end, limit)
+                        index = 0
+                        kind = keywords.get(value)
+                        if kind is None or kind not in row:
                             kind = name
+                    else:
+                        kind = name
+                    action = row.get(kind)
             elif pattern_token:
                 value = pattern_token
                 end = position = start + len(pattern_token)
@@ -555,6 +576,7 @@ class Parser:
                     if kind in comments:
                         self.on_comment(value, start, end)
                     continue
+                action = actions[stack[-1]].get(kind)  # type: ignore[arg-type]
             else:
                 # No token: the end of the window or of the text, or something the window
                 # cannot tell (a token running past its end) or no token can start with.
@@ -563,6 +585,7 @@ class Parser:
                     kind = END
                     value = ""
                     end = length
+                    action = actions[stack[-1]].get(kind)
                 elif start == limit:
                     limit = _window_end(text, start)
                     entries = scan(text, start, limit)
@@ -585,7 +608,6 @@ class Parser:
                     index = 0
                     continue
             # The reduce step, as in `step`.
-            action = actions[stack[-1]].get(kind)
             while action is not None and not action[0]:
                 _, size, origin, callback = action
                 if callback is None:
@@ -598,7 +620,7 @@ class Parser:
                     else:
                         children = []
                     values.append(callback(builder, children))
-                state = actions[stack[-1]][origin][1]
+                state = gotos[stack[-1]][origin]
                 stack.append(state)
                 if state == finish:
                     self.accepted = True
