@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Protocol
@@ -205,7 +206,7 @@ def table_data(lark: Any) -> TableData:
     )
 
 
-def comments_are_patterns(skipped: set[str], patterns: dict[str, str]) -> bool:
+def comments_are_patterns(skipped: AbstractSet[str], patterns: dict[str, str]) -> bool:
     """Whether every skipped terminal but white space is a pattern: the scanner reports
     those in its pattern group, and only there does the parse loop look for comments."""
     return all(name in patterns for name in skipped)
@@ -533,7 +534,8 @@ class Parser:
         name = tables.name
         finish = tables.end
         scan = tables.scanner.findall
-        match = tables.master.match
+        # The master expression always matches (if only the empty string): never None.
+        match: Callable[[str, int], Any] = tables.master.match
         stack = self.stack
         values = self.values
         builder = self.builder
@@ -543,6 +545,7 @@ class Parser:
         limit = _window_end(text, position)
         entries = scan(text, position, limit)
         index = 0
+        kind: Any  # a terminal's name (None for a word until it is told)
         while True:
             gap, pattern_token, spelled = entries[index]
             index += 1
@@ -552,7 +555,7 @@ class Parser:
                 end = position = start + len(spelled)
                 kind = spellings.get(spelled)  # None for a word that is no keyword
                 row = actions[stack[-1]]
-                action = row.get(kind)  # type: ignore[arg-type]
+                action = row.get(kind)
                 if action is None and (kind is None or kind in contextual):
                     # A word is a keyword only where the parser can take that keyword.
                     if "-" in spelled:
@@ -576,7 +579,7 @@ class Parser:
                     if kind in comments:
                         self.on_comment(value, start, end)
                     continue
-                action = actions[stack[-1]].get(kind)  # type: ignore[arg-type]
+                action = actions[stack[-1]].get(kind)
             else:
                 # No token: the end of the window or of the text, or something the window
                 # cannot tell (a token running past its end) or no token can start with.

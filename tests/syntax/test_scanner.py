@@ -133,7 +133,10 @@ def test_a_block_comment_longer_than_a_window_is_one_comment(
     diagnostics = Diagnostics()
     tree = parse(SourceFile("long.idl", text), diagnostics)
     assert tree is not None, [d.message for d in diagnostics]
-    assert [comment.text for comment in tree.comments] == [text[: text.index("*/") + 2], "/* c\nd */"]
+    assert [comment.text for comment in tree.comments] == [
+        text[: text.index("*/") + 2],
+        "/* c\nd */",
+    ]
 
 
 def test_every_window_ends_after_a_line_break_or_at_the_end() -> None:
