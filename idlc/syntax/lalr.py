@@ -85,6 +85,8 @@ class TableData:
     name: str  # the terminal of names (a word that is no keyword where it stands)
     closers: frozenset[str]  # terminals that end a list of items (`}`, end of file)
     firsts: dict[str, frozenset[str]]  # per rule, the terminals that can begin it
+    #: Per state: rule origin → the state after its reduction (the rows' goto entries).
+    gotos: list[dict[str, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +138,7 @@ def table_data(lark: Any) -> TableData:
                     str(argument.origin.name),
                     rule_index[argument],
                 )
+    origins = {str(rule.origin.name) for rule in lark.rules}
     keywords: dict[str, str] = {}
     punctuation: dict[str, str] = {}
     patterns: dict[str, str] = {}
@@ -203,6 +206,10 @@ def table_data(lark: Any) -> TableData:
         name=name,
         closers=_closers(lark.rules),
         firsts=_firsts(lark.rules),
+        gotos=[
+            {symbol: entry[1] for symbol, entry in row.items() if entry[0] and symbol in origins}
+            for row in actions
+        ],
     )
 
 
@@ -315,14 +322,7 @@ def bind(data: TableData, builder: type) -> Tables:
         comments=data.comments,
         name=data.name,
         closers=data.closers,
-        gotos=[
-            {
-                symbol: entry[1]
-                for symbol, entry in row.items()
-                if entry[0] and not (symbol.isupper() or symbol == END)
-            }
-            for row in data.actions
-        ],
+        gotos=data.gotos,
         spellings={**data.punctuation, **data.keywords},
         contextual=frozenset(data.keywords.values()),
     )
@@ -377,14 +377,14 @@ def _shaped(method: Callback, include: tuple[tuple[int, bool, int], ...]) -> Cal
     (`_callback`'s loop gives the same list), or None.
 
     Placeholders only (`field`, members: absent `[optional]` parts): the children are picked
-    by one `itemgetter`, with a `None` appended to pick for each placeholder. A list spliced
-    in (`record_type`: `[OPEN] RECORD { field* }`), placeholders or not: one list display
-    compiled for the rule's shape, `[None, children[0], children[1], *children[2], …]`.
+    by one `itemgetter`, with a `None` appended to pick for each placeholder. One list
+    spliced in (`record_type`: `[OPEN] RECORD { field* }`), placeholders or not: the parts
+    before and after it picked the same way, the list's items between them.
     """
     splices = [index for index, splice, _ in include if splice]
     placeholders = sum(count for _, _, count in include)
-    if not splices and placeholders and len(include) + placeholders > 1:
-        size = len(include)  # where the appended `None` is
+    size = len(include)  # where the appended `None` is
+    if not splices and placeholders and size + placeholders > 1:
         picks: list[int] = []
         for index, _, count in include:
             picks.extend([size] * count)
@@ -396,17 +396,34 @@ def _shaped(method: Callback, include: tuple[tuple[int, bool, int], ...]) -> Cal
             return method(target, pick(children))  # a tuple: no builder changes its children
 
         return with_placeholders
-    if splices:
-        parts: list[str] = []
-        for index, splice, count in include:
-            parts.extend(["None"] * count)
-            parts.append(f"*children[{index}]" if splice else f"children[{index}]")
-        display = ", ".join(parts)  # made of indices only: nothing from the grammar's text
-        with_list: Callback = eval(
-            f"lambda target, children: method(target, [{display}])", {"method": method}
-        )
+    if len(splices) == 1:
+        (at,) = splices
+        before: list[int] = []
+        after: list[int] = []
+        for index, _, count in include:
+            side = before if index <= at else after
+            side.extend([size] * count)
+            if index != at:
+                side.append(index)
+        pick_before, pick_after = _picker(before), _picker(after)
+
+        def with_list(target: Any, children: list[Any]) -> Any:
+            children.append(None)
+            return method(target, [*pick_before(children), *children[at], *pick_after(children)])
+
         return with_list
     return None
+
+
+def _picker(indices: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """The items at `indices` of a list, as a tuple (an `itemgetter` of one index gives the
+    item itself, and one of none cannot be made)."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    if indices:
+        (index,) = indices
+        return lambda items: (items[index],)
+    return lambda items: ()
 
 
 def _appending(plan: RulePlan) -> Callback | None:
