@@ -3,14 +3,17 @@
 Lark's own lexer and parse loop cost about 10 µs per token here (its rules hash and compare
 in Python on every reduction); the schemas idlc is used on reach megabytes, so idlc drives
 Lark's tables with a loop of its own: one master regular expression, built from the
-grammar's own terminal definitions, and a contextual keyword rule identical to Lark's
+grammar's own terminal definitions (read a window at a time through the scanner, the same
+alternatives grouped for `findall`: docs/benchmarks.md, "The parse: one `findall` per
+window"), and a contextual keyword rule identical to Lark's
 contextual lexer — a word is a keyword only where the parser can take that keyword, and a
 name everywhere else. Every terminal name and spelling the driver uses comes from the
 tables (none is written here). Reductions follow Lark's tree-building rules (`RulePlan`,
 read from Lark's rules) and call the methods of a builder class — `parser._Builder` builds
 the AST — on the builder object each `Parser` is given, so parses share nothing and can run
 side by side. tests/syntax/test_lalr_differential.py checks that this driver and Lark's own
-LALR parser build identical trees and accept and reject the same inputs.
+LALR parser build identical trees and accept and reject the same inputs;
+tests/syntax/test_scanner.py, that the scanner finds the master's tokens, window or not.
 """
 
 from __future__ import annotations
@@ -472,12 +475,40 @@ def _start_of(value: Any) -> int | None:
 WINDOW = 1 << 16
 
 
+#: How far past a window's least size its line may run and still be read with it.
+LONG_LINE = 1 << 10
+
+
 def _window_end(text: str, start: int) -> int:
     """Where a scanner window from `start` ends: just after the first line break at least
     `WINDOW` characters on, or at the end of the text. Only a token that may hold a line
     break (a block comment) can run past it."""
     end = text.find("\n", start + WINDOW) + 1
     return end if end else len(text)
+
+
+def _read(
+    tables: Tables, text: str, start: int, size: int
+) -> tuple[list[tuple[str, str, str]], int]:
+    """The scanner's entries from `start` and where they end (`limit`): a window of at
+    least `size` characters, to just after a line break. Where that line runs on for more
+    than `LONG_LINE` past it (a minified file, a long run of junk), one token read by the
+    master expression instead, as an entry of its own: a window there would cost the rest
+    of the line, and recovery starts a new one at every error. `size` is 0 where the
+    position moved (after recovery, a cut word): the rest of the line only."""
+    end = text.find("\n", start + size) + 1 or len(text)
+    if end - start <= size + LONG_LINE:
+        return tables.scanner.findall(text, start, end), end
+    found = tables.master.match(text, start)
+    assert found is not None  # every part of the master expression is optional
+    kind = found.lastgroup
+    if kind is None:  # no token here: the loop asks `master` again, and recovery runs
+        return [(text[start : found.end()], "", "")], found.end() + 1
+    token_start, token_end = found.span(kind)
+    gap, token = text[start:token_start], text[token_start:token_end]
+    spelled = kind in ("PUNCTUATION", "WORD")
+    entry = (gap, "" if spelled else token, token if spelled else "")
+    return [entry, ("", "", "")], token_end
 
 
 class Recoverer(Protocol):
@@ -559,8 +590,7 @@ class Parser:
         converter = self.on_shift.get
         new_object = object.__new__
         position = self.position  # where the next entry of `entries` begins
-        limit = _window_end(text, position)
-        entries = scan(text, position, limit)
+        entries, limit = _read(tables, text, position, WINDOW)
         index = 0
         kind: Any  # a terminal's name (None for a word until it is told)
         while True:
@@ -579,8 +609,7 @@ class Parser:
                         # Not a hyphenated keyword here: only the word before `-`.
                         value = spelled[: spelled.index("-")]
                         end = position = start + len(value)
-                        limit = _window_end(text, end)
-                        entries = scan(text, end, limit)
+                        entries, limit = _read(tables, text, end, 0)
                         index = 0
                         kind = keywords.get(value)
                         if kind is None or kind not in row:
@@ -607,8 +636,7 @@ class Parser:
                     end = length
                     action = actions[stack[-1]].get(kind)
                 elif start == limit:
-                    limit = _window_end(text, start)
-                    entries = scan(text, start, limit)
+                    entries, limit = _read(tables, text, start, WINDOW)
                     index = 0
                     continue
                 else:
@@ -623,8 +651,7 @@ class Parser:
                     if resumed is None:
                         raise SyntaxStop
                     self.position = position = resumed
-                    limit = _window_end(text, resumed)
-                    entries = scan(text, resumed, limit)
+                    entries, limit = _read(tables, text, resumed, 0)
                     index = 0
                     continue
             # The reduce step, as in `step`.
@@ -668,8 +695,7 @@ class Parser:
             if self.accepted:
                 return self.result
             position = self.position
-            limit = _window_end(text, position)
-            entries = scan(text, position, limit)
+            entries, limit = _read(tables, text, position, 0)
             index = 0
 
     def step(self, token: Tok) -> bool:

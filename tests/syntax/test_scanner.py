@@ -6,8 +6,8 @@ expression, matched token by token, is what the lexer was before (and what still
 pattern token's terminal). These tests hold the two to the same tokens on random IDL-ish
 text, and hold a parse read in windows of every size — down to one line a window, where
 every block comment over several lines and every token at a window's end takes the slow
-paths — to the same nodes and the same diagnostics, at the same lines and columns, as a
-parse of the whole text in one window.
+paths, and every longer line is read a token at a time — to the same nodes and the same
+diagnostics, at the same lines and columns, as a parse of the whole text in one window.
 """
 
 from __future__ import annotations
@@ -122,6 +122,9 @@ def test_a_parse_read_in_windows_is_a_parse_read_whole(text: str, window: int) -
         patch.setattr(lalr, "WINDOW", len(text) + 1)
         whole = _outcome(text)
         patch.setattr(lalr, "WINDOW", window)
+        assert _outcome(text) == whole
+        # Lines longer than that read a token at a time by the master expression.
+        patch.setattr(lalr, "LONG_LINE", window)
         assert _outcome(text) == whole
 
 
