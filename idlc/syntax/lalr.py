@@ -3,20 +3,24 @@
 Lark's own lexer and parse loop cost about 10 µs per token here (its rules hash and compare
 in Python on every reduction); the schemas idlc is used on reach megabytes, so idlc drives
 Lark's tables with a loop of its own: one master regular expression, built from the
-grammar's own terminal definitions, and a contextual keyword rule identical to Lark's
+grammar's own terminal definitions (read a window at a time through the scanner, the same
+alternatives grouped for `findall`: docs/benchmarks.md, "The parse: one `findall` per
+window"), and a contextual keyword rule identical to Lark's
 contextual lexer — a word is a keyword only where the parser can take that keyword, and a
 name everywhere else. Every terminal name and spelling the driver uses comes from the
 tables (none is written here). Reductions follow Lark's tree-building rules (`RulePlan`,
 read from Lark's rules) and call the methods of a builder class — `parser._Builder` builds
 the AST — on the builder object each `Parser` is given, so parses share nothing and can run
 side by side. tests/syntax/test_lalr_differential.py checks that this driver and Lark's own
-LALR parser build identical trees and accept and reject the same inputs.
+LALR parser build identical trees and accept and reject the same inputs;
+tests/syntax/test_scanner.py, that the scanner finds the master's tokens, window or not.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Protocol
@@ -76,6 +80,7 @@ class TableData:
     start: int
     end: int
     master: str
+    scanner: str  # the master's alternatives in three groups, for `findall` (see `Parser`)
     keywords: dict[str, str]  # spelling → terminal, for words (hyphenated ones included)
     punctuation: dict[str, str]  # spelling → terminal
     ignored: frozenset[str]  # terminals that are skipped
@@ -83,6 +88,8 @@ class TableData:
     name: str  # the terminal of names (a word that is no keyword where it stands)
     closers: frozenset[str]  # terminals that end a list of items (`}`, end of file)
     firsts: dict[str, frozenset[str]]  # per rule, the terminals that can begin it
+    #: Per state: rule origin → the state after its reduction (the rows' goto entries).
+    gotos: list[dict[str, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +98,18 @@ class Tables:
     start: int
     end: int
     master: re.Pattern[str]
+    scanner: re.Pattern[str]
     keywords: dict[str, str]
     punctuation: dict[str, str]
     ignored: frozenset[str]
     comments: frozenset[str]
     name: str
     closers: frozenset[str]
+    #: Per state: rule origin → the state after its reduction (the rows' goto entries).
+    gotos: list[dict[str, int]]
+    #: Punctuation and keywords: spelling → terminal, in one lookup per spelled token.
+    spellings: dict[str, str]
+    contextual: frozenset[str]  # the terminals of keywords (names where not taken)
 
     def terminals(self, state: int) -> set[str]:
         return {name for name in self.actions[state] if name.isupper() or name == END}
@@ -128,6 +141,7 @@ def table_data(lark: Any) -> TableData:
                     str(argument.origin.name),
                     rule_index[argument],
                 )
+    origins = {str(rule.origin.name) for rule in lark.rules}
     keywords: dict[str, str] = {}
     punctuation: dict[str, str] = {}
     patterns: dict[str, str] = {}
@@ -164,19 +178,30 @@ def table_data(lark: Any) -> TableData:
     # By priority; comments first among equals, so `//…` is a comment whatever else starts
     # with `/`.
     ordered = sorted(patterns, key=lambda n: (-priorities[n], n not in ignored, n))
+    # Longest first, so `->` is one token.
+    spelled = "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True))
     alternatives = [
         *(f"(?P<{n}>{patterns[n]})" for n in ordered),
-        "(?P<PUNCTUATION>"
-        # Longest first, so `->` is one token.
-        + "|".join(re.escape(p) for p in sorted(punctuation, key=len, reverse=True)) + ")",
+        f"(?P<PUNCTUATION>{spelled})",
         f"(?P<WORD>{words})",
     ]
+    # The scanner: the same alternatives in the same order, in two unnamed groups — the
+    # patterns (comments, strings, numbers: which one matched is asked of `master`), then
+    # punctuation and words (told apart by their spelling) — after the white space, so
+    # that `findall` gives (white space, pattern token, spelled token) per token.
+    others = "|".join(f"(?:{patterns[n]})" for n in ordered)
+    scanner = f"((?:{space})?)(?:({others})|({spelled}|{words}))?"
+    if re.compile(scanner).groups != 3:
+        raise ValueError("a terminal's pattern has a capturing group of its own")
+    if not comments_are_patterns(ignored - set(spaces), patterns):
+        raise ValueError("a skipped terminal other than white space is not a pattern")
     return TableData(
         actions=actions,
         rules=rules,
         start=table.start_states["start"],
         end=table.end_states["start"],
         master=f"(?:{space})?(?:" + "|".join(alternatives) + ")?",
+        scanner=scanner,
         keywords=keywords,
         punctuation=punctuation,
         ignored=ignored,
@@ -184,7 +209,17 @@ def table_data(lark: Any) -> TableData:
         name=name,
         closers=_closers(lark.rules),
         firsts=_firsts(lark.rules),
+        gotos=[
+            {symbol: entry[1] for symbol, entry in row.items() if entry[0] and symbol in origins}
+            for row in actions
+        ],
     )
+
+
+def comments_are_patterns(skipped: AbstractSet[str], patterns: dict[str, str]) -> bool:
+    """Whether every skipped terminal but white space is a pattern: the scanner reports
+    those in its pattern group, and only there does the parse loop look for comments."""
+    return all(name in patterns for name in skipped)
 
 
 def _firsts(rules: Any) -> dict[str, frozenset[str]]:
@@ -283,12 +318,16 @@ def bind(data: TableData, builder: type) -> Tables:
         start=data.start,
         end=data.end,
         master=re.compile(data.master),
+        scanner=re.compile(data.scanner),
         keywords=data.keywords,
         punctuation=data.punctuation,
         ignored=data.ignored,
         comments=data.comments,
         name=data.name,
         closers=data.closers,
+        gotos=data.gotos,
+        spellings={**data.punctuation, **data.keywords},
+        contextual=frozenset(data.keywords.values()),
     )
 
 
@@ -337,17 +376,18 @@ def _callback(plan: RulePlan, builder: type | None) -> Callback:
 
 
 def _shaped(method: Callback, include: tuple[tuple[int, bool, int], ...]) -> Callback | None:
-    """The callback of a rule with a method whose children need reshaping, in one step for
-    the two shapes the grammar has (`_callback`'s loop gives the same list), or None.
+    """The callback of a rule with a method whose children need reshaping, in one step
+    (`_callback`'s loop gives the same list), or None.
 
     Placeholders only (`field`, members: absent `[optional]` parts): the children are picked
     by one `itemgetter`, with a `None` appended to pick for each placeholder. One list
-    spliced in, nothing else (`record_type`: `{ field* }`): the three parts joined.
+    spliced in (`record_type`: `[OPEN] RECORD { field* }`), placeholders or not: the parts
+    before and after it picked the same way, the list's items between them.
     """
     splices = [index for index, splice, _ in include if splice]
     placeholders = sum(count for _, _, count in include)
-    if not splices and placeholders and len(include) + placeholders > 1:
-        size = len(include)  # where the appended `None` is
+    size = len(include)  # where the appended `None` is
+    if not splices and placeholders and size + placeholders > 1:
         picks: list[int] = []
         for index, _, count in include:
             picks.extend([size] * count)
@@ -356,18 +396,37 @@ def _shaped(method: Callback, include: tuple[tuple[int, bool, int], ...]) -> Cal
 
         def with_placeholders(target: Any, children: list[Any]) -> Any:
             children.append(None)
-            return method(target, list(pick(children)))
+            return method(target, pick(children))  # a tuple: no builder changes its children
 
         return with_placeholders
-    if len(splices) == 1 and not placeholders:
+    if len(splices) == 1:
         (at,) = splices
-        after = at + 1
+        before: list[int] = []
+        after: list[int] = []
+        for index, _, count in include:
+            side = before if index <= at else after
+            side.extend([size] * count)
+            if index != at:
+                side.append(index)
+        pick_before, pick_after = _picker(before), _picker(after)
 
         def with_list(target: Any, children: list[Any]) -> Any:
-            return method(target, [*children[:at], *children[at], *children[after:]])
+            children.append(None)
+            return method(target, [*pick_before(children), *children[at], *pick_after(children)])
 
         return with_list
     return None
+
+
+def _picker(indices: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """The items at `indices` of a list, as a tuple (an `itemgetter` of one index gives the
+    item itself, and one of none cannot be made)."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    if indices:
+        (index,) = indices
+        return lambda items: (items[index],)
+    return lambda items: ()
 
 
 def _appending(plan: RulePlan) -> Callback | None:
@@ -408,6 +467,48 @@ def _start_of(value: Any) -> int | None:
     if isinstance(value, (list, tuple)) and value:
         return _start_of(value[0])
     return None
+
+
+#: How much text one `findall` of the scanner reads at least (characters): enough that a
+#: file of the usual size is one window, little enough that the scanner's list of a window
+#: stays small and that starting again after recovery does not read the file's rest.
+WINDOW = 1 << 16
+
+
+#: How far past a window's least size its line may run and still be read with it.
+LONG_LINE = 1 << 10
+
+
+def _window_end(text: str, start: int) -> int:
+    """Where a scanner window from `start` ends: just after the first line break at least
+    `WINDOW` characters on, or at the end of the text. Only a token that may hold a line
+    break (a block comment) can run past it."""
+    end = text.find("\n", start + WINDOW) + 1
+    return end if end else len(text)
+
+
+def _read(
+    tables: Tables, text: str, start: int, size: int
+) -> tuple[list[tuple[str, str, str]], int]:
+    """The scanner's entries from `start` and where they end (`limit`): a window of at
+    least `size` characters, to just after a line break. Where that line runs on for more
+    than `LONG_LINE` past it (a minified file, a long run of junk), one token read by the
+    master expression instead, as an entry of its own: a window there would cost the rest
+    of the line, and recovery starts a new one at every error. `size` is 0 where the
+    position moved (after recovery, a cut word): the rest of the line only."""
+    end = text.find("\n", start + size) + 1 or len(text)
+    if end - start <= size + LONG_LINE:
+        return tables.scanner.findall(text, start, end), end
+    found = tables.master.match(text, start)
+    assert found is not None  # every part of the master expression is optional
+    kind = found.lastgroup
+    if kind is None:  # no token here: the loop asks `master` again, and recovery runs
+        return [(text[start : found.end()], "", "")], found.end() + 1
+    token_start, token_end = found.span(kind)
+    gap, token = text[start:token_start], text[token_start:token_end]
+    spelled = kind in ("PUNCTUATION", "WORD")
+    entry = (gap, "" if spelled else token, token if spelled else "")
+    return [entry, ("", "", "")], token_end
 
 
 class Recoverer(Protocol):
@@ -456,76 +557,104 @@ class Parser:
     def parse(self) -> Any:
         """Tokenise and parse the text; the value of the start rule.
 
-        The text is cut into tokens by one pass of the master expression (`finditer`: the
-        next match starts where the last ended, since the expression always matches, if
-        only white space or nothing), and the reduce step of `step` runs inline: these are
-        the loop's hot paths (one Python call less per token). The iterator starts again
-        wherever the position moves otherwise: after recovery, and after a hyphenated word
-        that is cut before its `-`.
+        The tokens come from the scanner (`Tables.scanner`): one `findall` per window of
+        text gives (white space, pattern token, spelled token) for every token of it, with
+        no match object, span or slice per token; a pattern token (comment, string,
+        number) asks `master` which terminal it is, a spelled one (punctuation, word) is
+        told by its spelling. A window ends just after a line break (`_window_end`), so
+        that no token but a block comment can run past its end, and where the scanner
+        finds no token before the window's end `master` says whether it is a token that
+        runs past it (the window is read again from there, longer) or an unexpected
+        character. The reduce step of `step` runs inline: these are the loop's hot paths.
+        The scanner starts again wherever the position moves otherwise: after recovery,
+        and after a hyphenated word that is cut before its `-`.
         """
         tables = self.tables
         text = self.text
         length = len(text)
         actions = tables.actions
         keywords = tables.keywords
-        punctuation = tables.punctuation
+        spellings = tables.spellings
+        contextual = tables.contextual
+        gotos = tables.gotos
         ignored = tables.ignored
         comments = tables.comments
         name = tables.name
         finish = tables.end
-        finditer = tables.master.finditer
+        scan = tables.scanner.findall
+        # The master expression always matches (if only the empty string): never None.
+        match: Callable[[str, int], Any] = tables.master.match
         stack = self.stack
         values = self.values
         builder = self.builder
         converter = self.on_shift.get
         new_object = object.__new__
-        next_match = finditer(text, self.position).__next__
+        position = self.position  # where the next entry of `entries` begins
+        entries, limit = _read(tables, text, position, WINDOW)
+        index = 0
+        kind: Any  # a terminal's name (None for a word until it is told)
         while True:
-            try:
-                found: Any = next_match()
-            except StopIteration:  # only after the end was taken and refused
-                found = tables.master.match(text, length)
-            kind = found.lastgroup
-            if kind is None:
-                # White space up to the end of the text or to an unexpected character.
-                position = self.position = found.end()
-                if position >= length:
-                    kind = END
-                    value = ""
-                    position = end = length
-                else:
-                    resumed = self.recovery.characters(self, position)
-                    if resumed is None:
-                        raise SyntaxStop
-                    self.position = resumed
-                    next_match = finditer(text, resumed).__next__
-                    continue
-            else:
-                position, end = found.span(kind)
-                value = text[position:end]
+            gap, pattern_token, spelled = entries[index]
+            index += 1
+            start = position + len(gap)
+            if spelled:
+                value = spelled
+                end = position = start + len(spelled)
+                kind = spellings.get(spelled)  # None for a word that is no keyword
+                row = actions[stack[-1]]
+                action = row.get(kind)
+                if action is None and (kind is None or kind in contextual):
+                    # A word is a keyword only where the parser can take that keyword.
+                    if "-" in spelled:
+                        # Not a hyphenated keyword here: only the word before `-`.
+                        value = spelled[: spelled.index("-")]
+                        end = position = start + len(value)
+                        entries, limit = _read(tables, text, end, 0)
+                        index = 0
+                        kind = keywords.get(value)
+                        if kind is None or kind not in row:
+                            kind = name
+                    else:
+                        kind = name
+                    action = row.get(kind)
+            elif pattern_token:
+                value = pattern_token
+                end = position = start + len(pattern_token)
+                kind = match(text, start).lastgroup
                 if kind in ignored:
                     if kind in comments:
-                        self.on_comment(value, position, end)
+                        self.on_comment(value, start, end)
                     continue
-                if kind == "WORD":
-                    row = actions[stack[-1]]
-                    terminal = keywords.get(value)
-                    if terminal is None or terminal not in row:
-                        if "-" in value:
-                            # Not a hyphenated keyword here: only the word before `-`.
-                            value = value[: value.index("-")]
-                            end = position + len(value)
-                            next_match = finditer(text, end).__next__
-                            terminal = keywords.get(value)
-                            if terminal is None or terminal not in row:
-                                terminal = name
-                        else:
-                            terminal = name
-                    kind = terminal
-                elif kind == "PUNCTUATION":
-                    kind = punctuation[value]
+                action = actions[stack[-1]].get(kind)
+            else:
+                # No token: the end of the window or of the text, or something the window
+                # cannot tell (a token running past its end) or no token can start with.
+                position = self.position = start
+                if start >= length:
+                    kind = END
+                    value = ""
+                    end = length
+                    action = actions[stack[-1]].get(kind)
+                elif start == limit:
+                    entries, limit = _read(tables, text, start, WINDOW)
+                    index = 0
+                    continue
+                else:
+                    found = match(text, start)
+                    if found.lastgroup is not None:
+                        # A token longer than the window: read again, up to past its end.
+                        limit = _window_end(text, found.end())
+                        entries = scan(text, start, limit)
+                        index = 0
+                        continue
+                    resumed = self.recovery.characters(self, start)
+                    if resumed is None:
+                        raise SyntaxStop
+                    self.position = position = resumed
+                    entries, limit = _read(tables, text, resumed, 0)
+                    index = 0
+                    continue
             # The reduce step, as in `step`.
-            action = actions[stack[-1]].get(kind)
             while action is not None and not action[0]:
                 _, size, origin, callback = action
                 if callback is None:
@@ -538,7 +667,7 @@ class Parser:
                     else:
                         children = []
                     values.append(callback(builder, children))
-                state = actions[stack[-1]][origin][1]
+                state = gotos[stack[-1]][origin]
                 stack.append(state)
                 if state == finish:
                     self.accepted = True
@@ -550,22 +679,24 @@ class Parser:
                 stack.append(action[1])
                 convert = converter(kind)
                 if convert is None:
-                    # `Tok(kind, value, position, end)` without its `__init__`'s call.
+                    # `Tok(kind, value, start, end)` without its `__init__`'s call.
                     token = new_object(Tok)
                     token.type = kind
                     token.value = value
-                    token.start = position
+                    token.start = start
                     token.end = end
                     values.append(token)
                 else:
-                    values.append(convert(value, position, end))
+                    values.append(convert(value, start, end))
                 continue
             self.position = end
-            if not self.recovery.token(self, Tok(kind, value, position, end)):
+            if not self.recovery.token(self, Tok(kind, value, start, end)):
                 raise SyntaxStop
             if self.accepted:
                 return self.result
-            next_match = finditer(text, self.position).__next__
+            position = self.position
+            entries, limit = _read(tables, text, position, 0)
+            index = 0
 
     def step(self, token: Tok) -> bool:
         """Take one token: reduce as the table says, then shift it, or accept at the end of

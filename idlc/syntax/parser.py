@@ -60,24 +60,36 @@ class _Builder:
 
     def __init__(self, state: _ParseState) -> None:
         self.state = state
+        #: `state.source.span`, looked up once: every node's span is made with it.
+        self.new_span = state.source.span
 
     # -- helpers ----------------------------------------------------------------------
 
     def _span(self, first: Any, last: Any) -> Span:
         start = first.start if type(first) is Tok else first.span.start
         end = last.end if type(last) is Tok else last.span.end
-        return self.state.source.span(start, end)
+        return self.new_span(start, end)
 
     def _token_span(self, token: Tok) -> Span:
-        return self.state.source.span(token.start, token.end)
+        return self.new_span(token.start, token.end)
 
     def _span_of(self, children: Sequence[Any]) -> Span:
-        present = [child for child in children if child is not None]
-        return self._span(present[0], present[-1])
+        """From the first child present to the last (an absent `[optional]` part is None)."""
+        first = children[0]
+        if first is None:
+            first = next(child for child in children if child is not None)
+        last = children[-1]
+        if last is None:
+            last = next(child for child in reversed(children) if child is not None)
+        start = first.start if type(first) is Tok else first.span.start
+        end = last.end if type(last) is Tok else last.span.end
+        return self.new_span(start, end)
 
     def _doc(self, start: int) -> ast.Doc | None:
         """The run of `///` lines directly before offset `start`, if any."""
         state = self.state
+        if not state.comment_starts:
+            return None  # no comment so far (most nodes of most files)
         index = bisect.bisect_right(state.comment_starts, start) - 1
         text = state.source.text
         lines: list[ast.Comment] = []
@@ -133,10 +145,10 @@ class _Builder:
     # NAME and STRING tokens are turned into nodes as they are shifted (no rule to reduce).
 
     def NAME(self, value: str, start: int, end: int) -> ast.Name:
-        return ast.Name(value, self.state.source.span(start, end))
+        return ast.Name(value, self.new_span(start, end))
 
     def STRING(self, raw: str, start: int, end: int) -> ast.StringLiteral:
-        span = self.state.source.span(start, end)
+        span = self.new_span(start, end)
 
         def report(start: int, end: int, message: str, help: str | None) -> None:
             self.state.diagnostics.add(
@@ -209,26 +221,32 @@ class _Builder:
         return self._depth(record, *(f.type for f in fields))
 
     def field(self, children: list[Any]) -> ast.Field:
+        # NAME COLON type [EQ literal] [field_modifiers] SEMI, absent parts None.
         name: ast.Name = children[0]
+        start = name.span.start
+        span = self.new_span(start, children[6].end)
+        written = children[5]
+        if written is None:  # most fields
+            return ast.Field(name, children[2], children[4], self._doc(start), span)
         # The modifiers, in any order (`idlc fmt` writes them in one); each at most once.
         modifiers: dict[str, Span] = {}
-        for token in children[5] or ():
-            span = self._token_span(token)
+        for token in written:
+            token_span = self._token_span(token)
             if token.type in modifiers:
                 self.state.diagnostics.add(
                     codes.UNEXPECTED_TOKEN,
                     f"`{token.value}` is written twice",
-                    span,
+                    token_span,
                     help=f"remove this `{token.value}`",
                 )
             else:
-                modifiers[token.type] = span
+                modifiers[token.type] = token_span
         return ast.Field(
             name,
             children[2],
             children[4],
-            self._doc(name.span.start),
-            self._span_of(children),
+            self._doc(start),
+            span,
             modifiers.get("LENIENT"),
             modifiers.get("SKIP_INVALID"),
             modifiers.get("NULL_DEFAULT"),
@@ -480,7 +498,7 @@ def _build_table_data(grammar: str) -> lalr.TableData:
     return lalr.table_data(lark)
 
 
-_CACHE_FORMAT = 4
+_CACHE_FORMAT = 5
 
 
 def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
