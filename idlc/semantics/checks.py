@@ -364,14 +364,14 @@ def _check_variant_case(
             label=f'tagged on "{inner.tag_field}"',
             help="the two tags sit in one JSON object: give them different names",
         )
-    records = [inner.shared] if inner.shared is not None else []
-    records += queries.unknown_case_records(inner, typedefs) or []  # its `unknown: T;`
     for inner_case in inner.cases:
         resolved = queries.follow_typedefs(inner_case.type, typedefs)
-        if isinstance(resolved, model.Record):
-            records.append(resolved)
-        elif resolved is not None and not (
-            isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT
+        if (
+            resolved is not None
+            and not isinstance(resolved, model.Record)
+            and not (
+                isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT
+            )
         ):
             shown = f'"{inner_case.tag}"' if inner_case.tag is not None else "`default`"
             diagnostics.add(
@@ -384,7 +384,9 @@ def _check_variant_case(
                 help="flatten the inner case into a record",
                 related=[Related("the inner case", inner_case.span)],
             )
-    for record in records:
+    # Its shared fields, its `unknown: T;` and its cases' records (`queries.case_records`,
+    # which the Python target's name checks read too).
+    for record in queries.case_records(case, typedefs):
         if shared:
             _check_shared_against_case(shared, case, record, diagnostics)
         _check_tag_field(variant, case, record, diagnostics)

@@ -27,6 +27,7 @@ from idlc.semantics.shapes import (
     union_case,
     variant_case,
 )
+from idlc.semantics.types import name_span
 from idlc.source import Span
 from idlc.targets.python import naming
 from idlc.targets.python.decoding import hooked, native_union
@@ -267,7 +268,7 @@ class _Namer:
                     codes.UNKNOWN_CASE_ATTRIBUTE,
                     f"field `{field_.name}` of {owner}, which its unknown case carries, would "
                     f"be the attribute `{attribute}` the unknown case keeps for itself",
-                    _field_name_span(field_),
+                    name_span(field_.span, field_.name),
                     label=f"becomes `{attribute}`",
                     help="rename the field, or make the variant closed",
                 )
@@ -287,7 +288,7 @@ class _Namer:
                     naming.nested_name(owner, field_.name),
                     module,
                     f"the inline type of {kind} `{field_.name}`",
-                    _field_name_span(field_),
+                    name_span(field_.span, field_.name),
                 )
 
     def name_inline(
@@ -546,10 +547,6 @@ class _Namer:
                     f"the type of {where}",
                     member_span,
                 )
-
-
-def _field_name_span(field_: m.Field) -> Span:
-    return field_.span.head(len(field_.name))
 
 
 def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:
