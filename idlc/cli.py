@@ -89,6 +89,19 @@ def _check_package(
     return value
 
 
+def _check_features(
+    context: click.Context, parameter: click.Parameter, value: str
+) -> tuple[str, ...]:
+    from idlc.config import feature_name_problem
+
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    for name in names:
+        problem = feature_name_problem(name)
+        if problem is not None:
+            raise click.BadParameter(f"{name!r}: {problem}", context, parameter)
+    return names
+
+
 _allow_option = click.option(
     "-A",
     "--allow",
@@ -189,6 +202,13 @@ def dump(
     is_flag=True,
     help="Write nothing; exit 1 naming every stale, missing or extra file, and what an interrupted run left.",
 )
+@click.option(
+    "--features",
+    default="",
+    callback=_check_features,
+    metavar="A,B",
+    help="The @unstable features whose items the package has besides the stable ones (`*`: all).",
+)
 @_allow_option
 @_error_format_option
 def generate(
@@ -197,6 +217,7 @@ def generate(
     package: str | None,
     include: tuple[Path, ...],
     check_only: bool,
+    features: tuple[str, ...],
     allow: tuple[str, ...],
     error_format: str,
 ) -> None:
@@ -206,7 +227,7 @@ def generate(
 
     _run(
         lambda: run_generate_command(
-            files, out, package, include, check_only, allow, error_format, click.echo
+            files, out, package, include, check_only, allow, error_format, click.echo, features
         )
     )
 

@@ -21,6 +21,7 @@ pyproject.toml) `check` and `fmt` find the IDL files themselves (`idlc.discovery
 from __future__ import annotations
 
 import keyword
+import re
 import sys
 from pathlib import Path
 
@@ -43,6 +44,8 @@ class PackageConfig:
     #: False for sources kept exactly as written (copied from elsewhere, byte for byte):
     #: `idlc fmt` without files skips them; named on the command line they are formatted.
     format: bool = True
+    #: The `@unstable` features the package has the items of (`*`: every one).
+    features: tuple[str, ...] = ()
 
 
 @node
@@ -159,10 +162,10 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             bad(f"`{where}` must be a table")
             continue
         for key in entry:
-            if key not in {"name", "sources", "include", "out", "allow", "format"}:
+            if key not in {"name", "sources", "include", "out", "allow", "format", "features"}:
                 bad(
                     f"unknown key `{where}.{key}`",
-                    help="known keys: name, sources, include, out, allow, format",
+                    help="known keys: name, sources, include, out, allow, format, features",
                 )
         name = entry.get("name")
         if not isinstance(name, str):
@@ -193,6 +196,16 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
         if not isinstance(format_, bool):
             bad(f"`{where}.format` must be true or false, got {format_!r}")
             continue
+        features = entry.get("features", [])
+        if not isinstance(features, list) or not all(
+            isinstance(feature, str) and feature_name_problem(feature) is None
+            for feature in features
+        ):
+            bad(
+                f"`{where}.features` must be a list of feature names, got {features!r}",
+                help='name features as `@unstable(feature = name)` does, or "*" for every one',
+            )
+            continue
         packages.append(
             PackageConfig(
                 name,
@@ -201,11 +214,22 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
                 None if out is None else root / out,
                 (*common_allow, *allow),
                 format_,
+                tuple(features),
             )
         )
     if diagnostics.has_errors:
         return None
     return Config(pyproject, tuple(packages))
+
+
+def feature_name_problem(name: str) -> str | None:
+    """Why `name` cannot name an `@unstable` feature (or `*`, every one), or None."""
+    if name == "*" or _FEATURE_NAME.fullmatch(name):
+        return None
+    return "a feature is named like an IDL name: letters, digits and `_`, not first a digit"
+
+
+_FEATURE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def package_name_problem(name: str) -> str | None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from idlc.boundedread import InputTooLarge, NotARegularFile, read_input, size_text
-from idlc.diagnostics import Diagnostics, codes
+from idlc.diagnostics import Diagnostic, Diagnostics, codes
 from idlc.gcpause import paused_gc
 from idlc.source import SourceFile, SourceMap
 from idlc.source import display_path as _display_path
@@ -254,7 +254,11 @@ class _IncludePath:
 
 
 def compile_files(
-    paths: Sequence[Path], include_dirs: Sequence[Path] = (), *, loader: _Loader | None = None
+    paths: Sequence[Path],
+    include_dirs: Sequence[Path] = (),
+    *,
+    loader: _Loader | None = None,
+    features: frozenset[str] | None = None,
 ) -> Compilation:
     """Read, parse and resolve `paths` (files or folders) as one compilation.
 
@@ -265,12 +269,24 @@ def compile_files(
 
     `loader` replaces the reading and parsing of files, with fresh diagnostics and source
     map: the language server's reads an editor's unsaved text and reuses unchanged parses.
+
+    `features`: the view the model is of (docs/language.md, "Stability"): the stable items
+    and those of these `@unstable` features; None (the default) for every item. Files with
+    unstable items are also checked whole and in their stable view, so that every package
+    generated from sources `idlc check` accepts compiles in both.
     """
     with paused_gc():
-        return _compile(paths, include_dirs, loader or _Loader(Diagnostics(), SourceMap()))
+        return _compile(
+            paths, include_dirs, loader or _Loader(Diagnostics(), SourceMap()), features
+        )
 
 
-def _compile(paths: Sequence[Path], include_dirs: Sequence[Path], loader: _Loader) -> Compilation:
+def _compile(
+    paths: Sequence[Path],
+    include_dirs: Sequence[Path],
+    loader: _Loader,
+    features: frozenset[str] | None,
+) -> Compilation:
     diagnostics = loader.diagnostics
     sources = loader.sources
     units = [loader.load(path) for path in loader.expand(paths)]
@@ -306,21 +322,52 @@ def _compile(paths: Sequence[Path], include_dirs: Sequence[Path], loader: _Loade
     files = [unit.file for unit in units if unit.file is not None]
     if diagnostics.has_errors or len(files) != len(units):
         return Compilation(None, diagnostics, sources, files)
-    from idlc.semantics import model
+    from idlc.semantics import model, stability
     from idlc.semantics.resolver import resolve_unsorted, sort_diagnostics
     from idlc.targets import python
 
     infos = [model.SourceInfo(unit.display, unit.sha256 or "") for unit in units]
-    # The front end, then the Python target's mapping stage on what it made (its name
-    # checks also on a model with errors), their problems sorted together by place.
-    problems = Diagnostics()
-    with paused_gc():
-        resolved = resolve_unsorted(files, problems, sources=infos, source_map=sources)
-        plan = python.map_model(resolved, problems, complete=not problems.has_errors)
-    diagnostics.extend(sort_diagnostics(problems, files))
-    if problems.has_errors:
+    # The whole model first, then (when something is unstable) the stable view and the
+    # one asked for, each only once the views before it are free of errors: a view's
+    # errors then say something new, not an echo of the whole model's.
+    stability.check_features(files, features, diagnostics)
+    if diagnostics.has_errors:
         return Compilation(None, diagnostics, sources, files)
-    return Compilation(resolved, diagnostics, sources, files, plan)
+    views: list[frozenset[str] | None] = [stability.EVERY_FEATURE]
+    if stability.has_attributes(files):
+        views += [view for view in (stability.STABLE, features) if view not in views]
+    kept = None
+    for view in views:
+        selected = stability.select(files, view)
+        # The front end, then the Python target's mapping stage on what it made (its name
+        # checks also on a model with errors), their problems sorted together by place.
+        problems = Diagnostics()
+        with paused_gc():
+            resolved = resolve_unsorted(selected, problems, sources=infos, source_map=sources)
+            plan = python.map_model(resolved, problems, complete=not problems.has_errors)
+        diagnostics.extend(_in_view(sort_diagnostics(problems, selected), view))
+        if problems.has_errors:
+            return Compilation(None, diagnostics, sources, files)
+        if kept is None or view == features:
+            kept = Compilation(resolved, diagnostics, sources, files, plan)
+    # Without unstable items every view is the whole model, the only one compiled.
+    assert kept is not None
+    return kept
+
+
+def _in_view(found: list[Diagnostic], view: frozenset[str] | None) -> list[Diagnostic]:
+    """`found` as found in `view`. Another view than the whole model's adds its errors only
+    (its warnings are the whole model's again), each saying which view it is of."""
+    if view is None:
+        return found
+    if view:
+        shown = "the view of feature" + ("s " if len(view) > 1 else " ")
+        shown += ", ".join(f"`{name}`" for name in sorted(view))
+    else:
+        shown = "the stable view, without the `@unstable` items"
+    return [
+        replace(item, message=f"{item.message} (in {shown})") for item in found if item.is_error
+    ]
 
 
 def _note_definitions(unit: ParsedFile, defined: set[str]) -> None:

@@ -87,7 +87,7 @@ def generate_packages(root: Path, out: Path) -> list[str]:
 
     Returns the package names. Raises `IdlcBuildError` with the rendered diagnostics.
     """
-    from idlc.commands.generate import GenerateJob, run_generate
+    from idlc.commands.generate import GenerateJob, feature_set, run_generate
     from idlc.config import load
     from idlc.diagnostics import Diagnostics, codes
     from idlc.diagnostics.render import render_human
@@ -106,7 +106,14 @@ def generate_packages(root: Path, out: Path) -> list[str]:
     if configuration is None:
         raise IdlcBuildError(render_human(diagnostics.items, SourceMap()))
     jobs = [
-        GenerateJob(package.sources, package.include, out, package.name, root=root)
+        GenerateJob(
+            package.sources,
+            package.include,
+            out,
+            package.name,
+            root=root,
+            features=feature_set(package.features),
+        )
         for package in configuration.packages
     ]
     outcome = run_generate(jobs, check=False, diagnostics=diagnostics)

@@ -37,6 +37,9 @@ class GenerateJob:
     #: The project folder the generated headers name the sources relative to (None: the
     #: one found from the sources, `idlc.codegen.provenance.source_names`).
     root: Path | None = None
+    #: The `@unstable` features whose items the package has besides the stable ones (None:
+    #: every feature; docs/language.md, "Stability").
+    features: frozenset[str] | None = frozenset()
 
 
 @node(frozen=False)
@@ -68,7 +71,7 @@ def run_generate(
     outcome = GenerateOutcome()
     planned = []
     for job in jobs:
-        compilation = compile_files(job.sources, job.include)
+        compilation = compile_files(job.sources, job.include, features=job.features)
         diagnostics.extend(without_allowed(compilation.diagnostics, job.allow))
         for source in compilation.sources:
             outcome.sources.add(source)
@@ -221,6 +224,7 @@ def run_generate_command(
     allow: Sequence[str],
     error_format: str,
     echo: Echo,
+    features: Sequence[str] = (),
 ) -> int:
     """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
     it, every *.idl file under the current folder into `out`); with `check_only`, write
@@ -233,7 +237,9 @@ def run_generate_command(
     if files:
         if out is None:
             raise UsageProblem("`--out DIR` is required when files are named")
-        jobs.append(GenerateJob(files, include, out, package, allow))
+        jobs.append(
+            GenerateJob(files, include, out, package, allow, features=feature_set(features))
+        )
     else:
         configuration = configuration_of(diagnostics)
         if configuration is None or isinstance(configuration, Config):
@@ -254,6 +260,7 @@ def run_generate_command(
                             p.name,
                             (*p.allow, *allow),
                             root=configuration.path.parent,
+                            features=feature_set(p.features),
                         )
                     )
         elif out is None:
@@ -272,7 +279,7 @@ def run_generate_command(
         echo(text, nl=False)
     if outcome.out_of_date:
         # Last, after the diffs: the line a person (or a pre-commit log) reads first.
-        command = fix_command(files, out, package, include, allow)
+        command = fix_command(files, out, package, include, allow, features)
         echo(f"run `{command}` to update the generated files", err=True)
     return exit_code(diagnostics, failed=outcome.failed)
 
@@ -283,6 +290,7 @@ def fix_command(
     package: str | None,
     include: Sequence[Path],
     allow: Sequence[str],
+    features: Sequence[str] = (),
 ) -> str:
     """The `idlc generate` command line that rewrites what `idlc generate --check` checked
     with these arguments: the same one, less `--check`, quoted for a POSIX shell."""
@@ -297,7 +305,14 @@ def fix_command(
         words += ["-I", str(folder)]
     for code in allow:
         words += ["-A", code]
+    if features:
+        words += ["--features", ",".join(features)]
     return shlex.join(words)
+
+
+def feature_set(names: Sequence[str]) -> frozenset[str] | None:
+    """The features of a package as `--features` or `features` name them: `*` is every one."""
+    return None if "*" in names else frozenset(names)
 
 
 def _hook_only_note(name: str, check_only: bool) -> str:

@@ -49,6 +49,15 @@ INTEGER_RANGES: dict[PrimitiveKind, tuple[int, int]] = {
 }
 
 
+@node
+class Unstable:
+    """`@unstable(feature = name)`: the declaration (member, field, enum value, case) is part
+    of feature `name`'s unstable surface (docs/language.md, "Stability")."""
+
+    feature: str
+    span: Span
+
+
 # -- types --------------------------------------------------------------------------------
 
 
@@ -136,6 +145,8 @@ class Field:
     lenient: Span | None = None
     skip_invalid: Span | None = None
     null_default: Span | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node
@@ -153,6 +164,8 @@ class EnumValue:
     span: Span
     #: The string literal as written (`"read-only"`), for messages.
     raw: str
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node
@@ -180,6 +193,8 @@ class Case:
     #: The tag's string literal as written (`"http"`), for messages; None for `default:`
     #: and `unknown:`.
     raw: str | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node
@@ -263,6 +278,8 @@ class Value:
     span: Span
     #: The declaration's name (the span above covers the whole declaration).
     name_span: Span | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node
@@ -277,6 +294,8 @@ class Relation:
     span: Span
     #: The declaration's name (the span above covers the whole declaration).
     name_span: Span | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node
@@ -291,6 +310,8 @@ class Operation:
     span: Span
     #: The declaration's name (the span above covers the whole declaration).
     name_span: Span | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 Member = Union[Value, Relation, Operation]
@@ -308,6 +329,8 @@ class Atom:
     spans: tuple[Span, ...]
     #: The name in its first declaration.
     name_span: Span | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node
@@ -318,6 +341,8 @@ class Typedef:
     span: Span
     #: The declaration's name (the span above covers the whole declaration).
     name_span: Span | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node
@@ -330,6 +355,8 @@ class Interface:
     span: Span
     #: The declaration's name (the span above covers the whole declaration).
     name_span: Span | None = None
+    #: `@unstable(feature = …)`, or None: stable.
+    unstable: Unstable | None = None
 
 
 @node

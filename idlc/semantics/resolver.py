@@ -16,6 +16,7 @@ from idlc.gcpause import paused_gc
 from idlc.semantics import checks, lints, model, queries
 from idlc.semantics.cycles import check_cycles
 from idlc.semantics.scope import Entry, Kind, Scope, build_scope
+from idlc.semantics.stability import check_references, unstable_of
 from idlc.semantics.types import TypeConverter
 from idlc.semantics.unique import UniqueNames, Wording
 from idlc.source import SourceMap, Span
@@ -127,6 +128,7 @@ class _Resolver:
                         _doc(decl.doc),
                         decl.span,
                         decl.name.span,
+                        unstable_of(decl.attributes, self.diagnostics),
                     )
                     if self._wins(decl):
                         typedefs[typedef.name] = typedef
@@ -150,9 +152,11 @@ class _Resolver:
         for nullable in self.types.nullables:
             checks.check_nullable(nullable, typedefs, self.diagnostics)
         self._check_notify(typedefs)
-        return model.Model(
+        resolved = model.Model(
             tuple(sources), atoms, typedefs, interfaces, opaque, tuple(self.types.scopes)
         )
+        check_references(resolved, self.diagnostics)
+        return resolved
 
     def _wins(self, decl: ast.TypeDecl | ast.InterfaceDecl) -> bool:
         entry = self.scope.get(decl.name.value)
@@ -177,7 +181,12 @@ class _Resolver:
             self.atom_ids[first.id.value] = (entry.name, first.id.span)
         doc = next((decl.doc.text for decl in decls if decl.doc is not None), None)
         return model.Atom(
-            entry.name, first.id.value, doc, tuple(decl.span for decl in decls), first.name.span
+            entry.name,
+            first.id.value,
+            doc,
+            tuple(decl.span for decl in decls),
+            first.name.span,
+            unstable_of(first.attributes, self.diagnostics),
         )
 
     # -- interfaces ---------------------------------------------------------------------
@@ -210,12 +219,14 @@ class _Resolver:
             _doc(decl.doc),
             decl.span,
             decl.name.span,
+            unstable_of(decl.attributes, self.diagnostics),
         )
 
     def _member(self, member: ast.Member, interface: str) -> model.Member:
         self._unique_id(self.member_ids, member.id, codes.DUPLICATE_ID, "member id", "member")
         binding = self._binding(member, interface)
         lints.check_binding_id(member, self.all_binding_ids, self.diagnostics)
+        unstable = unstable_of(member.attributes, self.diagnostics)
         if isinstance(member, ast.ValueMember):
             self._lint_queryable(member)
             return model.Value(
@@ -227,6 +238,7 @@ class _Resolver:
                 _doc(member.doc),
                 member.span,
                 member.name.span,
+                unstable,
             )
         if isinstance(member, ast.RelationMember):
             self._lint_queryable(member)
@@ -250,6 +262,7 @@ class _Resolver:
                 _doc(member.doc),
                 member.span,
                 member.name.span,
+                unstable,
             )
         output = self.types.convert(member.output)
         if binding.verb is model.Verb.NOTIFY:
@@ -264,6 +277,7 @@ class _Resolver:
             _doc(member.doc),
             member.span,
             member.name.span,
+            unstable,
         )
 
     def _lint_queryable(self, member: ast.ValueMember | ast.RelationMember) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model
 from idlc.semantics.scope import Kind, Scope
+from idlc.semantics.stability import unstable_of
 from idlc.semantics.unique import UniqueNames, Wording
 from idlc.source import Span
 from idlc.suggest import did_you_mean
@@ -249,6 +250,7 @@ class TypeConverter:
                 item.lenient,
                 item.skip_invalid,
                 item.null_default,
+                unstable_of(item.attributes, self.diagnostics),
             )
             if default is not None:
                 self.fields_with_defaults.append(converted)
@@ -271,6 +273,7 @@ class TypeConverter:
                     item.doc.text if item.doc is not None else None,
                     item.span,
                     literal.raw,
+                    unstable_of(item.attributes, self.diagnostics),
                 )
             )
         enum = model.Enum(node.open, tuple(values), node.span)
@@ -349,6 +352,7 @@ class TypeConverter:
                     item.span,
                     _case_span(item),
                     raw=tag.raw if tag is not None else None,
+                    unstable=unstable_of(item.attributes, self.diagnostics),
                 )
             )
         shared = self.record(node.shared) if node.shared is not None else None

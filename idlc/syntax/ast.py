@@ -53,6 +53,17 @@ class StringLiteral:
     span: Span
 
 
+@node
+class Attribute:
+    """`@name(key = value)` before a declaration, member, field, enum value or case; the
+    resolver knows `@unstable(feature = name)` (docs/language.md, "Stability")."""
+
+    name: Name
+    key: Name
+    value: Name
+    span: Span
+
+
 # -- types --------------------------------------------------------------------------------
 
 
@@ -172,6 +183,8 @@ class Field:
     skip_invalid: Span | None = None
     #: Where `null-default` is written, if it is: an explicit `null` is the field's default.
     null_default: Span | None = None
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 @node
@@ -187,6 +200,8 @@ class EnumValue:
     value: StringLiteral
     doc: Doc | None
     span: Span
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 @node
@@ -206,6 +221,8 @@ class VariantCase:
     doc: Doc | None
     span: Span
     unknown: bool = False
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
     @property
     def is_default(self) -> bool:
@@ -295,6 +312,8 @@ class ValueMember:
     binding: Binding
     doc: Doc | None
     span: Span
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 @node
@@ -308,6 +327,8 @@ class RelationMember:
     binding: Binding
     doc: Doc | None
     span: Span
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 @node
@@ -320,6 +341,8 @@ class OperationMember:
     binding: Binding
     doc: Doc | None
     span: Span
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 Member = Union[ValueMember, RelationMember, OperationMember]
@@ -334,6 +357,8 @@ class AtomDecl:
     id: StringLiteral
     doc: Doc | None
     span: Span
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 @node
@@ -349,6 +374,8 @@ class TypeDecl:
     type: TypeExpr
     doc: Doc | None
     span: Span
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 @node
@@ -359,6 +386,8 @@ class InterfaceDecl:
     members: tuple[Member, ...]
     doc: Doc | None
     span: Span
+    #: The attributes written before it, in order.
+    attributes: tuple[Attribute, ...] = ()
 
 
 Decl = Union[AtomDecl, ImportDecl, TypeDecl, InterfaceDecl]
@@ -371,3 +400,6 @@ class File:
     comments: tuple[Comment, ...] = ()
     #: The file's line ending as written ("\n" or "\r\n"), for the formatter.
     newline: str = "\n"
+    #: Whether an attribute (`@unstable(…)`) is written anywhere in it: a file without any
+    #: is the same in every view (`idlc.semantics.stability`).
+    has_attributes: bool = False

@@ -417,7 +417,9 @@ class _Layout:
             if isinstance(decl, ast.InterfaceDecl) or not w.run(decl.span.start, decl.span.end):
                 self.decl(decl)
             # A typedef spanning several lines stands apart: known once it is written.
-            previous_multiline = isinstance(decl, ast.TypeDecl) and w.decl_line_count() > 1
+            previous_multiline = isinstance(decl, ast.TypeDecl) and (
+                w.decl_line_count() > 1 or bool(decl.attributes)
+            )
             if previous_multiline and previous is not None:
                 w.ensure_blank_before(start)
             previous = decl
@@ -429,8 +431,24 @@ class _Layout:
             return False
         return all(self._flat(child) for child in _children(node))
 
+    def attributes(self, written: tuple[ast.Attribute, ...], indent: int) -> None:
+        """Each attribute on a line of its own above the item (`_CANONICAL_RUN` knows no
+        `@`, so an item with attributes is never copied as one run)."""
+        w = self.w
+        for attribute in written:
+            w.token("@")
+            self.name(attribute.name, space=False)
+            w.token("(", space=False)
+            self.name(attribute.key, space=False)
+            w.token("=")
+            self.name(attribute.value)
+            w.token(")", space=False)
+            w.item(indent)
+
     def decl(self, decl: ast.Decl) -> None:
         w = self.w
+        if not isinstance(decl, ast.ImportDecl):
+            self.attributes(decl.attributes, 0)
         if isinstance(decl, ast.AtomDecl):
             w.token("external")
             w.token("atom")
@@ -454,7 +472,7 @@ class _Layout:
 
     def interface(self, decl: ast.InterfaceDecl) -> None:
         w = self.w
-        if not w.run(decl.span.start, decl.revision.span.end):  # up to the `{`
+        if decl.attributes or not w.run(decl.span.start, decl.revision.span.end):  # to `{`
             w.token("interface")
             self.name(decl.name)
             w.token("id")
@@ -468,8 +486,9 @@ class _Layout:
 
     def member(self, member: ast.Member) -> None:
         w = self.w
+        self.attributes(member.attributes, w.item_indent)
         # Up to the id: one copied run when it is canonical (the rest may hold a body).
-        if not w.run(member.span.start, member.id.span.end):
+        if member.attributes or not w.run(member.span.start, member.id.span.end):
             if member.required:
                 w.token("required")
             if isinstance(member, ast.ValueMember):
@@ -570,8 +589,11 @@ class _Layout:
 
     def _exploded(self, node: ast.TypeExpr) -> bool:
         span = node.span
+        entries = _entries(node)
         return self.w.has_comment_inside(span.start, span.end) or not (
-            len(_entries(node)) <= 1 and all(self._flat(child) for child in _children(node))
+            len(entries) <= 1
+            and not any(getattr(entry, "attributes", ()) for entry in entries)
+            and all(self._flat(child) for child in _children(node))
         )
 
     def body(self, entries: Sequence[_T], write: Callable[[_T], None], exploded: bool) -> None:
@@ -597,6 +619,7 @@ class _Layout:
 
     def field(self, field: ast.Field) -> None:
         w = self.w
+        self.attributes(field.attributes, w.item_indent)
         self.name(field.name)
         w.token(":")
         self.type(field.type)
@@ -618,11 +641,13 @@ class _Layout:
         w.token(";", space=False)
 
     def enum_value(self, value: ast.EnumValue) -> None:
+        self.attributes(value.attributes, self.w.item_indent)
         self.string(value.value)
         self.w.token(";", space=False)
 
     def case(self, case: ast.VariantCase) -> None:
         w = self.w
+        self.attributes(case.attributes, w.item_indent)
         if case.unknown:
             w.token("unknown")
         elif case.tag is None:

@@ -48,6 +48,7 @@ class _ParseState:
         self.comment_starts: list[int] = []
         self.attached_docs: set[int] = set()  # start offsets of doc comments used
         self.depths: dict[int, int] = {}  # id(type node) -> nesting depth
+        self.has_attributes = False
 
 
 class _Builder:
@@ -84,6 +85,12 @@ class _Builder:
         start = first.start if type(first) is Tok else first.span.start
         end = last.end if type(last) is Tok else last.span.end
         return self.new_span(start, end)
+
+    def _with_attributes(self, written: list[ast.Attribute] | None, span: Span) -> Span:
+        """`span` widened to the first of the attributes written before it, if any."""
+        if written is None:
+            return span
+        return self.new_span(written[0].span.start, span.end)
 
     def _doc(self, start: int) -> ast.Doc | None:
         """The run of `///` lines directly before offset `start`, if any."""
@@ -221,16 +228,17 @@ class _Builder:
         return self._depth(record, *(f.type for f in fields))
 
     def field(self, children: list[Any]) -> ast.Field:
-        # NAME COLON type [EQ literal] [field_modifiers] SEMI, absent parts None.
-        name: ast.Name = children[0]
-        start = name.span.start
-        span = self.new_span(start, children[6].end)
-        written = children[5]
-        if written is None:  # most fields
-            return ast.Field(name, children[2], children[4], self._doc(start), span)
+        # [attributes] NAME COLON type [EQ literal] [field_modifiers] SEMI, absent parts None.
+        name: ast.Name = children[1]
+        attributes = children[0]
+        start = name.span.start if attributes is None else attributes[0].span.start
+        span = self.new_span(start, children[7].end)
+        written = children[6]
+        if written is None and attributes is None:  # most fields
+            return ast.Field(name, children[3], children[5], self._doc(start), span)
         # The modifiers, in any order (`idlc fmt` writes them in one); each at most once.
         modifiers: dict[str, Span] = {}
-        for token in written:
+        for token in written or ():
             token_span = self._token_span(token)
             if token.type in modifiers:
                 self.state.diagnostics.add(
@@ -243,14 +251,29 @@ class _Builder:
                 modifiers[token.type] = token_span
         return ast.Field(
             name,
-            children[2],
-            children[4],
+            children[3],
+            children[5],
             self._doc(start),
             span,
             modifiers.get("LENIENT"),
             modifiers.get("SKIP_INVALID"),
             modifiers.get("NULL_DEFAULT"),
+            tuple(attributes or ()),
         )
+
+    def attributes(self, children: list[Any]) -> list[ast.Attribute]:
+        """The attributes before an item, in the order written."""
+        if len(children) == 1:
+            return [children[0]]
+        written: list[ast.Attribute] = children[0]
+        written.append(children[1])
+        return written
+
+    def attribute(self, children: list[Any]) -> ast.Attribute:
+        # AT NAME LPAR NAME EQ NAME RPAR
+        self.state.has_attributes = True
+        span = self._span(children[0], children[6])
+        return ast.Attribute(children[1], children[3], children[5], span)
 
     def field_modifiers(self, children: list[Any]) -> list[Any]:
         """The modifier tokens of a field, in the order written."""
@@ -266,8 +289,12 @@ class _Builder:
         )
 
     def enum_value(self, children: list[Any]) -> ast.EnumValue:
-        value: ast.StringLiteral = children[0]
-        return ast.EnumValue(value, self._doc(value.span.start), self._span_of(children))
+        value: ast.StringLiteral = children[1]
+        attributes = children[0]
+        if attributes is None:
+            return ast.EnumValue(value, self._doc(value.span.start), self._span(value, children[2]))
+        span = self._span(attributes[0], children[2])
+        return ast.EnumValue(value, self._doc(span.start), span, tuple(attributes))
 
     def variant_type(self, children: list[Any]) -> Any:
         shared: ast.RecordType | None = children[4]
@@ -287,8 +314,12 @@ class _Builder:
         )
 
     def tagged_case(self, children: list[Any]) -> ast.VariantCase:
-        tag: ast.StringLiteral = children[0]
-        return ast.VariantCase(tag, children[2], self._doc(tag.span.start), self._span_of(children))
+        tag: ast.StringLiteral = children[1]
+        attributes = children[0]
+        span = self._with_attributes(attributes, self._span(tag, children[4]))
+        return ast.VariantCase(
+            tag, children[3], self._doc(span.start), span, attributes=tuple(attributes or ())
+        )
 
     def default_case(self, children: list[Any]) -> ast.VariantCase:
         start = self._token_span(children[0])
@@ -335,73 +366,97 @@ class _Builder:
     def binding_block(self, children: list[Any]) -> tuple[ast.Binding, Tok]:
         return children[1], children[2]
 
-    def _member_doc(self, children: list[Any]) -> ast.Doc | None:
-        first = next(child for child in children if child is not None)
-        return self._doc(self._token_span(first).start)
+    def _member_span(self, children: list[Any], close: Tok) -> Span:
+        """From the attributes (or `required`, or the keyword) to the binding's `}`."""
+        attributes = children[0]
+        if attributes is not None:
+            return self._span(attributes[0], close)
+        return self._span(children[1] if children[1] is not None else children[2], close)
 
     def value_member(self, children: list[Any]) -> ast.ValueMember:
-        binding, close = children[8]
+        # [attributes] [REQUIRED] QUERYABLE VALUE NAME ID STRING COLON type binding_block
+        binding, close = children[9]
+        span = self._member_span(children, close)
         return ast.ValueMember(
-            children[0] is not None,
-            children[3],
-            children[5],
-            children[7],
-            binding,
-            self._member_doc(children),
-            self._span_of([*children[:8], close]),
-        )
-
-    def relation_member(self, children: list[Any]) -> ast.RelationMember:
-        binding, close = children[9]
-        cardinality, cardinality_span = children[7]
-        return ast.RelationMember(
-            children[0] is not None,
-            children[3],
-            children[5],
-            cardinality,
-            cardinality_span,
-            children[8],
-            binding,
-            self._member_doc(children),
-            self._span_of([*children[:7], close]),
-        )
-
-    def operation_member(self, children: list[Any]) -> ast.OperationMember:
-        binding, close = children[9]
-        return ast.OperationMember(
-            children[0] is not None,
-            children[2],
+            children[1] is not None,
             children[4],
             children[6],
             children[8],
             binding,
-            self._member_doc(children),
-            self._span_of([*children[:9], close]),
+            self._doc(span.start),
+            span,
+            tuple(children[0] or ()),
+        )
+
+    def relation_member(self, children: list[Any]) -> ast.RelationMember:
+        # [attributes] [REQUIRED] QUERYABLE RELATION NAME ID STRING COLON cardinality target
+        # binding_block
+        binding, close = children[10]
+        cardinality, cardinality_span = children[8]
+        span = self._member_span(children, close)
+        return ast.RelationMember(
+            children[1] is not None,
+            children[4],
+            children[6],
+            cardinality,
+            cardinality_span,
+            children[9],
+            binding,
+            self._doc(span.start),
+            span,
+            tuple(children[0] or ()),
+        )
+
+    def operation_member(self, children: list[Any]) -> ast.OperationMember:
+        # [attributes] [REQUIRED] OPERATION NAME ID STRING COLON type ARROW type binding_block
+        binding, close = children[10]
+        span = self._member_span(children, close)
+        return ast.OperationMember(
+            children[1] is not None,
+            children[3],
+            children[5],
+            children[7],
+            children[9],
+            binding,
+            self._doc(span.start),
+            span,
+            tuple(children[0] or ()),
         )
 
     # -- declarations -----------------------------------------------------------------
 
     def atom_decl(self, children: list[Any]) -> ast.AtomDecl:
-        span = self._span_of(children)
-        return ast.AtomDecl(children[2], children[4], self._doc(span.start), span)
+        # [attributes] EXTERNAL ATOM NAME ID STRING SEMI
+        span = self._with_attributes(children[0], self._span(children[1], children[6]))
+        doc = self._doc(span.start)
+        return ast.AtomDecl(children[3], children[5], doc, span, tuple(children[0] or ()))
 
     def import_decl(self, children: list[Any]) -> ast.ImportDecl:
         span = self._span_of(children)
         return ast.ImportDecl(children[2], self._doc(span.start), span)
 
     def type_decl(self, children: list[Any]) -> ast.TypeDecl:
-        span = self._span_of(children)
-        self.state.depths.pop(id(children[3]), None)
-        return ast.TypeDecl(children[1], children[3], self._doc(span.start), span)
+        # [attributes] TYPE NAME EQ type SEMI
+        span = self._with_attributes(children[0], self._span(children[1], children[5]))
+        self.state.depths.pop(id(children[4]), None)
+        doc = self._doc(span.start)
+        return ast.TypeDecl(children[2], children[4], doc, span, tuple(children[0] or ()))
 
     def interface_decl(self, children: list[Any]) -> ast.InterfaceDecl:
-        span = self._span_of(children)
-        members = tuple(children[7:-1])
+        # [attributes] INTERFACE NAME ID STRING REVISION STRING LBRACE member* RBRACE
+        span = self._with_attributes(children[0], self._span(children[1], children[-1]))
+        members = tuple(children[8:-1])
         for member in members:
             for part in _member_types(member):
                 self.state.depths.pop(id(part), None)
         return ast.InterfaceDecl(
-            children[1], children[3], children[5], members, self._doc(span.start), span
+            children[2],
+            children[4],
+            children[6],
+            members,
+            self._doc(span.start),
+            span,
+            tuple(children[0] or ()),
         )
 
     def start(self, children: list[Any]) -> tuple[ast.Decl, ...]:
@@ -498,7 +553,7 @@ def _build_table_data(grammar: str) -> lalr.TableData:
     return lalr.table_data(lark)
 
 
-_CACHE_FORMAT = 5
+_CACHE_FORMAT = 6
 
 
 def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
@@ -549,4 +604,4 @@ def parse(source: SourceFile, diagnostics: Diagnostics) -> ast.File | None:
     if decls is None or found.has_errors:
         return None
     newline = "\r\n" if "\r\n" in source.text else "\n"
-    return ast.File(source.path, decls, tuple(state.comments), newline)
+    return ast.File(source.path, decls, tuple(state.comments), newline, state.has_attributes)
