@@ -46,6 +46,9 @@ class PackageConfig:
     format: bool = True
     #: The `@unstable` features the package has the items of (`*`: every one).
     features: tuple[str, ...] = ()
+    #: The import path of the stable package of the same sources, which a package of some
+    #: features imports every declaration they leave alone from (`stable-package`).
+    stable_package: str | None = None
 
 
 @node
@@ -162,11 +165,8 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             bad(f"`{where}` must be a table")
             continue
         for key in entry:
-            if key not in {"name", "sources", "include", "out", "allow", "format", "features"}:
-                bad(
-                    f"unknown key `{where}.{key}`",
-                    help="known keys: name, sources, include, out, allow, format, features",
-                )
+            if key not in _PACKAGE_KEYS:
+                bad(f"unknown key `{where}.{key}`", help=f"known keys: {', '.join(_PACKAGE_KEYS)}")
         name = entry.get("name")
         if not isinstance(name, str):
             bad(f"`{where}.name` must be a string naming a Python package, got {name!r}")
@@ -206,6 +206,13 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
                 help='name features as `@unstable(feature = name)` does, or "*" for every one',
             )
             continue
+        stable_package = entry.get("stable-package")
+        if stable_package is not None and (
+            not isinstance(stable_package, str)
+            or not all(part.isidentifier() for part in stable_package.split("."))
+        ):
+            bad(f"`{where}.stable-package` must be a Python import path, got {stable_package!r}")
+            continue
         packages.append(
             PackageConfig(
                 name,
@@ -215,11 +222,24 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
                 (*common_allow, *allow),
                 format_,
                 tuple(features),
+                stable_package,
             )
         )
     if diagnostics.has_errors:
         return None
     return Config(pyproject, tuple(packages))
+
+
+_PACKAGE_KEYS = (
+    "name",
+    "sources",
+    "include",
+    "out",
+    "allow",
+    "format",
+    "features",
+    "stable-package",
+)
 
 
 def feature_name_problem(name: str) -> str | None:

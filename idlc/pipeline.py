@@ -26,6 +26,7 @@ from idlc.syntax import ast, parser, reader
 if TYPE_CHECKING:
     # compile_files imports them when it runs: `idlc fmt` (parse_files) needs no resolver.
     from idlc.semantics import model
+    from idlc.semantics.model import Model
     from idlc.targets.python.mapping import Plan
 
 __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
@@ -72,6 +73,9 @@ class Compilation:
     files: list[ast.File] = field(default_factory=list)
     #: The Python target's plan of `model` (`idlc.targets.python`; `generate` takes it).
     plan: Plan | None = None
+    #: The stable view's model, when the files have unstable items (docs/language.md,
+    #: "Stability"): what a package of some features borrows from.
+    stable: Model | None = None
 
     @property
     def ok(self) -> bool:
@@ -337,6 +341,7 @@ def _compile(
     if stability.has_attributes(files):
         views += [view for view in (stability.STABLE, features) if view not in views]
     kept = None
+    stable = None
     for view in views:
         selected = stability.select(files, view)
         # The front end, then the Python target's mapping stage on what it made (its name
@@ -348,10 +353,13 @@ def _compile(
         diagnostics.extend(_in_view(sort_diagnostics(problems, selected), view))
         if problems.has_errors:
             return Compilation(None, diagnostics, sources, files)
+        if view == stability.STABLE:
+            stable = resolved
         if kept is None or view == features:
             kept = Compilation(resolved, diagnostics, sources, files, plan)
     # Without unstable items every view is the whole model, the only one compiled.
     assert kept is not None
+    kept.stable = stable
     return kept
 
 

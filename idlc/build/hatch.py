@@ -113,6 +113,7 @@ def generate_packages(root: Path, out: Path) -> list[str]:
             package.name,
             root=root,
             features=feature_set(package.features),
+            stable_package=package.stable_package,
         )
         for package in configuration.packages
     ]

@@ -33,6 +33,7 @@ from idlc.gcpause import paused_gc
 from idlc.semantics.model import Model
 
 if TYPE_CHECKING:
+    from idlc.codegen.overlay import StableBase
     from idlc.targets.python.mapping import Plan
 
 __all__ = ["GeneratedPackage", "generate"]
@@ -57,13 +58,16 @@ def generate(
     *,
     source_names: Sequence[str] | None = None,
     plan: Plan | None = None,
+    base: StableBase | None = None,
 ) -> GeneratedPackage:
     """Generate the Python package `package` for `model` (files empty on any error).
 
     `source_names` are the IDL files as the modules' headers name them; by default
     `idlc.codegen.provenance.source_names(model.sources)`, relative to the project.
     `plan` is the Python mapping's plan of `model` as `compile_files` made it
-    (`Compilation.plan`: it has no errors); by default it is made here.
+    (`Compilation.plan`: it has no errors); by default it is made here. `base`: for a
+    package of unstable features, the stable view and the package generated from it, whose
+    classes it imports for every declaration the features leave alone.
     """
     from idlc.codegen.build import build
     from idlc.codegen.provenance import source_names as names_of
@@ -73,7 +77,7 @@ def generate(
         source_names = names_of(model.sources)
 
     with paused_gc():
-        view, diagnostics = build(model, package, plan)
+        view, diagnostics = build(model, package, plan, base)
         if any(diagnostic.is_error for diagnostic in diagnostics):
             return GeneratedPackage(package, {}, tuple(diagnostics))
         return GeneratedPackage(package, render_package(view, source_names), tuple(diagnostics))

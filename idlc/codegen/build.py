@@ -18,10 +18,12 @@
 
 from __future__ import annotations
 
+from idlc.codegen import overlay
 from idlc.codegen.articles import indefinite_article
 from idlc.codegen.build_interfaces import build_interface
 from idlc.codegen.build_types import TypeBuilder
 from idlc.codegen.order import dependencies_first
+from idlc.codegen.overlay import StableBase
 from idlc.codegen.typeexpr import TypeExpr
 from idlc.codegen.uses import uses_of
 from idlc.codegen.views import (
@@ -84,8 +86,8 @@ def _is_union(expression: TypeExpr, aliases: dict[str, AliasView]) -> bool:
         expression = alias.alternatives[0]
 
 
-def _note_union_results(modules: list[ModuleView]) -> None:
-    aliases = {alias.name: alias for module in modules for alias in module.aliases}
+def _note_union_results(modules: list[ModuleView], lent: list[ModuleView]) -> None:
+    aliases = {alias.name: alias for module in (*modules, *lent) for alias in module.aliases}
     for module in modules:
         if module.interface is not None:
             for method in module.interface.methods:
@@ -112,38 +114,95 @@ def _refs_module(model: m.Model, plan: python_mapping.Plan) -> ModuleView:
     return refs
 
 
+def _lent(
+    model: m.Model,
+    plan: python_mapping.Plan,
+    base: StableBase,
+    own: overlay.Changed,
+    borrowed: dict[str, str],
+) -> list[ModuleView]:
+    """The modules of what the package borrows, built as the stable package has them (the
+    same names: the plan names a declaration alike in every view), and every name of them
+    entered in `borrowed` with the stable package's module it is imported from."""
+    builder = TypeBuilder(model, plan)
+    types = ModuleView(TYPES_MODULE, "")
+    for typedef in model.typedefs.values():
+        if typedef.name not in own.typedefs:
+            builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
+    refs = ModuleView(REFS_MODULE, "")
+    stable_refs = {*base.model.atoms, *(name for name, _ in all_interfaces(base.model))}
+    refs.public = [plan.refs[name] for name in stable_refs if name in plan.refs]
+    lent = [refs, types]
+    for interface in model.interfaces.values():
+        if interface.name not in own.interfaces:
+            module = ModuleView(plan.interfaces[interface.name].module, "")
+            build_interface(builder, module, interface)
+            lent.append(module)
+    for module in lent:
+        for view in module.classes:
+            borrowed[view.name] = f"{base.package}.{module.name}"
+        for alias in module.aliases:
+            borrowed[alias.name] = f"{base.package}.{module.name}"
+        for name in module.public:
+            borrowed[name] = f"{base.package}.{module.name}"
+    return lent
+
+
 def build(
-    model: m.Model, package: str, plan: python_mapping.Plan | None = None
+    model: m.Model,
+    package: str,
+    plan: python_mapping.Plan | None = None,
+    base: StableBase | None = None,
 ) -> tuple[PackageView, list[Diagnostic]]:
     """The view of the whole generated package, and the problems found on the way.
 
     `plan`: the model's plan as the pipeline made it (without errors: it reported them);
-    None to run the mapping stage here.
+    None to run the mapping stage here. `base`: the stable view and its package, which a
+    package of unstable features imports every declaration it leaves alone from
+    (`idlc.codegen.overlay`).
     """
     diagnostics = Diagnostics()
     if plan is None:
         plan = python.map_model(model, diagnostics)
     if plan is None or diagnostics.has_errors:
         return PackageView([], [], [], RUNTIME_API), diagnostics.items
-    builder = TypeBuilder(model, plan)
+    borrowed: dict[str, str] = {}
+    #: the modules of the stable package as they would be built: what is borrowed
+    lent: list[ModuleView] = []
+    own = overlay.Changed(frozenset(model.typedefs), frozenset(model.interfaces))
+    if base is not None:
+        own = overlay.changed(model, base.model)
+        lent = _lent(model, plan, base, own, borrowed)
+    builder = TypeBuilder(model, plan, borrowed)
     types = ModuleView(
         TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
     )
     for typedef in model.typedefs.values():
-        builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
-    modules = [_refs_module(model, plan), types]
+        if typedef.name in own.typedefs:
+            builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
+    refs = _refs_module(model, plan)
+    if base is not None:
+        refs.refs = [ref for ref in refs.refs if ref.name not in borrowed]
+        refs.public = [name for name in refs.public if name not in borrowed]
+    modules = [refs, types]
     for interface in model.interfaces.values():
+        if interface.name not in own.interfaces:
+            continue
         module = ModuleView(
             plan.interfaces[interface.name].module,
             f"The `{interface.name}` interface: skeleton, proxy and dispatch table.",
         )
         build_interface(builder, module, interface)
         modules.append(module)
-    _note_union_results(modules)
+    _note_union_results(modules, lent)
     for module in modules:
         module.uses = uses_of(module)
     exports = []
     all_names: list[str] = []
+    if base is not None:
+        names = sorted({name for module in lent for name in module.public})
+        all_names.extend(names)
+        exports.append(ImportView(base.package, names))
     for module in modules:
         _in_order(module)
         if module.public:

@@ -31,14 +31,21 @@ from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseNames
 
 
 class TypeBuilder:
-    def __init__(self, model: m.Model, plan: python_mapping.Plan) -> None:
+    def __init__(
+        self,
+        model: m.Model,
+        plan: python_mapping.Plan,
+        borrowed: dict[str, str] | None = None,
+    ) -> None:
         self.model = model
         self.plan = plan
         #: record class name → union base classes it must derive from
         self.extra_bases = plan.union_bases
+        #: name → the stable package's module it is imported from (`idlc.codegen.overlay`)
+        self.borrowed: dict[str, str] = {} if borrowed is None else borrowed
 
     def context(self, module: ModuleView) -> ModuleContext:
-        return ModuleContext(self.model, self.plan, module)
+        return ModuleContext(self.model, self.plan, module, self.borrowed)
 
     # -- records --
 

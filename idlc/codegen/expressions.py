@@ -34,13 +34,19 @@ class ModuleContext:
     """Type expressions for one module: every name from another module becomes an import
     of `module`, every name it uses is remembered in `depends` (aliases are ordered by it)."""
 
-    def __init__(self, model: m.Model, plan: Plan, module: ModuleView) -> None:
+    def __init__(
+        self, model: m.Model, plan: Plan, module: ModuleView, borrowed: dict[str, str]
+    ) -> None:
         self.model = model
         self.plan = plan
         self.module = module
+        #: name → module of the stable package it is imported from (`idlc.codegen.overlay`)
+        self.borrowed = borrowed
         self.depends: set[str] = set()
 
     def use(self, name: str, module: str) -> TypeExpr:
+        if self.borrowed:
+            module = self.borrowed.get(name, module)
         if module != self.module.name:
             self.module.imports[name] = module
         self.depends.add(name)

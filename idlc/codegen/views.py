@@ -263,10 +263,15 @@ class InterfaceView:
 
 @node(frozen=False)
 class ImportView:
-    """`from .<module> import <names>`."""
+    """`from .<module> import <names>`, or from another package (a dotted `module`: the
+    stable package a package of unstable features borrows from)."""
 
     module: str
     names: list[str]
+
+    @property
+    def source(self) -> str:
+        return self.module if "." in self.module else "." + self.module
 
 
 @node
@@ -313,7 +318,9 @@ class ModuleView:
         for name, module in self.imports.items():
             if module != self.name:
                 by_module.setdefault(module, []).append(name)
-        return [ImportView(module, sorted(by_module[module])) for module in sorted(by_module)]
+        # Another package's modules (dotted) first, as isort orders absolute before relative.
+        ordered = sorted(by_module, key=lambda module: ("." not in module, module))
+        return [ImportView(module, sorted(by_module[module])) for module in ordered]
 
     @property
     def sorted_integer_aliases(self) -> list[IntegerAliasView]:

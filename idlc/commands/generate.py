@@ -40,6 +40,9 @@ class GenerateJob:
     #: The `@unstable` features whose items the package has besides the stable ones (None:
     #: every feature; docs/language.md, "Stability").
     features: frozenset[str] | None = frozenset()
+    #: The import path of the package generated from the same sources' stable view, which
+    #: this one (of some features) imports every declaration they leave alone from.
+    stable_package: str | None = None
 
 
 @node(frozen=False)
@@ -88,7 +91,14 @@ def run_generate(
             )
             continue
         names = source_names(compilation.model.sources, job.root)
-        generated = generate(compilation.model, package, source_names=names, plan=compilation.plan)
+        base = None
+        if job.stable_package is not None and compilation.stable is not None:
+            from idlc.codegen.overlay import StableBase
+
+            base = StableBase(compilation.stable, job.stable_package)
+        generated = generate(
+            compilation.model, package, source_names=names, plan=compilation.plan, base=base
+        )
         diagnostics.extend(generated.diagnostics)
         planned.append((job, generated))
     if diagnostics.has_errors:
@@ -261,6 +271,7 @@ def run_generate_command(
                             (*p.allow, *allow),
                             root=configuration.path.parent,
                             features=feature_set(p.features),
+                            stable_package=p.stable_package,
                         )
                     )
         elif out is None:

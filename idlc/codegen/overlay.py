@@ -1,0 +1,124 @@
+"""A package of a view of some features that borrows the stable package's classes.
+
+`idlc generate --features … --stable-package P` (docs/python-mapping.md, "Packages of
+unstable features") writes only what the view changes: a declaration the stable view does
+not have, or has otherwise, or one whose code would name such a declaration (a record with
+a field of a changed type), or one whose classes derive from a changed one's (the
+alternatives and cases of a changed union or variant). Everything else is imported from P,
+so `unstable.X is protocol.X` for every declaration the features leave alone, and the two
+packages share one family of types for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import assert_never
+
+from idlc.semantics import model as m
+
+
+@dataclass(frozen=True, slots=True)
+class StableBase:
+    """The stable view of the same sources, and the import path of its package."""
+
+    model: m.Model
+    package: str
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """What a view's package defines itself: the rest it borrows."""
+
+    typedefs: frozenset[str]
+    interfaces: frozenset[str]
+
+
+def changed(view: m.Model, stable: m.Model) -> Changed:
+    """The typedefs and interfaces of `view` whose code differs from the stable view's."""
+    names = {name: set(_named(typedef.type)) for name, typedef in view.typedefs.items()}
+    chosen = {name: set(_chosen(typedef.type)) for name, typedef in view.typedefs.items()}
+    typedefs = {
+        name for name, typedef in view.typedefs.items() if stable.typedefs.get(name) != typedef
+    }
+    interfaces: set[str] = set()
+    while True:
+        before = (len(typedefs), len(interfaces))
+        for name in view.typedefs:
+            if name not in typedefs and names[name] & typedefs:
+                typedefs.add(name)
+        for name in list(typedefs):
+            typedefs |= chosen[name] & view.typedefs.keys()
+        for name, interface in view.interfaces.items():
+            uses = {used for member in interface.members for used in _member_names(member)}
+            if stable.interfaces.get(name) != interface or uses & typedefs:
+                interfaces.add(name)
+                for member in interface.members:
+                    for type_ in _member_types(member):
+                        typedefs |= set(_chosen(type_)) & view.typedefs.keys()
+        if (len(typedefs), len(interfaces)) == before:
+            return Changed(frozenset(typedefs), frozenset(interfaces))
+
+
+def _member_types(member: m.Member) -> tuple[m.Type, ...]:
+    match member:
+        case m.Value():
+            return (member.type,)
+        case m.Relation():
+            return ()
+        case m.Operation():
+            return (member.input, member.output)
+        case _:
+            assert_never(member)
+
+
+def _member_names(member: m.Member) -> Iterator[str]:
+    for type_ in _member_types(member):
+        yield from _named(type_)
+
+
+def _named(type_: m.Type) -> Iterator[str]:
+    """Every typedef `type_` names, at any depth."""
+    match type_:
+        case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.Enum():
+            pass
+        case m.TypeRef():
+            yield type_.name
+        case m.Optional() | m.List():
+            yield from _named(type_.inner)
+        case m.Map():
+            yield from _named(type_.value)
+        case m.Record():
+            for field in type_.fields:
+                yield from _named(field.type)
+        case m.Variant():
+            for case in type_.cases:
+                yield from _named(case.type)
+            if type_.unknown is not None:
+                yield from _named(type_.unknown.type)
+            if type_.shared is not None:
+                yield from _named(type_.shared)
+        case m.Union_():
+            for alternative in type_.alternatives:
+                yield from _named(alternative)
+        case _:
+            assert_never(type_)
+
+
+def _chosen(type_: m.Type) -> Iterator[str]:
+    """Every typedef named inside a union or variant of `type_`: their classes may derive
+    from the union's or variant's own, so they change with it."""
+    match type_:
+        case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.Enum() | m.TypeRef():
+            pass
+        case m.Optional() | m.List():
+            yield from _chosen(type_.inner)
+        case m.Map():
+            yield from _chosen(type_.value)
+        case m.Record():
+            for field in type_.fields:
+                yield from _chosen(field.type)
+        case m.Variant() | m.Union_():
+            yield from _named(type_)
+        case _:
+            assert_never(type_)
