@@ -209,6 +209,11 @@ def dump(
     metavar="A,B",
     help="The @unstable features whose items the package has besides the stable ones (`*`: all).",
 )
+@click.option(
+    "--stable-package",
+    metavar="IMPORT.PATH",
+    help="With --features: import what the features leave alone from this package, generated from the same files' stable view.",
+)
 @_allow_option
 @_error_format_option
 def generate(
@@ -218,6 +223,7 @@ def generate(
     include: tuple[Path, ...],
     check_only: bool,
     features: tuple[str, ...],
+    stable_package: str | None,
     allow: tuple[str, ...],
     error_format: str,
 ) -> None:
@@ -227,7 +233,16 @@ def generate(
 
     _run(
         lambda: run_generate_command(
-            files, out, package, include, check_only, allow, error_format, click.echo, features
+            files,
+            out,
+            package,
+            include,
+            check_only,
+            allow,
+            error_format,
+            click.echo,
+            features,
+            stable_package,
         )
     )
 

@@ -235,6 +235,7 @@ def run_generate_command(
     error_format: str,
     echo: Echo,
     features: Sequence[str] = (),
+    stable_package: str | None = None,
 ) -> int:
     """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
     it, every *.idl file under the current folder into `out`); with `check_only`, write
@@ -248,7 +249,15 @@ def run_generate_command(
         if out is None:
             raise UsageProblem("`--out DIR` is required when files are named")
         jobs.append(
-            GenerateJob(files, include, out, package, allow, features=feature_set(features))
+            GenerateJob(
+                files,
+                include,
+                out,
+                package,
+                allow,
+                features=feature_set(features),
+                stable_package=stable_package,
+            )
         )
     else:
         configuration = configuration_of(diagnostics)
@@ -290,7 +299,7 @@ def run_generate_command(
         echo(text, nl=False)
     if outcome.out_of_date:
         # Last, after the diffs: the line a person (or a pre-commit log) reads first.
-        command = fix_command(files, out, package, include, allow, features)
+        command = fix_command(files, out, package, include, allow, features, stable_package)
         echo(f"run `{command}` to update the generated files", err=True)
     return exit_code(diagnostics, failed=outcome.failed)
 
@@ -302,6 +311,7 @@ def fix_command(
     include: Sequence[Path],
     allow: Sequence[str],
     features: Sequence[str] = (),
+    stable_package: str | None = None,
 ) -> str:
     """The `idlc generate` command line that rewrites what `idlc generate --check` checked
     with these arguments: the same one, less `--check`, quoted for a POSIX shell."""
@@ -318,6 +328,8 @@ def fix_command(
         words += ["-A", code]
     if features:
         words += ["--features", ",".join(features)]
+    if stable_package is not None:
+        words += ["--stable-package", stable_package]
     return shlex.join(words)
 
 
