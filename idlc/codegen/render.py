@@ -75,14 +75,19 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return _TemplateCache(entries)
 
 
+#: The extensions of `_OPTIONS`, loaded by `_Environment` when it first compiles.
+_EXTENSIONS: list[str] = _OPTIONS["extensions"]  # type: ignore[assignment]
+
+
 class _Environment(jinja2.Environment):
     """An environment that loads `_OPTIONS`' extensions only when it compiles a template.
 
     Extensions act at parse time only (the `do` tag compiles to a plain expression
     statement): the code of a template taken from the cache never needs them, and
-    importing `jinja2.ext` is a tenth of a small `idlc generate` run's Jinja2 start-up
-    (docs/benchmarks.md). The compiled code is the same either way
-    (tests/codegen/test_template_cache.py compiles every template both ways).
+    importing `jinja2.ext` is 5M instructions of a small `idlc generate` run's start-up
+    (docs/benchmarks.md, "generate's start-up, item by item"). The compiled code is the
+    same either way (tests/codegen/test_template_extensions.py compiles every template
+    both ways).
     """
 
     # The two public ways into Jinja2's parser (a template loaded and not found in the
@@ -99,10 +104,6 @@ class _Environment(jinja2.Environment):
         if not self.extensions:
             for extension in _EXTENSIONS:
                 self.add_extension(extension)
-
-
-#: The extensions of `_OPTIONS`, loaded by `_Environment` when it first compiles.
-_EXTENSIONS: list[str] = _OPTIONS["extensions"]  # type: ignore[assignment]
 
 
 @functools.cache
