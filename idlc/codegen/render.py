@@ -10,6 +10,7 @@ import functools
 import hashlib
 import types
 from collections.abc import Sequence
+from typing import Any
 
 import jinja2
 
@@ -74,14 +75,46 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return _TemplateCache(entries)
 
 
+#: The extensions of `_OPTIONS`, loaded by `_Environment` when it first compiles.
+_EXTENSIONS: list[str] = _OPTIONS["extensions"]  # type: ignore[assignment]
+
+
+class _Environment(jinja2.Environment):
+    """An environment that loads `_OPTIONS`' extensions only when it compiles a template.
+
+    Extensions act at parse time only (the `do` tag compiles to a plain expression
+    statement): the code of a template taken from the cache never needs them, and
+    importing `jinja2.ext` is 5M instructions of a small `idlc generate` run's start-up
+    (docs/benchmarks.md, "generate's start-up, item by item"). The compiled code is the
+    same either way (tests/codegen/test_template_extensions.py compiles every template
+    both ways).
+    """
+
+    # The two public ways into Jinja2's parser (a template loaded and not found in the
+    # cache is compiled by `compile`), both before anything reads `self.extensions`.
+    def compile(self, *args: Any, **kwargs: Any) -> Any:
+        self._load_extensions()
+        return super().compile(*args, **kwargs)
+
+    def parse(self, *args: Any, **kwargs: Any) -> Any:
+        self._load_extensions()
+        return super().parse(*args, **kwargs)
+
+    def _load_extensions(self) -> None:
+        if not self.extensions:
+            for extension in _EXTENSIONS:
+                self.add_extension(extension)
+
+
 @functools.cache
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    options = {key: value for key, value in _OPTIONS.items() if key != "extensions"}
+    env = _Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         auto_reload=False,  # one run renders thousands of modules: no stat() per template use
-        **_OPTIONS,  # type: ignore[arg-type]
+        **options,  # type: ignore[arg-type]
     )
     env.filters.update(FILTERS)
     # Plain attribute access: the view models are dataclasses, never mappings, so `x.name`

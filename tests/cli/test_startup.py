@@ -155,3 +155,39 @@ def test_plain_generate_runs_without_click(tmp_path: Path) -> None:
         assert "| idlc.codegen" in result.stderr  # the log is what this test reads
         assert "| click" not in result.stderr
         assert "| tomllib" not in result.stderr  # files named: no pyproject.toml read
+
+
+#: Never on a plain `idlc generate FILES --out DIR --package NAME`'s path (nor `--check`'s,
+#: on a package that is up to date): the CLI framework, the other commands, the language
+#: server's and the formatter's modules, Jinja2's extensions (loaded only to compile a
+#: template the cache does not hold: idlc/codegen/render.py), pyproject.toml's reader and
+#: discovery (files are named), difflib (only to show a stale file) and subprocesses.
+#: `json` and `pickle` are allowed: `import jinja2` imports them (`jinja2.utils`,
+#: `jinja2.bccache`), and the compiled templates run on `jinja2.runtime`.
+NEVER_IN_GENERATE = (
+    NEVER - {"jinja2", "idlc.codegen", "idlc.output", "idlc.commands.generate", "json", "pickle"}
+) | {
+    "jinja2.ext",
+    "idlc.commands.check",
+    "idlc.commands.fmt",
+    "idlc.syntax.format",
+    "tomllib",
+    "idlc.discovery",
+    "difflib",
+    "shlex",
+    "subprocess",
+}
+
+
+def test_generate_of_files_imports_only_what_it_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The package is written by the first run (its templates then compiled and kept in a
+    # cache of the test's own, so the imports pinned are those of every later run).
+    monkeypatch.setenv("IDLC_CACHE_DIR", str(tmp_path / "cache"))
+    names = [*map(str, SEEDS), "--out", str(tmp_path / "out"), "--package", "seeds"]
+    _imported(*names, cwd=tmp_path, command="generate")
+    for options in ([], ["--check"]):
+        imported = _imported(*names, *options, cwd=tmp_path, command="generate")
+        assert {"jinja2", "idlc.codegen.render", "idlc.output.package"} <= imported
+        assert not _offending(imported, NEVER_IN_GENERATE)
