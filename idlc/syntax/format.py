@@ -63,7 +63,7 @@ from typing import TypeVar, get_args
 from idlc.source import SourceFile, Span
 from idlc.syntax import ast
 
-__all__ = ["FormatError", "format_file"]
+__all__ = ["FormatError", "format_file", "is_canonical"]
 
 _INDENT = 2
 _CONTINUATION = 4
@@ -104,8 +104,28 @@ def format_file(file: ast.File, source: SourceFile, *, copy_runs: bool = True) -
     return writer.finish(file.newline)
 
 
+def is_canonical(file: ast.File, source: SourceFile) -> bool:
+    """Whether `source`'s text is already `format_file`'s text (`idlc fmt --check`).
+
+    The same walk as `format_file`, but each line is compared with the source as soon as
+    no later step can change it (`_Writer.settle`), and the walk stops at the first line
+    that differs: a file that needs formatting is not formatted to its end.
+    """
+    writer = _Writer(file, source, compare=file.newline)
+    try:
+        _Layout(writer, file).file()
+        writer.settle()
+        return writer.finish(file.newline) == source.text
+    except _Differs:
+        return False
+
+
 class FormatError(Exception):
     """The AST does not match the source text it is said to come from."""
+
+
+class _Differs(Exception):
+    """A settled line of the output is not the source's (`is_canonical` stops there)."""
 
 
 class _Writer:
@@ -116,9 +136,23 @@ class _Writer:
     broken inside an item continues at `item_indent + _CONTINUATION`.
     """
 
-    def __init__(self, file: ast.File, source: SourceFile, copy_runs: bool = True) -> None:
+    def __init__(
+        self,
+        file: ast.File,
+        source: SourceFile,
+        copy_runs: bool = True,
+        compare: str | None = None,
+    ) -> None:
         self.text = source.text
         self.copy_runs = copy_runs
+        #: The line ending when lines are compared with the source as they settle
+        #: (`is_canonical`), None when the whole text is only built.
+        self.compare = compare
+        self.settled = 0  # lines[:settled] are known to be the source's first lines
+        self.settled_end = 0  # where they end in the source text
+        #: Lines from this index on may still move (`ensure_blank_before` may insert a
+        #: blank line there); None when every line written so far is final.
+        self.movable_from: int | None = None
         self.comments = sorted(file.comments, key=lambda comment: comment.span.start)
         self.comment_starts = [comment.span.start for comment in self.comments]
         self.comment_at = {comment.span.start: comment for comment in self.comments}
@@ -187,6 +221,8 @@ class _Writer:
         """Start a line-level item (declaration, member, field …) on a new line."""
         self._trailing_comments()
         self._close_line()
+        if self.compare is not None:
+            self.settle()
         self.item_indent = indent
         self.item_started = False
         self.want_blank = blank
@@ -205,6 +241,33 @@ class _Writer:
         self.item_indent, self.item_started = outer_item
         self.next_line_indent = closing_indent
         self.want_blank = False
+
+    def settle(self) -> None:
+        """Compare the lines no later step can change with the source; `_Differs` at the
+        first one that is not the source's next line.
+
+        Lines are only ever appended, but for the blank line `ensure_blank_before` may
+        insert at `movable_from`, and the blank lines at the end, which `finish` drops: so
+        the lines before both are the output's first lines, whatever follows them."""
+        lines = self.lines
+        end = len(lines) if self.movable_from is None else self.movable_from
+        while end > self.settled and not lines[end - 1]:
+            end -= 1
+        if end <= self.settled:
+            return
+        text = self.text
+        newline = self.compare
+        assert newline is not None
+        position = self.settled_end
+        for line in lines[self.settled : end]:
+            if not text.startswith(line, position):
+                raise _Differs
+            position += len(line)
+            if not text.startswith(newline, position):
+                raise _Differs
+            position += len(newline)
+        self.settled = end
+        self.settled_end = position
 
     def decl_line_count(self) -> int:
         """How many lines the declaration just written spans (its leading comments apart)."""
@@ -414,12 +477,15 @@ class _Layout:
             )
             w.item(0, blank)
             start = len(w.lines)
+            if isinstance(decl, ast.TypeDecl):
+                w.movable_from = start  # a blank line may go before it once it is written
             if isinstance(decl, ast.InterfaceDecl) or not w.run(decl.span.start, decl.span.end):
                 self.decl(decl)
             # A typedef spanning several lines stands apart: known once it is written.
             previous_multiline = isinstance(decl, ast.TypeDecl) and w.decl_line_count() > 1
             if previous_multiline and previous is not None:
                 w.ensure_blank_before(start)
+            w.movable_from = None
             previous = decl
 
     def _flat(self, node: ast.TypeExpr) -> bool:
