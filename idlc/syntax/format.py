@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar, get_args
 
@@ -70,6 +71,12 @@ _CONTINUATION = 4
 _WHITESPACE = frozenset(" \t\f\r\n\ufeff")
 
 _T = TypeVar("_T")
+
+#: `is_canonical` compares lines with the source once this many have been written since
+#: the last comparison: often enough to stop within a few items of the first difference,
+#: seldom enough to cost next to nothing against the walk (one length test per item, one
+#: `join` and one `startswith` per comparison).
+_SETTLE_EVERY = 8
 
 # One node's source text as the layout writes it on one line: tokens (the lexer's patterns,
 # grammar/idl.lark, each taken whole) with the gap the layout puts between two of them —
@@ -150,6 +157,8 @@ class _Writer:
         self.compare = compare
         self.settled = 0  # lines[:settled] are known to be the source's first lines
         self.settled_end = 0  # where they end in the source text
+        #: `item` compares once `lines` is this long (never when only building).
+        self.settle_at = _SETTLE_EVERY if compare is not None else sys.maxsize
         #: Lines from this index on may still move (`ensure_blank_before` may insert a
         #: blank line there); None when every line written so far is final.
         self.movable_from: int | None = None
@@ -221,7 +230,7 @@ class _Writer:
         """Start a line-level item (declaration, member, field …) on a new line."""
         self._trailing_comments()
         self._close_line()
-        if self.compare is not None:
+        if len(self.lines) >= self.settle_at:
             self.settle()
         self.item_indent = indent
         self.item_started = False
@@ -254,20 +263,16 @@ class _Writer:
         while end > self.settled and not lines[end - 1]:
             end -= 1
         if end <= self.settled:
+            self.settle_at = len(lines) + _SETTLE_EVERY
             return
-        text = self.text
         newline = self.compare
         assert newline is not None
-        position = self.settled_end
-        for line in lines[self.settled : end]:
-            if not text.startswith(line, position):
-                raise _Differs
-            position += len(line)
-            if not text.startswith(newline, position):
-                raise _Differs
-            position += len(newline)
+        chunk = newline.join(lines[self.settled : end]) + newline
+        if not self.text.startswith(chunk, self.settled_end):
+            raise _Differs
         self.settled = end
-        self.settled_end = position
+        self.settled_end += len(chunk)
+        self.settle_at = len(lines) + _SETTLE_EVERY
 
     def decl_line_count(self) -> int:
         """How many lines the declaration just written spans (its leading comments apart)."""
