@@ -226,6 +226,57 @@ class _Writer:
         self.after_doc = False
         return True
 
+    def body_copy(self, spans: Sequence[Span], closing: int) -> bool:
+        """After the `{` of a body the layout explodes: write its entries (`spans`, each a
+        source range the entry's `;` ends or follows) and the `}` as `open_block`, an
+        `item` and a `run` per entry and `close_block` would, without a call per entry —
+        when there is no comment before the `}` and every entry is one canonical run
+        (`_CANONICAL_RUN`) with its `;` right after it. Between entries there is only white
+        space then (the parse put the entries there), so the lines are the entries' text at
+        the entries' indentation, with a blank line between two entries where the source
+        has one (never before the first: `open_block`), and the `}` on a line of its own at
+        `closing`. False, and nothing written, otherwise."""
+        starts = self.comment_starts
+        text = self.text
+        if not self.copy_runs or not spans or self.next_line_indent is not None:
+            return False
+        # A comment before the `}` (the first `}` after the last entry, or one in that
+        # comment, which starts before it then).
+        if self.next_comment < len(starts) and starts[self.next_comment] < text.find(
+            "}", spans[-1].end
+        ):
+            return False
+        indent = " " * (closing + _INDENT)
+        run = _CANONICAL_RUN.fullmatch
+        copied: list[str] = []
+        position = self.pos
+        for span in spans:
+            start, end = span.start, span.end
+            if copied and text.count("\n", position, start) >= 2:
+                copied.append("")
+            if text[end - 1] != ";":
+                if text[end : end + 1] != ";":
+                    return False
+                end += 1  # an alternative: its `;` is not in its span
+            if run(text, start, end) is None:
+                return False
+            copied.append(indent + text[start:end])
+            position = end
+        self._close_line()
+        self.lines.extend(copied)
+        self.pos = position
+        brace = self._next_token_start()  # the `}`: white space only before it
+        self.line = " " * closing + "}"
+        self.line_indent = closing
+        self.pos = brace + 1
+        self.blank_ok = True
+        self.want_blank = False
+        self.after_doc = False
+        self.item_started = True
+        if len(self.lines) >= self.settle_at:
+            self.settle()
+        return True
+
     def item(self, indent: int, blank: bool = False) -> None:
         """Start a line-level item (declaration, member, field …) on a new line."""
         self._trailing_comments()
@@ -656,6 +707,9 @@ class _Layout:
             return
         outer_item = (w.item_indent, w.item_started)
         closing_line = w.line_indent
+        spans: list[Span] = [entry.span for entry in entries]  # type: ignore[attr-defined]
+        if w.body_copy(spans, closing_line):
+            return
         inner = w.open_block()
         for entry in entries:
             w.item(inner)
