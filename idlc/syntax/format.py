@@ -49,8 +49,11 @@ whose source text is one line in the canonical spacing (`_CANONICAL_RUN`) is cop
 the source in one piece (`_Writer.run`) instead of token by token. Declarations but
 interfaces, members, brace entries, bindings and type expressions are offered to it, and
 the leading tokens of members and interfaces; what it refuses goes token by token, its
-parts offered again. `format_file(..., copy_runs=False)` writes every token, the
-reference tests hold the copying to.
+parts offered again; an exploded body whose entries are all such runs, with no comment
+before its `}`, is written in one step (`_Writer.body_copy`). `format_file(...,
+copy_runs=False)` writes every token, the reference tests hold both to. `is_canonical`
+(`idlc fmt --check`) makes the same walk but compares the lines with the source as they
+are settled and stops at the first that differs.
 """
 
 from __future__ import annotations
