@@ -18,7 +18,7 @@ from idlc.syntax.format import format_file, is_canonical
 from idlc.syntax.parser import parse
 from tests.syntax.support import INPUTS, read
 from tests.syntax.test_format_properties import _commented
-from tests.syntax.test_format_runs import _FORMATTED, _perturbed
+from tests.syntax.test_format_runs import _FORMATTED, _perturbed, _relined
 
 _EXAMPLES = int(os.environ.get("IDLC_FUZZ_EXAMPLES", "150"))
 
@@ -41,6 +41,12 @@ def _agrees(text: str) -> bool:
 @settings(max_examples=_EXAMPLES, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 @given(_perturbed())
 def test_is_canonical_agrees_on_nearly_formatted_files(text: str) -> None:
+    assert _agrees(text)
+
+
+@settings(max_examples=_EXAMPLES, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(_relined())
+def test_is_canonical_agrees_with_line_breaks_edited(text: str) -> None:
     assert _agrees(text)
 
 
