@@ -16,7 +16,7 @@ from idlc.diagnostics import Diagnostics, codes, without_allowed
 from idlc.output.atomic import write_atomic
 from idlc.pipeline import parse_files
 from idlc.source import SourceMap
-from idlc.syntax.format import format_file
+from idlc.syntax.format import format_file, is_canonical
 
 
 @dataclass(slots=True)
@@ -46,6 +46,11 @@ def format_paths(
         if item.file is None or item.source is None:
             continue
         if kept and _under_any(item.path.resolve(), kept):
+            continue
+        if not (write or diff):
+            # `--check`: only whether it would change, known at the first line that does.
+            if not is_canonical(item.file, item.source):
+                result.changed.append(item.display)
             continue
         formatted = format_file(item.file, item.source)
         if formatted == item.source.text:

@@ -49,27 +49,37 @@ whose source text is one line in the canonical spacing (`_CANONICAL_RUN`) is cop
 the source in one piece (`_Writer.run`) instead of token by token. Declarations but
 interfaces, members, brace entries, bindings and type expressions are offered to it, and
 the leading tokens of members and interfaces; what it refuses goes token by token, its
-parts offered again. `format_file(..., copy_runs=False)` writes every token, the
-reference tests hold the copying to.
+parts offered again; an exploded body whose entries are all such runs, with no comment
+before its `}`, is written in one step (`_Writer.body_copy`). `format_file(...,
+copy_runs=False)` writes every token, the reference tests hold both to. `is_canonical`
+(`idlc fmt --check`) makes the same walk but compares the lines with the source as they
+are settled and stops at the first that differs.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar, get_args
 
 from idlc.source import SourceFile, Span
 from idlc.syntax import ast
 
-__all__ = ["FormatError", "format_file"]
+__all__ = ["FormatError", "format_file", "is_canonical"]
 
 _INDENT = 2
 _CONTINUATION = 4
 _WHITESPACE = frozenset(" \t\f\r\n\ufeff")
 
 _T = TypeVar("_T")
+
+#: `is_canonical` compares lines with the source once this many have been written since
+#: the last comparison: often enough to stop within a few items of the first difference,
+#: seldom enough to cost next to nothing against the walk (one length test per item, one
+#: `join` and one `startswith` per comparison).
+_SETTLE_EVERY = 8
 
 # One node's source text as the layout writes it on one line: tokens (the lexer's patterns,
 # grammar/idl.lark, each taken whole) with the gap the layout puts between two of them —
@@ -104,8 +114,28 @@ def format_file(file: ast.File, source: SourceFile, *, copy_runs: bool = True) -
     return writer.finish(file.newline)
 
 
+def is_canonical(file: ast.File, source: SourceFile) -> bool:
+    """Whether `source`'s text is already `format_file`'s text (`idlc fmt --check`).
+
+    The same walk as `format_file`, but each line is compared with the source as soon as
+    no later step can change it (`_Writer.settle`), and the walk stops at the first line
+    that differs: a file that needs formatting is not formatted to its end.
+    """
+    writer = _Writer(file, source, compare=file.newline)
+    try:
+        _Layout(writer, file).file()
+        writer.settle()
+        return writer.finish(file.newline) == source.text
+    except _Differs:
+        return False
+
+
 class FormatError(Exception):
     """The AST does not match the source text it is said to come from."""
+
+
+class _Differs(Exception):
+    """A settled line of the output is not the source's (`is_canonical` stops there)."""
 
 
 class _Writer:
@@ -116,9 +146,25 @@ class _Writer:
     broken inside an item continues at `item_indent + _CONTINUATION`.
     """
 
-    def __init__(self, file: ast.File, source: SourceFile, copy_runs: bool = True) -> None:
+    def __init__(
+        self,
+        file: ast.File,
+        source: SourceFile,
+        copy_runs: bool = True,
+        compare: str | None = None,
+    ) -> None:
         self.text = source.text
         self.copy_runs = copy_runs
+        #: The line ending when lines are compared with the source as they settle
+        #: (`is_canonical`), None when the whole text is only built.
+        self.compare = compare
+        self.settled = 0  # lines[:settled] are known to be the source's first lines
+        self.settled_end = 0  # where they end in the source text
+        #: `item` compares once `lines` is this long (never when only building).
+        self.settle_at = _SETTLE_EVERY if compare is not None else sys.maxsize
+        #: Lines from this index on may still move (`ensure_blank_before` may insert a
+        #: blank line there); None when every line written so far is final.
+        self.movable_from: int | None = None
         self.comments = sorted(file.comments, key=lambda comment: comment.span.start)
         self.comment_starts = [comment.span.start for comment in self.comments]
         self.comment_at = {comment.span.start: comment for comment in self.comments}
@@ -183,10 +229,63 @@ class _Writer:
         self.after_doc = False
         return True
 
+    def body_copy(self, spans: Sequence[Span], closing: int) -> bool:
+        """After the `{` of a body the layout explodes: write its entries (`spans`, each a
+        source range the entry's `;` ends or follows) and the `}` as `open_block`, an
+        `item` and a `run` per entry and `close_block` would, without a call per entry —
+        when there is no comment before the `}` and every entry is one canonical run
+        (`_CANONICAL_RUN`) with its `;` right after it. Between entries there is only white
+        space then (the parse put the entries there), so the lines are the entries' text at
+        the entries' indentation, with a blank line between two entries where the source
+        has one (never before the first: `open_block`), and the `}` on a line of its own at
+        `closing`. False, and nothing written, otherwise."""
+        starts = self.comment_starts
+        text = self.text
+        if not self.copy_runs or not spans or self.next_line_indent is not None:
+            return False
+        # A comment before the `}` (the first `}` after the last entry, or one in that
+        # comment, which starts before it then).
+        if self.next_comment < len(starts) and starts[self.next_comment] < text.find(
+            "}", spans[-1].end
+        ):
+            return False
+        indent = " " * (closing + _INDENT)
+        run = _CANONICAL_RUN.fullmatch
+        copied: list[str] = []
+        position = self.pos
+        for span in spans:
+            start, end = span.start, span.end
+            if copied and text.count("\n", position, start) >= 2:
+                copied.append("")
+            if text[end - 1] != ";":
+                if text[end : end + 1] != ";":
+                    return False
+                end += 1  # an alternative: its `;` is not in its span
+            if run(text, start, end) is None:
+                return False
+            copied.append(indent + text[start:end])
+            position = end
+        self._close_line()
+        self.lines.extend(copied)
+        self.pos = position
+        brace = self._next_token_start()  # the `}`: white space only before it
+        self.line = " " * closing + "}"
+        self.line_indent = closing
+        self.pos = brace + 1
+        self.blank_ok = True
+        self.want_blank = False
+        self.after_doc = False
+        self.item_started = True
+        if len(self.lines) >= self.settle_at:
+            self.settle()
+        return True
+
     def item(self, indent: int, blank: bool = False) -> None:
         """Start a line-level item (declaration, member, field …) on a new line."""
         self._trailing_comments()
         self._close_line()
+        if len(self.lines) >= self.settle_at:
+            self.settle()
         self.item_indent = indent
         self.item_started = False
         self.want_blank = blank
@@ -205,6 +304,29 @@ class _Writer:
         self.item_indent, self.item_started = outer_item
         self.next_line_indent = closing_indent
         self.want_blank = False
+
+    def settle(self) -> None:
+        """Compare the lines no later step can change with the source; `_Differs` at the
+        first one that is not the source's next line.
+
+        Lines are only ever appended, but for the blank line `ensure_blank_before` may
+        insert at `movable_from`, and the blank lines at the end, which `finish` drops: so
+        the lines before both are the output's first lines, whatever follows them."""
+        lines = self.lines
+        end = len(lines) if self.movable_from is None else self.movable_from
+        while end > self.settled and not lines[end - 1]:
+            end -= 1
+        if end <= self.settled:
+            self.settle_at = len(lines) + _SETTLE_EVERY
+            return
+        newline = self.compare
+        assert newline is not None
+        chunk = newline.join(lines[self.settled : end]) + newline
+        if not self.text.startswith(chunk, self.settled_end):
+            raise _Differs
+        self.settled = end
+        self.settled_end += len(chunk)
+        self.settle_at = len(lines) + _SETTLE_EVERY
 
     def decl_line_count(self) -> int:
         """How many lines the declaration just written spans (its leading comments apart)."""
@@ -414,6 +536,8 @@ class _Layout:
             )
             w.item(0, blank)
             start = len(w.lines)
+            if isinstance(decl, ast.TypeDecl):
+                w.movable_from = start  # a blank line may go before it once it is written
             if isinstance(decl, ast.InterfaceDecl) or not w.run(decl.span.start, decl.span.end):
                 self.decl(decl)
             # A typedef spanning several lines stands apart: known once it is written.
@@ -422,6 +546,7 @@ class _Layout:
             )
             if previous_multiline and previous is not None:
                 w.ensure_blank_before(start)
+            w.movable_from = None
             previous = decl
 
     def _flat(self, node: ast.TypeExpr) -> bool:
@@ -607,6 +732,9 @@ class _Layout:
             return
         outer_item = (w.item_indent, w.item_started)
         closing_line = w.line_indent
+        spans: list[Span] = [entry.span for entry in entries]  # type: ignore[attr-defined]
+        if w.body_copy(spans, closing_line):
+            return
         inner = w.open_block()
         for entry in entries:
             w.item(inner)
