@@ -1,19 +1,23 @@
-"""Write a first draft of `idl/acp.idl` from the ACP JSON Schema (protocol version 1).
+"""Write `idl/acp.idl` from the ACP JSON Schema (protocol version 1): the stable protocol of
+`schema.json` and, marked `@unstable(feature = unstable)`, what `schema.unstable.json` adds.
 
     python tools/acp_idl.py [idl/acp-schema/v1] > idl/acp.idl && idlc fmt idl/acp.idl
-    python tools/acp_idl.py --unstable idl/acp-schema/v1 > idl/acp-unstable.idl && idlc fmt …
+    python tools/acp_idl.py --stable [idl/acp-schema/v1]    # schema.json alone
 
-With `--unstable` it reads `schema.unstable.json` instead (the stable protocol plus what is
-not part of the spec yet: `session/fork`, archive, title, status, providers, auth status,
-`mcp/message`) and adds those methods to the interfaces, and the proxy-chain role's two
-interfaces, `Proxy` and `Successor` (docs/acp.md, "Proxy chains");
-`idl/acp-unstable.idl` is exactly its output, formatted
-(`tests/interop/test_unstable.py` checks).
+The unstable schema is the stable protocol plus what is not part of the spec yet
+(`session/fork`, archive, title, status, providers, auth status, `mcp/message`, plans,
+subagents, usage, system prompts) and the proxy-chain role's two interfaces, `Proxy` and
+`Successor` (docs/acp.md, "Proxy chains"). Merging the two schemas makes one source: every
+declaration, member, field, enum value and variant case the unstable schema adds is marked
+(docs/language.md, "Stability"), and what both say is written as the stable schema says it,
+so the stable view of `idl/acp.idl` is exactly `--stable`'s output. `idlc generate` writes
+the stable view into `idlc_acp.protocol` and the unstable items into `idlc_acp.unstable`,
+which imports everything else from the stable package (`tests/interop/test_unstable.py`
+checks both, and that `idl/acp.idl` is exactly this script's output, formatted).
 
-The committed `idl/acp.idl` is the source of truth; this script only does the bulk of the
-translation so that a schema update can be diffed against it. It knows the member names of
-the `Agent` and `Client` interfaces (from the MoonBit SDK's traits) and the handful of
-schema shapes the language cannot say directly (`docs/acp-gaps.md`, G1–G9).
+The script knows the member names of the `Agent` and `Client` interfaces (from the MoonBit
+SDK's traits) and the handful of schema shapes the language cannot say directly
+(`docs/acp-gaps.md`, G1–G9).
 """
 
 from __future__ import annotations
@@ -82,6 +86,9 @@ UNSTABLE_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
     "proxy/successor:notify": ("Successor", "successorNotification", False, True),
 }
 
+#: The interfaces only the unstable schema has: the proxy-chain role.
+UNSTABLE_INTERFACES = ("Proxy", "Successor")
+
 #: Schema definitions the unstable surface needs that the stable one skips: a child
 #: session's failure carries a JSON-RPC error object (`ErrorStopReason.error`).
 UNSTABLE_TYPES = {"Error", "ErrorCode"}
@@ -134,6 +141,16 @@ META_DOC = (
 META_TYPE = "optional<map<string, json>>"
 
 INTEGER_FORMATS = {"int32", "int64", "uint16", "uint32", "uint64", "int8", "int16", "uint8"}
+
+#: The one feature the unstable items belong to. The schema names no features: the official
+#: SDKs take `schema.unstable.json` as a whole behind one opt-in, and so does a package
+#: generated with this feature.
+FEATURE = "unstable"
+ATTRIBUTE = f"@unstable(feature = {FEATURE})"
+
+#: The key a merged schema node carries when only the unstable schema has it (not a schema
+#: keyword: it lives only between `merged` and the converter).
+MARK = "x-idlc-unstable"
 
 
 #: Schema definitions that are JSON-RPC envelopes or raw extension payloads, not ACP types.
@@ -207,19 +224,110 @@ def patch_fields(node: Json) -> set[str]:
     return found
 
 
+def merged(stable: Json, unstable: Json) -> Json:
+    """`stable` with what `unstable` adds to it, each addition carrying `MARK`: properties
+    (and whether they are required), and alternatives of a `oneOf`/`anyOf` (enum values,
+    variant cases), matched by `alternative_key`; what both have is merged the same way,
+    and everything else is as `stable` says it (the unstable schema's descriptions link
+    the draft's pages)."""
+    out = dict(stable)
+    if "properties" in stable or "properties" in unstable:
+        ours = stable.get("properties", {})
+        theirs = unstable.get("properties", {})
+        properties = {}
+        for name in in_merged_order(list(ours), list(theirs)):
+            if name in ours:
+                properties[name] = merged(ours[name], theirs.get(name, ours[name]))
+            else:
+                properties[name] = {**theirs[name], MARK: True}
+        out["properties"] = properties
+        required = list(stable.get("required", []))
+        required += [
+            name for name in unstable.get("required", []) if name not in ours and name in theirs
+        ]
+        if required:
+            out["required"] = required
+    for key in ("oneOf", "anyOf", "allOf"):
+        if key not in stable and key not in unstable:
+            continue
+        ours_list = stable.get(key, [])
+        theirs_by_key = {alternative_key(a): a for a in unstable.get(key, [])}
+        ours_by_key = {alternative_key(a): a for a in ours_list}
+        alternatives = []
+        for item in in_merged_order(list(ours_by_key), list(theirs_by_key)):
+            if item in ours_by_key:
+                alternative = ours_by_key[item]
+                alternatives.append(merged(alternative, theirs_by_key.get(item, alternative)))
+            else:
+                alternatives.append({**theirs_by_key[item], MARK: True})
+        out[key] = alternatives
+    return out
+
+
+def alternative_key(node: Json) -> str:
+    """What identifies an alternative across the two schemas: its tag's value, the
+    definition it names, or its title, type and shape."""
+    for key, prop in node.get("properties", {}).items():
+        if isinstance(prop, dict) and "const" in prop:
+            return f"{key}={json.dumps(prop['const'])}"
+    if "const" in node:
+        return f"const={json.dumps(node['const'])}"
+    ref = ref_name(node)
+    if ref is not None:
+        return f"ref={ref}"
+    if "title" in node:
+        return f"title={node['title']}"
+    return json.dumps({k: v for k, v in node.items() if k != "description"}, sort_keys=True)
+
+
+def in_merged_order(ours: list[str], theirs: list[str]) -> list[str]:
+    """`ours` in its own order, with each item only `theirs` has placed after the item it
+    follows there, so that what the stable schema says keeps its order."""
+    out = list(ours)
+    for index, item in enumerate(theirs):
+        if item in out:
+            continue
+        before = next((theirs[i] for i in range(index - 1, -1, -1) if theirs[i] in out), None)
+        out.insert(0 if before is None else out.index(before) + 1, item)
+    return out
+
+
 class Converter:
-    def __init__(self, schema: Json, meta: Json, unstable: bool = False) -> None:
-        self.defs: dict[str, Json] = schema["$defs"]
+    def __init__(self, schema: Json, meta: Json, unstable: Json | None = None) -> None:
+        """The protocol of `schema`; with `unstable` (the unstable schema), merged with what
+        that one adds, each addition marked (`merged`)."""
         self.meta = meta
-        self.unstable = unstable
-        self.members = {**MEMBERS, **UNSTABLE_MEMBERS} if unstable else MEMBERS
         self.order: list[str] = []
         self.seen: set[str] = set()
+        self.merging = unstable is not None
+        if unstable is None:
+            self.defs: dict[str, Json] = schema["$defs"]
+            self.members = MEMBERS
+            self.stable_order: list[str] = []
+            return
+        stable = Converter(schema, meta)
+        stable.reach_members()
+        self.stable_order = stable.order
+        kept = set(stable.order)
+        self.defs = {
+            name: merged(schema["$defs"][name], node) if name in kept else node
+            for name, node in unstable["$defs"].items()
+        }
+        self.members = {**MEMBERS, **UNSTABLE_MEMBERS}
+
+    def unstable(self, name: str) -> bool:
+        """Whether declaration `name` is only the unstable schema's."""
+        return self.merging and name not in self.stable_order
+
+    @staticmethod
+    def mark(node: Json, indent: str) -> list[str]:
+        """The attribute line of an item only the unstable schema has."""
+        return [f"{indent}{ATTRIBUTE}"] if node.get(MARK) else []
 
     # -- reachability, in the order a reader meets the types --
 
     def reach(self, name: str) -> None:
-        skipped = SKIPPED - UNSTABLE_TYPES if self.unstable else SKIPPED
+        skipped = SKIPPED - UNSTABLE_TYPES if self.merging else SKIPPED
         if name in self.seen or name in skipped:
             return
         self.seen.add(name)
@@ -297,10 +405,12 @@ class Converter:
                 continue
             if name == "_meta" and name not in patched:
                 lines += doc_lines(META_DOC, indent)
+                lines += self.mark(prop, indent)
                 lines.append(f"{indent}_meta: {META_TYPE}{leniency(prop)};")
                 continue
             doc = prop.get("description", "")
             lines += doc_lines(doc, indent)
+            lines += self.mark(prop, indent)
             type_ = self.type_of(prop)
             if name in patched:
                 # Absent leaves the stored value, `null` clears it: a tri-state field
@@ -368,6 +478,7 @@ class Converter:
         "Variants": a case may be a union of records)."""
         records = []
         for alternative in alternatives:
+            self.unmarked(alternative, "an alternative of a union")
             scope = self.defs[ref_name(alternative) or ""]
             merged = {
                 "properties": {**node["properties"], **scope["properties"]},
@@ -384,6 +495,7 @@ class Converter:
                 open_ = True
                 continue
             values += doc_lines(alternative.get("description"), indent + "    ")
+            values += self.mark(alternative, indent + "    ")
             values.append(f'{indent}    {json.dumps(alternative["const"])};')
         return ("open " if open_ else "") + "enum {\n" + "\n".join(values) + f"\n{indent}}}"
 
@@ -395,9 +507,11 @@ class Converter:
             const = props.get(tag, {}).get("const")
             if tag in props and const is None:
                 open_ = True  # the "other" alternative: unknown tags are kept
+                self.unmarked(alternative, "the unknown case of a variant")
                 lines += self.unknown_case(alternative, tag)
                 continue
             lines += doc_lines(alternative.get("description"), "    ")
+            lines += self.mark(alternative, "    ")
             # An alternative without the tag reads any object shaped like it, whatever its
             # tag says, as the official SDKs decode it: the `default:` case (docs/language.md,
             # "Variants").
@@ -476,6 +590,8 @@ class Converter:
             tag = self.tag_of(alternatives)
             if tag is not None:
                 return self.variant(name, node, alternatives, tag)
+            for alternative in alternatives:
+                self.unmarked(alternative, "an alternative of a union")
             parts = [self.alternative(a) for a in alternatives if a.get("type") != "null"]
             union = "union { " + " ".join(f"{p};" for p in parts) + " }"
             # `RequestId`: JSON-RPC's null id is one of its values.
@@ -492,6 +608,12 @@ class Converter:
         return self.type_of(node)
 
     @staticmethod
+    def unmarked(node: Json, what: str) -> None:
+        """Refuse an unstable addition where the language has no place for `@unstable`."""
+        if node.get(MARK):
+            raise ValueError(f"the unstable schema adds {what}, which cannot be marked unstable")
+
+    @staticmethod
     def tag_of(alternatives: list[Json]) -> str | None:
         for alternative in alternatives:
             for key, prop in alternative.get("properties", {}).items():
@@ -501,58 +623,75 @@ class Converter:
 
     # -- the file --
 
-    def run(self) -> str:
+    def by_interface(self) -> dict[str, list[str]]:
+        """interface → its member ids, in the order they are written."""
         methods = self.method_types()
         wire_order = [
             *self.meta["agentMethods"].values(),
             *self.meta["clientMethods"].values(),
             *self.meta["protocolMethods"].values(),
-            *(methods if self.unstable else ()),
+            *(methods if self.merging else ()),
         ]
-        interfaces = [
-            "Agent",
-            "Client",
-            "Protocol",
-            *(["Proxy", "Successor"] if self.unstable else ()),
-        ]
-        by_interface: dict[str, list[str]] = {interface: [] for interface in interfaces}
+        interfaces = ["Agent", "Client", "Protocol", *(UNSTABLE_INTERFACES if self.merging else ())]
+        found: dict[str, list[str]] = {interface: [] for interface in interfaces}
         for member_id in self.members:
             assert wire_of(member_id) in wire_order, member_id
-            by_interface[self.members[member_id][0]].append(member_id)
-        unstable = [
-            "// UNSTABLE: drawn from schema.unstable.json with `tools/acp_idl.py --unstable`: the",
-            "// protocol below plus what is not part of the spec yet and may change or go at any",
-            '// time (docs/acp.md, "The unstable surface"). Generated into idlc_acp.unstable.',
-        ]
+            found[self.members[member_id][0]].append(member_id)
+        return found
+
+    def signature(self, member_id: str) -> tuple[str, str]:
+        """The params and result types of a member (`unit` for a notification)."""
+        _, _, _, notify = self.members[member_id]
+        types = self.method_types()[wire_of(member_id)]
+        if notify:
+            return types["notification"], "unit"
+        return types["request"], types["result"]
+
+    def reach_members(self) -> None:
+        """Every type the members use, in the order a reader meets them."""
+        for member_ids in self.by_interface().values():
+            for member_id in member_ids:
+                params, result = self.signature(member_id)
+                self.reach(params)
+                if result != "unit":
+                    self.reach(result)
+
+    def run(self) -> str:
+        self.reach_members()
+        # The stable declarations keep the stable schema's order, so that the stable view
+        # of the merged file is the stable file, byte for byte.
+        order = in_merged_order(self.stable_order, self.order) if self.merging else self.order
         out = [
-            *(unstable if self.unstable else ()),
             "// The Agent Client Protocol (ACP), protocol version 1, as the schema vendored in",
             "// idl/acp-schema/v1 says it (from @agentclientprotocol/sdk 2.4.0, Apache-2.0; see",
             "// idl/acp-schema/NOTICE). Member names and the required set follow the seed traits",
             "// of the ACP `Agent` and `Client` (the MoonBit SDK's style). Doc comments",
             "// are the schema's descriptions. Member ids are the wire method names (docs/acp-gaps.md",
-            "// G6). "
-            + (
-                "`// Gn` comments mark where the language cannot say the unstable schema exactly."
-                if self.unstable
-                else "It says the schema exactly: no workaround is left (docs/acp-gaps.md)."
+            "// G6). It says the schema exactly: no workaround is left (docs/acp-gaps.md).",
+            *(
+                (
+                    f"// Items marked `{ATTRIBUTE}` are schema.unstable.json's additions: not",
+                    "// part of the spec yet, they may change or go at any time (docs/acp.md,",
+                    '// "The unstable surface"). idlc_acp.unstable has them; idlc_acp.protocol not.',
+                )
+                if self.merging
+                else ()
             ),
             "",
         ]
-        for interface, wires in by_interface.items():
+        for interface, member_ids in self.by_interface().items():
             ident = f"acp:{interface.lower()}"
+            whole = interface in UNSTABLE_INTERFACES
             out += doc_lines(INTERFACE_DOCS[interface], "")
+            out += [ATTRIBUTE] if whole else []
             out.append(f'interface {interface} id "{ident}" revision "{ident}@1" {{')
-            for member_id in wires:
+            for member_id in member_ids:
                 _, member, required, notify = self.members[member_id]
                 wire = wire_of(member_id)
-                types = methods[wire]
-                params = types["notification"] if notify else types["request"]
-                self.reach(params)
-                if not notify:
-                    self.reach(types["result"])
+                params, output = self.signature(member_id)
                 out += doc_lines(self.defs[params].get("description"), "    ")
-                output = "unit" if notify else types["result"]
+                if not whole and member_id in UNSTABLE_MEMBERS and self.merging:
+                    out.append(f"    {ATTRIBUTE}")
                 binding = (
                     f'notify id "{wire}";'
                     if notify
@@ -565,8 +704,9 @@ class Converter:
                 )
             out.append("}")
             out.append("")
-        for name in self.order:
+        for name in order:
             out += doc_lines(self.defs[name].get("description"), "")
+            out += [ATTRIBUTE] if self.unstable(name) else []
             out.append(f"type {name} = {self.definition(name)};")
             out.append("")
         return "\n".join(out).rstrip("\n") + "\n"
@@ -574,16 +714,16 @@ class Converter:
 
 def main() -> None:
     arguments = sys.argv[1:]
-    unstable = "--unstable" in arguments
-    arguments = [argument for argument in arguments if argument != "--unstable"]
+    stable_only = "--stable" in arguments
+    arguments = [argument for argument in arguments if argument != "--stable"]
     folder = (
         Path(arguments[0])
         if arguments
         else Path(__file__).resolve().parents[1] / "idl" / "acp-schema" / "v1"
     )
-    name = "schema.unstable.json" if unstable else "schema.json"
-    schema = json.loads((folder / name).read_text())
+    schema = json.loads((folder / "schema.json").read_text())
     meta = json.loads((folder / "meta.json").read_text())
+    unstable = None if stable_only else json.loads((folder / "schema.unstable.json").read_text())
     sys.stdout.write(Converter(schema, meta, unstable).run())
 
 

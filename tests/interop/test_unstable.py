@@ -1,5 +1,6 @@
 """The opt-in unstable surface (docs/acp.md, "The unstable surface"): `idlc_acp.unstable`,
-generated from schema.unstable.json. Importing idlc_acp never imports it; an agent that opts
+generated from the items of idl/acp.idl marked `@unstable` (schema.unstable.json's
+additions), importing the rest from idlc_acp.protocol. Importing idlc_acp never imports it; an agent that opts
 in serves `session/fork` to the official TypeScript client, and idlc's client forks a
 session of the official TypeScript agent."""
 
@@ -355,16 +356,72 @@ def test_every_type_of_the_unstable_schema_is_generated() -> None:
     assert [name for name in defs if name not in ENVELOPES and not hasattr(u, name)] == []
 
 
-def test_the_unstable_idl_is_what_tools_acp_idl_writes(tmp_path: Any) -> None:
-    """idl/acp-unstable.idl is the converter's output, formatted: no hand edit hides in it."""
-    tool = HERE.parents[1] / "tools" / "acp_idl.py"
+TOOL = HERE.parents[1] / "tools" / "acp_idl.py"
+ACP_IDL = HERE.parents[1] / "idl" / "acp.idl"
+
+
+def _drawn(tmp_path: Any, *arguments: str) -> Any:
+    """What tools/acp_idl.py writes with `arguments`, formatted, as a file under tmp_path."""
     drawn = subprocess.run(
-        [PYTHON, str(tool), "--unstable"], capture_output=True, text=True, timeout=120, check=True
+        [PYTHON, str(TOOL), *arguments], capture_output=True, text=True, timeout=120, check=True
     ).stdout
-    target = tmp_path / "acp-unstable.idl"
+    target = tmp_path / "idl" / "acp.idl"
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(drawn, encoding="utf-8")
     subprocess.run(
         [PYTHON, "-m", "idlc", "fmt", str(target)], capture_output=True, timeout=120, check=True
     )
-    committed = HERE.parents[1] / "idl" / "acp-unstable.idl"
-    assert target.read_text(encoding="utf-8") == committed.read_text(encoding="utf-8")
+    return target
+
+
+def test_acp_idl_is_what_tools_acp_idl_writes(tmp_path: Any) -> None:
+    """idl/acp.idl is the converter's merge of the two schemas, formatted: no hand edit
+    hides in it."""
+    target = _drawn(tmp_path)
+    assert target.read_text(encoding="utf-8") == ACP_IDL.read_text(encoding="utf-8")
+
+
+def test_the_stable_package_is_what_the_stable_schema_alone_makes(tmp_path: Any) -> None:
+    """Every addition of the unstable schema is marked: the stable view of idl/acp.idl
+    generates exactly the package that schema.json alone does, so no unstable item leaks
+    into idlc_acp.protocol."""
+    target = _drawn(tmp_path, "--stable")
+    out = tmp_path / "out"
+    subprocess.run(
+        [PYTHON, "-m", "idlc", "generate", str(target), "--out", str(out)]
+        + ["--package", "protocol", "-A", "W0002"],
+        capture_output=True,
+        timeout=300,
+        check=True,
+    )
+    committed = HERE.parents[1] / "acp" / "idlc_acp" / "protocol"
+    names = sorted(path.name for path in committed.glob("*.py"))
+    assert names == sorted(path.name for path in (out / "protocol").glob("*.py"))
+    for name in names:
+        ours = (out / "protocol" / name).read_text(encoding="utf-8").splitlines()
+        theirs = (committed / name).read_text(encoding="utf-8").splitlines()
+        # The header names the source by its path, which differs; nothing else may.
+        assert [line for line in ours if not line.startswith("#   ")] == [
+            line for line in theirs if not line.startswith("#   ")
+        ], name
+
+
+def test_the_unstable_package_defines_only_what_the_features_change() -> None:
+    """idlc_acp.unstable imports from idlc_acp.protocol every declaration the unstable
+    items leave alone: one class per declaration, and not a second family of types."""
+    from idlc_acp import protocol as p
+    from idlc_acp import unstable as u
+
+    # Left alone: the very same classes.
+    for name in ("SessionId", "ContentBlock", "TextContent", "ToolKind", "CancelNotification"):
+        assert getattr(u, name) is getattr(p, name), name
+    assert u.Protocol is p.Protocol
+    # Changed: a field, a case or a member of its own is added.
+    assert "archived" in u.SessionInfo.__struct_fields__
+    assert "archived" not in p.SessionInfo.__struct_fields__
+    assert u.SessionInfo is not p.SessionInfo
+    assert hasattr(u.Agent, "fork_session") and not hasattr(p.Agent, "fork_session")
+    # Nothing only the unstable schema has is in the stable package.
+    assert not hasattr(p, "ForkSessionRequest") and not hasattr(p, "Proxy")
+    source = (HERE.parents[1] / "acp" / "idlc_acp" / "unstable" / "_types.py").read_text()
+    assert "class SessionId" not in source and "class TextContent" not in source
