@@ -234,13 +234,7 @@ def merged(stable: Json, unstable: Json) -> Json:
     if "properties" in stable or "properties" in unstable:
         ours = stable.get("properties", {})
         theirs = unstable.get("properties", {})
-        properties = {}
-        for name in in_merged_order(list(ours), list(theirs)):
-            if name in ours:
-                properties[name] = merged(ours[name], theirs.get(name, ours[name]))
-            else:
-                properties[name] = {**theirs[name], MARK: True}
-        out["properties"] = properties
+        out["properties"] = dict(merged_items(ours, theirs))
         required = list(stable.get("required", []))
         required += [
             name for name in unstable.get("required", []) if name not in ours and name in theirs
@@ -248,20 +242,27 @@ def merged(stable: Json, unstable: Json) -> Json:
         if required:
             out["required"] = required
     for key in ("oneOf", "anyOf", "allOf"):
-        if key not in stable and key not in unstable:
-            continue
-        ours_list = stable.get(key, [])
-        theirs_by_key = {alternative_key(a): a for a in unstable.get(key, [])}
-        ours_by_key = {alternative_key(a): a for a in ours_list}
-        alternatives = []
-        for item in in_merged_order(list(ours_by_key), list(theirs_by_key)):
-            if item in ours_by_key:
-                alternative = ours_by_key[item]
-                alternatives.append(merged(alternative, theirs_by_key.get(item, alternative)))
-            else:
-                alternatives.append({**theirs_by_key[item], MARK: True})
-        out[key] = alternatives
+        if key in stable or key in unstable:
+            ours = {alternative_key(a): a for a in stable.get(key, [])}
+            theirs = {alternative_key(a): a for a in unstable.get(key, [])}
+            out[key] = [node for _, node in merged_items(ours, theirs)]
     return out
+
+
+def merged_items(ours: dict[str, Json], theirs: dict[str, Json]) -> list[tuple[str, Json]]:
+    """The items of both, keyed alike, in `in_merged_order`: one both have merged, one only
+    `theirs` has marked."""
+    return [
+        (
+            key,
+            (
+                merged(ours[key], theirs.get(key, ours[key]))
+                if key in ours
+                else {**theirs[key], MARK: True}
+            ),
+        )
+        for key in in_merged_order(list(ours), list(theirs))
+    ]
 
 
 def alternative_key(node: Json) -> str:
@@ -300,20 +301,20 @@ class Converter:
         self.order: list[str] = []
         self.seen: set[str] = set()
         self.merging = unstable is not None
-        if unstable is None:
-            self.defs: dict[str, Json] = schema["$defs"]
-            self.members = MEMBERS
-            self.stable_order: list[str] = []
-            return
-        stable = Converter(schema, meta)
-        stable.reach_members()
-        self.stable_order = stable.order
-        kept = set(stable.order)
-        self.defs = {
-            name: merged(schema["$defs"][name], node) if name in kept else node
-            for name, node in unstable["$defs"].items()
-        }
-        self.members = {**MEMBERS, **UNSTABLE_MEMBERS}
+        self.defs: dict[str, Json] = schema["$defs"]
+        self.members = MEMBERS
+        self.stable_order: list[str] = []
+        if unstable is not None:
+            stable = Converter(schema, meta)
+            stable.reach_members()
+            self.stable_order = stable.order
+            kept = set(stable.order)
+            self.defs = {
+                name: merged(schema["$defs"][name], node) if name in kept else node
+                for name, node in unstable["$defs"].items()
+            }
+            self.members = {**MEMBERS, **UNSTABLE_MEMBERS}
+        self.methods = self.method_types()
 
     def unstable(self, name: str) -> bool:
         """Whether declaration `name` is only the unstable schema's."""
@@ -625,12 +626,11 @@ class Converter:
 
     def by_interface(self) -> dict[str, list[str]]:
         """interface → its member ids, in the order they are written."""
-        methods = self.method_types()
         wire_order = [
             *self.meta["agentMethods"].values(),
             *self.meta["clientMethods"].values(),
             *self.meta["protocolMethods"].values(),
-            *(methods if self.merging else ()),
+            *(self.methods if self.merging else ()),
         ]
         interfaces = ["Agent", "Client", "Protocol", *(UNSTABLE_INTERFACES if self.merging else ())]
         found: dict[str, list[str]] = {interface: [] for interface in interfaces}
@@ -642,7 +642,7 @@ class Converter:
     def signature(self, member_id: str) -> tuple[str, str]:
         """The params and result types of a member (`unit` for a notification)."""
         _, _, _, notify = self.members[member_id]
-        types = self.method_types()[wire_of(member_id)]
+        types = self.methods[wire_of(member_id)]
         if notify:
             return types["notification"], "unit"
         return types["request"], types["result"]

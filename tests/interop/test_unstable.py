@@ -1,8 +1,8 @@
 """The opt-in unstable surface (docs/acp.md, "The unstable surface"): `idlc_acp.unstable`,
 generated from the items of idl/acp.idl marked `@unstable` (schema.unstable.json's
-additions), importing the rest from idlc_acp.protocol. Importing idlc_acp never imports it; an agent that opts
-in serves `session/fork` to the official TypeScript client, and idlc's client forks a
-session of the official TypeScript agent."""
+additions), importing the rest from idlc_acp.protocol. Importing idlc_acp never imports it;
+an agent that opts in serves `session/fork` to the official TypeScript client, and idlc's
+client forks a session of the official TypeScript agent."""
 
 from __future__ import annotations
 
