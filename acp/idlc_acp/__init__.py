@@ -12,7 +12,8 @@
   the client's proxy; `agent_capabilities(agent)` derives `agentCapabilities` from what it
   implements; `session/cancel` and `session/close` cancel the session's running turns,
   which then answer `stopReason: "cancelled"`; requests before `initialize` are refused
-  with -32600, as the official TypeScript SDK does.
+  with -32600, as the official TypeScript SDK does. The helpers take any agent or client
+  of either surface (`AgentImplementation`, `ClientImplementation`: `idlc_acp.roles`).
 - `spawn_agent(client, argv)` starts an agent process and yields an `AgentConnection`:
   `turn(request)` streams a prompt's updates, `initialize` refuses an unsupported version.
 - `idlc_acp.errors`: ACP's error codes as exceptions (`AuthRequired`, `ResourceNotFound`, ...).
@@ -59,6 +60,7 @@ from idlc_acp.errors import (
 from idlc_acp.extensions import Extensions, extension_fallback
 from idlc_acp.initialization import InitializeGate
 from idlc_acp.protocol import *  # noqa: F403  (the protocol's names are the SDK's names)
+from idlc_acp.roles import AgentImplementation, ClientImplementation
 from idlc_acp.session import (
     ALLOW_ONCE,
     REJECT_ONCE,
@@ -89,8 +91,10 @@ __all__ = [
     "AcpError",
     "AcpErrorCode",
     "AgentConnection",
+    "AgentImplementation",
     "AuthRequired",
     "ClientControls",
+    "ClientImplementation",
     "Extensions",
     "InitializeGate",
     "InternalError",

@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from idlc_acp import protocol
 from idlc_acp.extensions import extension_fallback
 from idlc_acp.initialization import InitializeGate
 from idlc_acp.protocol import (
@@ -34,6 +33,7 @@ from idlc_acp.protocol import (
     SessionResumeCapabilities,
     StopReason,
 )
+from idlc_acp.roles import AgentImplementation
 from idlc_acp.session import SessionScope
 from idlc_acp.wire import acp_options
 from idlc_runtime import (
@@ -48,15 +48,6 @@ from idlc_runtime import (
     serve_stdio,
 )
 
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    from idlc_acp import unstable
-
-    #: An agent of the stable protocol, or one that opted in to the unstable surface
-    #: (docs/acp.md, "The unstable surface"); only type checkers import `unstable` here.
-    AnyAgent: TypeAlias = protocol.Agent | unstable.Agent
-
 log = logging.getLogger("idlc_acp")
 
 
@@ -66,7 +57,7 @@ def current_client() -> ClientProxy:
 
 
 def agent_capabilities(
-    agent: protocol.Agent,
+    agent: AgentImplementation,
     *,
     prompt: PromptCapabilities | None = None,
     mcp: McpCapabilities | None = None,
@@ -225,7 +216,7 @@ class TurnControl:
                     turn.task.uncancel()
 
 
-def agent_options(agent: AnyAgent, options: PeerOptions | None = None) -> PeerOptions:
+def agent_options(agent: AgentImplementation, options: PeerOptions | None = None) -> PeerOptions:
     """`options` with what an ACP agent needs: no request before `initialize`, turn
     cancellation, `current_session()` and extension methods."""
     base = options if options is not None else PeerOptions()
@@ -251,7 +242,7 @@ def _both(first: RequestAdmission, second: RequestAdmission) -> RequestAdmission
 
 
 async def serve_agent(
-    agent: AnyAgent,
+    agent: AgentImplementation,
     *,
     options: PeerOptions | None = None,
     on_undecodable_notification: UndecodableNotificationHook | None = None,
@@ -269,7 +260,7 @@ async def serve_agent(
 
 
 def run_agent(
-    agent: AnyAgent,
+    agent: AgentImplementation,
     *,
     options: PeerOptions | None = None,
     on_undecodable_notification: UndecodableNotificationHook | None = None,

@@ -23,7 +23,6 @@ import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from idlc_acp import protocol
 from idlc_acp.errors import TypedErrors
 from idlc_acp.extensions import extension_fallback
 from idlc_acp.protocol import (
@@ -38,6 +37,7 @@ from idlc_acp.protocol import (
     RequestPermissionOutcomeCancelled,
     RequestPermissionResponse,
 )
+from idlc_acp.roles import ClientImplementation
 from idlc_acp.skeletons import routes_updates
 from idlc_acp.updates import UpdateRouter, UpdateStream, attach_router
 from idlc_acp.versions import SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersion
@@ -52,13 +52,8 @@ from idlc_runtime import (
 )
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
+    # Only type checkers import the unstable surface here; `unstable()` imports it when called.
     from idlc_acp import unstable as unstable_protocol
-
-    #: A client of the stable protocol, or one that opted in to the unstable surface
-    #: (docs/acp.md, "The unstable surface"); only type checkers import `unstable` here.
-    AnyClient: TypeAlias = protocol.Client | unstable_protocol.Client
 
 
 class PermissionControl:
@@ -167,7 +162,7 @@ class AgentConnection(AgentProxy):
 
 
 def client_options(
-    client: AnyClient, options: PeerOptions | None = None
+    client: ClientImplementation, options: PeerOptions | None = None
 ) -> tuple[PeerOptions, ClientControls]:
     """`options` with what an ACP client needs, and the controls an `AgentConnection` uses."""
     base = options if options is not None else PeerOptions()
@@ -187,7 +182,7 @@ def client_options(
 
 @contextlib.asynccontextmanager
 async def spawn_agent(
-    client: AnyClient,
+    client: ClientImplementation,
     argv: Sequence[str],
     *,
     options: PeerOptions | None = None,

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING
 from idlc_acp.agent import run_agent
 
 if TYPE_CHECKING:
-    from idlc_acp.agent import AnyAgent
+    from idlc_acp.roles import AgentImplementation
 
 #: The largest TCP port.
 _MAX_PORT = 65535
 
 
 def agent_main(
-    agent_factory: Callable[[], AnyAgent],
+    agent_factory: Callable[[], AgentImplementation],
     *,
     description: str | None = None,
     argv: Sequence[str] | None = None,
@@ -61,7 +61,9 @@ def agent_main(
         sys.exit(f"error: cannot listen on {args.listen}: {error.strerror or error}")
 
 
-async def serve_until_stopped(agent_factory: Callable[[], AnyAgent], host: str, port: int) -> None:
+async def serve_until_stopped(
+    agent_factory: Callable[[], AgentImplementation], host: str, port: int
+) -> None:
     """Serve remote ACP at `host:port` until SIGINT or SIGTERM, one `agent_factory()` per
     connection; says `listening on URL` on stderr once it accepts connections (needs
     `pip install 'idlc-acp[web]'`)."""

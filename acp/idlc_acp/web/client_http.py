@@ -28,7 +28,7 @@ from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame
 from idlc_runtime.web.admission import Refused
 
 if TYPE_CHECKING:
-    from idlc_acp.client import AnyClient
+    from idlc_acp.roles import ClientImplementation
 
 log = logging.getLogger("idlc_acp")
 
@@ -303,7 +303,7 @@ def _problem(what: str, response: httpx.Response) -> str:
 @contextlib.asynccontextmanager
 async def connect_http(
     url: str,
-    client: AnyClient,
+    client: ClientImplementation,
     *,
     headers: Mapping[str, str] | None = None,
     cookies: CookieJar | None = None,

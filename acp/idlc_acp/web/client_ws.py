@@ -19,13 +19,13 @@ from idlc_runtime import PeerOptions, UndecodableNotificationHook
 from idlc_runtime.web import connect_websocket as connect_peer
 
 if TYPE_CHECKING:
-    from idlc_acp.client import AnyClient
+    from idlc_acp.roles import ClientImplementation
 
 
 @contextlib.asynccontextmanager
 async def connect_websocket(
     url: str,
-    client: AnyClient,
+    client: ClientImplementation,
     *,
     headers: Mapping[str, str] | None = None,
     cookies: CookieJar | None = None,
