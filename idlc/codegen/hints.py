@@ -6,6 +6,8 @@ wire, not the name an IDL file gave it.
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from idlc.semantics import model as m
 from idlc.semantics.checks import default_problem
 from idlc.semantics.shapes import resolve_alias
@@ -15,13 +17,26 @@ def is_none(model: m.Model, type_: m.Type) -> bool:
     """Whether the Python expression of `type_` is `None` itself (`unit`, or a union of
     nothing else, through aliases): `X | None` would then fail when the module loads."""
     resolved = resolve_alias(model, type_)
-    if isinstance(resolved, m.Primitive):
-        return resolved.kind is m.PrimitiveKind.UNIT
-    if isinstance(resolved, m.Optional):
-        return is_none(model, resolved.inner)
-    if isinstance(resolved, m.Union_):
-        return all(is_none(model, alternative) for alternative in resolved.alternatives)
-    return False
+    match resolved:
+        case m.Primitive():
+            return resolved.kind is m.PrimitiveKind.UNIT
+        case m.Optional():
+            return is_none(model, resolved.inner)
+        case m.Union_():
+            return all(is_none(model, alternative) for alternative in resolved.alternatives)
+        case (
+            m.List()
+            | m.Map()
+            | m.AtomRef()
+            | m.InterfaceRef()
+            | m.TypeRef()
+            | m.Record()
+            | m.Enum()
+            | m.Variant()
+        ):
+            return False
+        case _:
+            assert_never(resolved)
 
 
 def without_optional(model: m.Model, type_: m.Type) -> m.Type:
@@ -37,16 +52,49 @@ def empty_container(model: m.Model, type_: m.Type) -> str:
     map, `[]` means empty: docs/language.md, "Records and field defaults"), else `list`.
     In a union, the first alternative that takes `[]` decides, as it does when decoding."""
     resolved = without_optional(model, type_)
-    if isinstance(resolved, m.Map):
-        return "dict"
-    if isinstance(resolved, m.Union_):
-        for alternative in resolved.alternatives:
-            inner = without_optional(model, alternative)
-            if isinstance(inner, (m.List, m.Map, m.Union_)) or (
-                isinstance(inner, m.Primitive) and inner.kind is m.PrimitiveKind.JSON
-            ):
-                return empty_container(model, alternative)
-    return "list"
+    match resolved:
+        case m.Map():
+            return "dict"
+        case m.Union_():
+            for alternative in resolved.alternatives:
+                if _takes_empty_list(without_optional(model, alternative)):
+                    return empty_container(model, alternative)
+            return "list"
+        case (
+            m.Primitive()
+            | m.Optional()
+            | m.List()
+            | m.AtomRef()
+            | m.InterfaceRef()
+            | m.TypeRef()
+            | m.Record()
+            | m.Enum()
+            | m.Variant()
+        ):
+            return "list"
+        case _:
+            assert_never(resolved)
+
+
+def _takes_empty_list(type_: m.Type) -> bool:
+    """Whether a value of `type_` (through typedefs and `optional<…>`) may be `[]`."""
+    match type_:
+        case m.List() | m.Map() | m.Union_():
+            return True
+        case m.Primitive():
+            return type_.kind is m.PrimitiveKind.JSON
+        case (
+            m.Optional()
+            | m.AtomRef()
+            | m.InterfaceRef()
+            | m.TypeRef()
+            | m.Record()
+            | m.Enum()
+            | m.Variant()
+        ):
+            return False
+        case _:
+            assert_never(type_)
 
 
 def empty_object_record(model: m.Model, type_: m.Type, literal: m.Literal) -> m.Type | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Hashable, Mapping
+from typing import assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model, queries
@@ -44,77 +45,94 @@ def default_problem(
         # `type A = optional<A>` or a union holding itself: no value of its own to offer.
         return f"{_literal_kind(literal)} fits no value of this type", None
     value = literal.value
-    if isinstance(resolved, model.Optional):
-        return default_problem(literal, resolved.inner, typedefs, _seen | {id(resolved)})
-    if isinstance(resolved, model.Primitive):
-        kind = resolved.kind
-        bounds = kind.integer_range
-        if kind is model.PrimitiveKind.JSON:
-            return None
-        if kind is model.PrimitiveKind.BOOL:
-            if isinstance(value, bool):
-                return None
-            return f"{_literal_kind(literal)} is not a `bool`", "write `true` or `false`"
-        if bounds is not None:
-            if isinstance(value, float):
-                if value.is_integer():
-                    return f"`{literal.raw}` is not an integer literal", f"write `{int(value)}`"
-                return f"`{literal.raw}` is not an integer", "write an integer"
-            if isinstance(value, bool) or not isinstance(value, int):
-                return f"{_literal_kind(literal)} is not a `{kind.value}`", "write an integer"
-            low, high = bounds
-            if not low <= value <= high:
+    # Exhaustive over the model's type union: a new kind of type is a mypy error here
+    # until the defaults it takes are written down.
+    match resolved:
+        case model.Optional():
+            return default_problem(literal, resolved.inner, typedefs, _seen | {id(resolved)})
+        case model.Primitive():
+            return _primitive_default_problem(literal, resolved.kind)
+        case model.Enum():
+            if not isinstance(value, str):
                 return (
-                    f"`{literal.raw}` is out of the range of `{kind.value}`",
-                    f"a `{kind.value}` is between {low} and {high}",
+                    f"{_literal_kind(literal)} is not a value of the enum",
+                    "write one of its values",
                 )
-            return None
-        if kind is model.PrimitiveKind.FLOAT64:
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if resolved.open or any(item.value == value for item in resolved.values):
                 return None
-            return f"{_literal_kind(literal)} is not a `float64`", "write a number"
-        if kind is model.PrimitiveKind.STRING:
-            if isinstance(value, str):
+            listed = ", ".join(f'"{item.value}"' for item in resolved.values[:6])
+            more = ", …" if len(resolved.values) > 6 else ""
+            return f"{literal.raw} is not a value of the enum", f"its values are {listed}{more}"
+        case model.List():
+            if value == ():
                 return None
-            return f"{_literal_kind(literal)} is not a `string`", 'write a string: `"…"`'
-        if kind is model.PrimitiveKind.BYTES:
-            if isinstance(value, str):
-                try:
-                    base64.b64decode(value, validate=True)
-                except (binascii.Error, ValueError):
-                    return "this string is not valid base64", "`bytes` defaults are base64"
+            return f"{_literal_kind(literal)} is not a list", "the only list default is `[]`"
+        case model.Map():
+            if value == () or value is model.EMPTY_OBJECT:
                 return None
-            return f"{_literal_kind(literal)} is not `bytes`", "write a base64 string"
-        return "a field of type `unit` cannot have a default", "remove the default"
-    if isinstance(resolved, model.Enum):
-        if not isinstance(value, str):
-            return f"{_literal_kind(literal)} is not a value of the enum", "write one of its values"
-        if resolved.open or any(item.value == value for item in resolved.values):
+            return f"{_literal_kind(literal)} is not a map", "the only map default is `{}`"
+        case model.Record():
+            if value is model.EMPTY_OBJECT:
+                return _empty_record_problem(resolved, typedefs)
+            return f"{_literal_kind(literal)} is not a record", "the only record default is `{}`"
+        case model.Union_():
+            for alternative in resolved.alternatives:
+                if default_problem(literal, alternative, typedefs, _seen | {id(resolved)}) is None:
+                    return None
+            return f"{_literal_kind(literal)} fits no alternative of the union", None
+        case model.AtomRef() | model.InterfaceRef() | model.Variant() | model.TypeRef():
+            return (
+                f"a field holding {queries.describe_kind(resolved)} cannot have a default",
+                "defaults are for booleans, numbers, strings, enums, lists, maps and records; "
+                "remove it",
+            )
+        case _:
+            assert_never(resolved)
+
+
+def _primitive_default_problem(
+    literal: model.Literal, kind: model.PrimitiveKind
+) -> tuple[str, str | None] | None:
+    """Why `literal` cannot be the default of a field of primitive `kind`, or None."""
+    value = literal.value
+    bounds = kind.integer_range
+    if kind is model.PrimitiveKind.JSON:
+        return None
+    if kind is model.PrimitiveKind.BOOL:
+        if isinstance(value, bool):
             return None
-        listed = ", ".join(f'"{item.value}"' for item in resolved.values[:6])
-        more = ", …" if len(resolved.values) > 6 else ""
-        return f"{literal.raw} is not a value of the enum", f"its values are {listed}{more}"
-    if isinstance(resolved, model.List):
-        if value == ():
+        return f"{_literal_kind(literal)} is not a `bool`", "write `true` or `false`"
+    if bounds is not None:
+        if isinstance(value, float):
+            if value.is_integer():
+                return f"`{literal.raw}` is not an integer literal", f"write `{int(value)}`"
+            return f"`{literal.raw}` is not an integer", "write an integer"
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{_literal_kind(literal)} is not a `{kind.value}`", "write an integer"
+        low, high = bounds
+        if not low <= value <= high:
+            return (
+                f"`{literal.raw}` is out of the range of `{kind.value}`",
+                f"a `{kind.value}` is between {low} and {high}",
+            )
+        return None
+    if kind is model.PrimitiveKind.FLOAT64:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             return None
-        return f"{_literal_kind(literal)} is not a list", "the only list default is `[]`"
-    if isinstance(resolved, model.Map):
-        if value == () or value is model.EMPTY_OBJECT:
+        return f"{_literal_kind(literal)} is not a `float64`", "write a number"
+    if kind is model.PrimitiveKind.STRING:
+        if isinstance(value, str):
             return None
-        return f"{_literal_kind(literal)} is not a map", "the only map default is `{}`"
-    if isinstance(resolved, model.Record):
-        if value is model.EMPTY_OBJECT:
-            return _empty_record_problem(resolved, typedefs)
-        return f"{_literal_kind(literal)} is not a record", "the only record default is `{}`"
-    if isinstance(resolved, model.Union_):
-        for alternative in resolved.alternatives:
-            if default_problem(literal, alternative, typedefs, _seen | {id(resolved)}) is None:
-                return None
-        return f"{_literal_kind(literal)} fits no alternative of the union", None
-    return (
-        f"a field holding {queries.describe_kind(resolved)} cannot have a default",
-        "defaults are for booleans, numbers, strings, enums, lists, maps and records; remove it",
-    )
+        return f"{_literal_kind(literal)} is not a `string`", 'write a string: `"…"`'
+    if kind is model.PrimitiveKind.BYTES:
+        if isinstance(value, str):
+            try:
+                base64.b64decode(value, validate=True)
+            except (binascii.Error, ValueError):
+                return "this string is not valid base64", "`bytes` defaults are base64"
+            return None
+        return f"{_literal_kind(literal)} is not `bytes`", "write a base64 string"
+    return "a field of type `unit` cannot have a default", "remove the default"
 
 
 def _empty_record_problem(
@@ -473,34 +491,39 @@ def _described_through(written: model.Type, resolved: model.Type) -> str:
 
 def type_key(type: model.Type) -> Hashable:
     """What a type is, without where it was written: equal keys, equal types."""
-    if isinstance(type, model.Primitive):
-        return type.kind
-    if isinstance(type, model.TypeRef):
-        return ("ref", type.name)
-    if isinstance(type, model.Optional):
-        return ("nullable" if type.nullable else "optional", type_key(type.inner))
-    if isinstance(type, model.List):
-        return ("list", type_key(type.inner))
-    if isinstance(type, model.Map):
-        return ("map", type_key(type.value))
-    if isinstance(type, model.AtomRef):
-        return ("atom-ref", type.atom)
-    if isinstance(type, model.InterfaceRef):
-        return ("interface-ref", type.interface)
-    if isinstance(type, model.Record):
-        return ("record", tuple((f.name, type_key(f.type)) for f in type.fields))
-    if isinstance(type, model.Enum):
-        return ("enum", type.open, tuple(value.value for value in type.values))
-    if isinstance(type, model.Variant):
-        return (
-            "variant",
-            type.open,
-            type.tag_field,
-            tuple((f.name, type_key(f.type)) for f in type.shared.fields) if type.shared else (),
-            tuple((case.tag, type_key(case.type)) for case in type.cases),
-            type_key(type.unknown.type) if type.unknown is not None else None,
-        )
-    return ("union", tuple(type_key(alt) for alt in type.alternatives))
+    match type:
+        case model.Primitive():
+            return type.kind
+        case model.TypeRef():
+            return ("ref", type.name)
+        case model.Optional():
+            return ("nullable" if type.nullable else "optional", type_key(type.inner))
+        case model.List():
+            return ("list", type_key(type.inner))
+        case model.Map():
+            return ("map", type_key(type.value))
+        case model.AtomRef():
+            return ("atom-ref", type.atom)
+        case model.InterfaceRef():
+            return ("interface-ref", type.interface)
+        case model.Record():
+            return ("record", tuple((f.name, type_key(f.type)) for f in type.fields))
+        case model.Enum():
+            return ("enum", type.open, tuple(value.value for value in type.values))
+        case model.Variant():
+            shared = type.shared.fields if type.shared else ()
+            return (
+                "variant",
+                type.open,
+                type.tag_field,
+                tuple((f.name, type_key(f.type)) for f in shared),
+                tuple((case.tag, type_key(case.type)) for case in type.cases),
+                type_key(type.unknown.type) if type.unknown is not None else None,
+            )
+        case model.Union_():
+            return ("union", tuple(type_key(alt) for alt in type.alternatives))
+        case _:
+            assert_never(type)
 
 
 def check_union(
