@@ -1,5 +1,6 @@
-"""The compiler, the runtime and the ACP layer stay clean under `mypy --strict`
-(the configuration is `[tool.mypy]` in pyproject.toml)."""
+"""The compiler, the runtime, the ACP layer and the ACP schema converter
+(`tools/acp_idl.py`) stay clean under `mypy --strict` (the configuration is `[tool.mypy]`
+in pyproject.toml)."""
 
 from __future__ import annotations
 

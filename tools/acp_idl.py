@@ -383,7 +383,7 @@ class Converter:
         if kind == "number":
             return "float64"
         if kind == "integer":
-            fmt = node.get("format", "int64")
+            fmt = str(node.get("format", "int64"))
             assert fmt in INTEGER_FORMATS, fmt
             return fmt
         if kind == "array":
@@ -451,7 +451,7 @@ class Converter:
         node = self.defs[ref] if ref is not None else prop
         properties = node.get("properties")
         if properties is None:
-            return value == {}
+            return isinstance(value, dict) and not value
         for key, item in value.items():
             field = properties.get(key)
             if field is None:
