@@ -171,7 +171,7 @@ def build(
     lent: list[ModuleView] = []
     own = overlay.Changed(frozenset(model.typedefs), frozenset(model.interfaces))
     if base is not None:
-        own = overlay.changed(model, base.model)
+        own = overlay.changed(model, base.model, plan)
         lent = _lent(model, plan, base, own, borrowed)
     builder = TypeBuilder(model, plan, borrowed)
     types = ModuleView(

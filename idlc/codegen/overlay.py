@@ -3,10 +3,13 @@
 `idlc generate --features … --stable-package P` (docs/python-mapping.md, "Packages of
 unstable features") writes only what the view changes: a declaration the stable view does
 not have, or has otherwise, or one whose code would name such a declaration (a record with
-a field of a changed type), or one whose classes derive from a changed one's (the
-alternatives and cases of a changed union or variant). Everything else is imported from P,
-so `unstable.X is protocol.X` for every declaration the features leave alone, and the two
-packages share one family of types for it.
+a field of a changed type), or one whose class derives from a changed one's: a record
+alternative of a changed union the runtime's hooks decode (it derives from the union's
+marker base, `Plan.union_bases`), or a record that is itself a case class of a changed
+variant (`Plan.case_records`). Any other typedef a changed union or variant names keeps
+its stable class: the variant's own case class derives from the borrowed one. Everything
+else is imported from P, so `unstable.X is protocol.X` for every declaration the features
+leave alone, and the two packages share one family of types for it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from idlc.semantics import model as m
+from idlc.targets.python.mapping import Plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +38,11 @@ class Changed:
     interfaces: frozenset[str]
 
 
-def changed(view: m.Model, stable: m.Model) -> Changed:
-    """The typedefs and interfaces of `view` whose code differs from the stable view's."""
+def changed(view: m.Model, stable: m.Model, plan: Plan) -> Changed:
+    """The typedefs and interfaces of `view` whose code differs from the stable view's
+    (`plan`: `view`'s, which says which classes derive from which)."""
     names = {name: set(_named(typedef.type)) for name, typedef in view.typedefs.items()}
-    chosen = {name: set(_chosen(typedef.type)) for name, typedef in view.typedefs.items()}
+    chosen = {name: set(_chosen(typedef.type, plan)) for name, typedef in view.typedefs.items()}
     typedefs = {
         name for name, typedef in view.typedefs.items() if stable.typedefs.get(name) != typedef
     }
@@ -55,7 +60,7 @@ def changed(view: m.Model, stable: m.Model) -> Changed:
                 interfaces.add(name)
                 for member in interface.members:
                     for type_ in _member_types(member):
-                        typedefs |= set(_chosen(type_)) & view.typedefs.keys()
+                        typedefs |= set(_chosen(type_, plan)) & view.typedefs.keys()
         if (len(typedefs), len(interfaces)) == before:
             return Changed(frozenset(typedefs), frozenset(interfaces))
 
@@ -105,20 +110,44 @@ def _named(type_: m.Type) -> Iterator[str]:
             assert_never(type_)
 
 
-def _chosen(type_: m.Type) -> Iterator[str]:
-    """Every typedef named inside a union or variant of `type_`: their classes may derive
-    from the union's or variant's own, so they change with it."""
+def _chosen(type_: m.Type, plan: Plan) -> Iterator[str]:
+    """Every typedef whose class derives from a class of a union or variant of `type_` (not
+    through typedefs: those are definitions of their own), so that it changes with it."""
     match type_:
         case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.Enum() | m.TypeRef():
             pass
         case m.Optional() | m.List():
-            yield from _chosen(type_.inner)
+            yield from _chosen(type_.inner, plan)
         case m.Map():
-            yield from _chosen(type_.value)
+            yield from _chosen(type_.value, plan)
         case m.Record():
             for field in type_.fields:
-                yield from _chosen(field.type)
-        case m.Variant() | m.Union_():
-            yield from _named(type_)
+                yield from _chosen(field.type, plan)
+        case m.Variant():
+            classes = plan.variants[id(type_)]
+            for case, names in zip(type_.cases, classes.cases, strict=True):
+                if names.inner:
+                    # A case of an inner variant: its classes derive from the inner
+                    # variant's case records, so all it names changes with it.
+                    yield from _named(case.type)
+                else:
+                    yield from (
+                        name
+                        for name in _named(case.type)
+                        if plan.typedefs.get(name) in plan.case_records
+                    )
+                yield from _chosen(case.type, plan)
+            if type_.unknown is not None:
+                yield from _chosen(type_.unknown.type, plan)
+        case m.Union_():
+            marker = plan.union_markers.get(id(type_))
+            for alternative in type_.alternatives:
+                if marker is not None:
+                    yield from (
+                        name
+                        for name in _named(alternative)
+                        if marker in plan.union_bases.get(plan.typedefs.get(name, ""), ())
+                    )
+                yield from _chosen(alternative, plan)
         case _:
             assert_never(type_)

@@ -29,6 +29,14 @@ type Kind = enum {
   "two";
 };
 type Either = union { Plain; UsesGrows; };
+type Memo = record { text : string; };
+type ShapeCircle = record { radius : float64; };
+type Shape = variant tag "kind" {
+  "memo" : Memo;
+  "circle" : ShapeCircle;
+  @unstable(feature = x)
+  "square" : record { side : float64; };
+};
 
 interface Api id "interface:example:api" revision "interface:example:api@1" {
   operation hold id "api/hold" : Holder -> Plain { call id "api/hold:call" execution transaction; }
@@ -79,16 +87,28 @@ def test_what_changes_is_what_the_features_touch_and_what_depends_on_it(tmp_path
     path.write_text(IDL)
     view = compile_files([path], features=frozenset({"x"}))
     assert view.model is not None and view.stable is not None
-    found = changed(view.model, view.stable)
+    assert view.plan is not None
+    found = changed(view.model, view.stable, view.plan)
     # Grows and Kind change; UsesGrows names Grows; Either names UsesGrows, and its
     # alternatives derive from its classes, so Plain changes with it, and Holder names Plain.
-    assert found.typedefs == {"Grows", "Kind", "UsesGrows", "Either", "Plain", "Holder"}
+    # Shape gains a case: ShapeCircle is its case class, so it changes with it; Memo is only
+    # named by a case (Shape's own `ShapeMemo` class derives from it), so it is borrowed.
+    assert found.typedefs == {
+        "Grows",
+        "Kind",
+        "UsesGrows",
+        "Either",
+        "Plain",
+        "Holder",
+        "Shape",
+        "ShapeCircle",
+    }
     assert found.interfaces == {"Api", "Ext"}
     path.write_text(IDL.replace("type Either = union { Plain; UsesGrows; };\n", ""))
     view = compile_files([path], features=frozenset({"x"}))
-    assert view.model is not None and view.stable is not None
-    found = changed(view.model, view.stable)
-    assert found.typedefs == {"Grows", "Kind", "UsesGrows"}
+    assert view.model is not None and view.stable is not None and view.plan is not None
+    found = changed(view.model, view.stable, view.plan)
+    assert found.typedefs == {"Grows", "Kind", "UsesGrows", "Shape", "ShapeCircle"}
     assert found.interfaces == {"Ext"}
 
 
@@ -128,11 +148,19 @@ def test_the_unstable_package_defines_only_what_changed(project: Path) -> None:
         "print(u.Plain is p.Plain, u.Holder is p.Holder, u.Api is p.Api, u.NoteRef is p.NoteRef,"
         " u.Grows is p.Grows, u.Ext is p.Ext, u.Kind.TWO.value)\n"
         'value = msgspec.json.decode(b\'{"g": {"a": "x", "b": "y"}}\', type=u.UsesGrows)\n'
-        "print(value.g.b, sorted(u.Ext.__idlc_interface__.requests))\n",
+        "print(value.g.b, sorted(u.Ext.__idlc_interface__.requests))\n"
+        "print(u.Memo is p.Memo, u.Shape is p.Shape, u.ShapeCircle is p.ShapeCircle)\n"
+        'memo = msgspec.json.decode(b\'{"kind": "memo", "text": "t"}\', type=u.Shape)\n'
+        'square = msgspec.json.decode(b\'{"kind": "square", "side": 2}\', type=u.Shape)\n'
+        "print(type(memo).__name__, isinstance(memo, p.Memo), memo.text, square.side)\n"
+        "print(msgspec.json.encode(u.ShapeMemo(text='e')).decode())\n",
     )
-    identities, decoded = found.splitlines()
+    identities, decoded, shapes, cases, encoded = found.splitlines()
     assert identities == "True True True True False False two"
     assert decoded.startswith("y ") and "ext/more:call" in decoded
+    assert shapes == "True False False"
+    assert cases == "ShapeMemo True t 2.0"
+    assert encoded == '{"kind":"memo","text":"e"}'
 
 
 def test_both_packages_pass_mypy_strict_and_black(project: Path) -> None:

@@ -15,21 +15,23 @@ from idlc_runtime import hooks as _hooks
 from idlc_acp.protocol._types import (
     AuthCapabilities,
     AuthMethod,
-    AvailableCommand,
+    AvailableCommandsUpdate,
     ClientSessionCapabilities,
-    CompactionId,
-    CompactionStatus,
+    CompactionSummaryChunk,
+    CompactionUpdate,
+    ConfigOptionUpdate,
     ContentBlock,
-    Cost,
+    ContentChunk,
+    CurrentModeUpdate,
     ElicitationCapabilities,
-    EnvVariable,
     FileSystemCapabilities,
     HttpHeader,
     Implementation,
     LogoutCapabilities,
+    McpServerStdio,
     MessageId,
-    NoticeSeverity,
-    PermissionOption,
+    Notice,
+    Plan,
     PlanEntry,
     PromptCapabilities,
     ProtocolVersion,
@@ -38,16 +40,14 @@ from idlc_acp.protocol._types import (
     SessionConfigOption,
     SessionDeleteCapabilities,
     SessionId,
+    SessionInfoUpdate,
     SessionListCapabilities,
-    SessionModeId,
     SessionModeState,
     SessionResumeCapabilities,
     StopReason,
-    ToolCallContent,
-    ToolCallId,
-    ToolCallLocation,
-    ToolCallStatus,
-    ToolKind,
+    ToolCall,
+    ToolCallUpdate,
+    UsageUpdate,
 )
 
 _Int32 = typing.Annotated[int, msgspec.Meta(ge=-2147483648, le=2147483647)]
@@ -882,25 +882,6 @@ class McpServerAcp(
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpServerStdio(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: str
-    """Absolute path to the MCP server executable."""
-    args: list[str]
-    """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable]
-    """Environment variables to set when launching the MCP server."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
     values at these keys.
@@ -1776,25 +1757,6 @@ class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ContentChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A streamed item of content"""
-
-    content: ContentBlock
-    """A single item of content"""
-    message_id: MessageId | None = msgspec.field(default=None, name="messageId")
-    """A unique identifier for the message this chunk belongs to.
-
-    All chunks belonging to the same message share the same `messageId`.
-    A change in `messageId` indicates a new message has started.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class SessionUpdateUserMessageChunk(
     ContentChunk,
     kw_only=True,
@@ -1825,49 +1787,6 @@ class SessionUpdateAgentThoughtChunk(
     """A chunk of the agent's internal reasoning being streamed."""
 
 
-class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Represents a tool call that the language model has requested.
-
-    Tool calls are actions that the agent executes on behalf of the language model,
-    such as reading files, executing code, or fetching data from external sources.
-
-    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
-    """
-
-    tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
-    """Unique identifier for this tool call within the session."""
-    title: str
-    """Human-readable title describing what the tool is doing."""
-    name: str | None = None
-    """Programmatic name of the tool being invoked.
-
-    This field is optional. Omitting it or sending `null` both mean that no
-    tool name is available.
-    """
-    kind: ToolKind | None = None
-    """The category of tool being invoked.
-    Helps clients choose appropriate icons and UI treatment.
-    """
-    status: ToolCallStatus | None = None
-    """Current execution status of the tool call."""
-    content: list[ToolCallContent] | None = None
-    """Content produced by the tool call."""
-    locations: list[ToolCallLocation] | None = None
-    """File locations affected by this tool call.
-    Enables "follow-along" features in clients.
-    """
-    raw_input: _hooks.JsonValue | None = msgspec.field(default=None, name="rawInput")
-    """Raw input parameters sent to the tool."""
-    raw_output: _hooks.JsonValue | None = msgspec.field(default=None, name="rawOutput")
-    """Raw output returned by the tool."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class SessionUpdateToolCall(
     ToolCall,
     kw_only=True,
@@ -1878,45 +1797,6 @@ class SessionUpdateToolCall(
     """Notification that a new tool call has been initiated."""
 
 
-class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """An update to an existing tool call.
-
-    Used to report progress and results as tools execute. All fields except
-    the tool call ID are optional - only changed fields need to be included.
-
-    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
-    """
-
-    tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
-    """The ID of the tool call being updated."""
-    kind: ToolKind | None = None
-    """Update the tool kind."""
-    status: ToolCallStatus | None = None
-    """Update the execution status."""
-    title: str | None = None
-    """Update the human-readable title."""
-    name: str | None = None
-    """Update the programmatic name of the tool being invoked.
-
-    This field is optional. Omitting it or sending `null` both mean that
-    the existing name is left unchanged.
-    """
-    content: list[ToolCallContent] | None = None
-    """Replace the content collection."""
-    locations: list[ToolCallLocation] | None = None
-    """Replace the locations collection."""
-    raw_input: _hooks.JsonValue | None = msgspec.field(default=None, name="rawInput")
-    """Update the raw input."""
-    raw_output: _hooks.JsonValue | None = msgspec.field(default=None, name="rawOutput")
-    """Update the raw output."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class SessionUpdateToolCallUpdate(
     ToolCallUpdate,
     kw_only=True,
@@ -1925,30 +1805,6 @@ class SessionUpdateToolCallUpdate(
     tag="tool_call_update",
 ):
     """Update on the status or results of a tool call."""
-
-
-class Plan(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """An execution plan for accomplishing complex tasks.
-
-    Plans consist of multiple entries representing individual tasks or goals.
-    Agents report plans to clients to provide visibility into their execution strategy.
-    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
-
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
-    """
-
-    entries: list[PlanEntry]
-    """The list of tasks to be accomplished.
-
-    When updating a plan, the agent must send a complete list of all entries
-    with their current status. The client replaces the entire plan with each update.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionUpdatePlan(
@@ -2029,19 +1885,6 @@ class SessionUpdatePlanRemoved(
     """
 
 
-class AvailableCommandsUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Available commands are ready or have changed"""
-
-    available_commands: list[AvailableCommand] = msgspec.field(name="availableCommands")
-    """Commands the agent can execute"""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class SessionUpdateAvailableCommandsUpdate(
     AvailableCommandsUpdate,
     kw_only=True,
@@ -2050,22 +1893,6 @@ class SessionUpdateAvailableCommandsUpdate(
     tag="available_commands_update",
 ):
     """Available commands are ready or have changed"""
-
-
-class CurrentModeUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-    current_mode_id: SessionModeId = msgspec.field(name="currentModeId")
-    """The ID of the current mode"""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionUpdateCurrentModeUpdate(
@@ -2081,19 +1908,6 @@ class SessionUpdateCurrentModeUpdate(
     """
 
 
-class ConfigOptionUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Session configuration options have been updated."""
-
-    config_options: list[SessionConfigOption] = msgspec.field(name="configOptions")
-    """The full set of configuration options and their current values."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class SessionUpdateConfigOptionUpdate(
     ConfigOptionUpdate,
     kw_only=True,
@@ -2102,28 +1916,6 @@ class SessionUpdateConfigOptionUpdate(
     tag="config_option_update",
 ):
     """Session configuration options have been updated."""
-
-
-class SessionInfoUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    Clients can use it to keep session titles and state current.
-    """
-
-    title: str | None | msgspec.UnsetType = msgspec.UNSET
-    """Human-readable title for the session. Set to null to clear."""
-    updated_at: str | None | msgspec.UnsetType = msgspec.field(
-        default=msgspec.UNSET,
-        name="updatedAt",
-    )
-    """ISO 8601 timestamp of last activity. Set to null to clear."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionUpdateSessionInfoUpdate(
@@ -2136,23 +1928,6 @@ class SessionUpdateSessionInfoUpdate(
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
 
-class UsageUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Context window and cost update for a session."""
-
-    used: _UInt64
-    """Tokens currently in context."""
-    size: _UInt64
-    """Total context window size in tokens."""
-    cost: Cost | None = None
-    """Cumulative session cost (optional)."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class SessionUpdateUsageUpdate(
     UsageUpdate,
     kw_only=True,
@@ -2161,35 +1936,6 @@ class SessionUpdateUsageUpdate(
     tag="usage_update",
 ):
     """Context window and cost update for the session."""
-
-
-class Notice(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Fire-and-forget information for the user.
-
-    Notices are live events rather than session history. Agents must not rely on
-    a notice being received, displayed, or seen by the user.
-    Agents MUST only send notices when the Client advertised
-    the `session.notices` Client capability. Otherwise, Agents may use an agent
-    message when the information should still be surfaced to the user.
-
-    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
-    """
-
-    severity: NoticeSeverity
-    """Presentation severity hint."""
-    title: str
-    """Required non-empty plain-text title that can stand alone."""
-    description: str | None = None
-    """Optional plain-text detail or guidance.
-
-    Omitted and `null` are equivalent and mean no description was supplied.
-    """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionUpdateNotice(
@@ -2206,32 +1952,6 @@ class SessionUpdateNotice(
     """
 
 
-class CompactionUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A context compaction upsert. The first notification fixes the compaction's
-    timeline position. Later updates with the same ID patch that entity in place.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-
-    `summary`, `error`, and `_meta` have patch semantics: omission leaves the
-    stored value unchanged, `null` clears it, and a concrete value replaces it.
-    `summary: []` also clears the summary.
-    """
-
-    compaction_id: CompactionId = msgspec.field(name="compactionId")
-    """The Agent-owned ID of this compaction, unique within the session."""
-    status: CompactionStatus
-    """Current lifecycle status."""
-    summary: list[ContentBlock] | None | msgspec.UnsetType = msgspec.UNSET
-    """Complete replacement user-displayable summary content for the compaction."""
-    error: str | None | msgspec.UnsetType = msgspec.UNSET
-    """Human-readable error details for the compaction."""
-    meta: dict[str, _hooks.JsonValue] | None | msgspec.UnsetType = msgspec.field(
-        default=msgspec.UNSET,
-        name="_meta",
-    )
-    """Extensible metadata patch for this compaction."""
-
-
 class SessionUpdateCompactionUpdate(
     CompactionUpdate,
     kw_only=True,
@@ -2243,25 +1963,6 @@ class SessionUpdateCompactionUpdate(
 
     Agents MUST only send this update when the Client advertised
     the `session.compaction` Client capability.
-    """
-
-
-class CompactionSummaryChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A content block appended to a compaction's summary. A first-seen ID creates
-    an in-progress compaction. Chunks append in receive order.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-    """
-
-    compaction_id: CompactionId = msgspec.field(name="compactionId")
-    """ID of the compaction whose summary receives this content."""
-    content: ContentBlock
-    """One content block to append."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -3198,28 +2899,6 @@ class Error(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class RequestPermissionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Request for user permission to execute a tool call.
-
-    Sent when the agent needs authorization before performing a sensitive operation.
-
-    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
-    """
-
-    session_id: SessionId = msgspec.field(name="sessionId")
-    """The session ID for this request."""
-    tool_call: ToolCallUpdate = msgspec.field(name="toolCall")
-    """Details about the tool call requiring permission."""
-    options: list[PermissionOption]
-    """Available permission options for the user to choose from."""
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class AuthStatusUpdateNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """**UNSTABLE**
 
@@ -3752,13 +3431,6 @@ _McpServerBase.__idlc_variant__ = _hooks.VariantInfo(
 )
 
 
-_hooks.forward_compatible(
-    McpServerStdio,
-    lenient=("meta",),
-    null_default=("args", "env"),
-)
-
-
 _hooks.forward_compatible(SystemPrompt, lenient=("meta",))
 
 
@@ -3882,45 +3554,6 @@ _hooks.forward_compatible(MessageMcpNotification, lenient=("meta",))
 _hooks.forward_compatible(SessionNotification, lenient=("meta",))
 
 
-_hooks.forward_compatible(ContentChunk, lenient=("message_id", "meta"))
-
-
-_hooks.forward_compatible(
-    ToolCall,
-    lenient=(
-        "name",
-        "kind",
-        "status",
-        "content",
-        "locations",
-        "raw_input",
-        "raw_output",
-        "meta",
-    ),
-    skip_invalid=("content", "locations"),
-)
-
-
-_hooks.forward_compatible(
-    ToolCallUpdate,
-    lenient=(
-        "kind",
-        "status",
-        "title",
-        "name",
-        "content",
-        "locations",
-        "raw_input",
-        "raw_output",
-        "meta",
-    ),
-    skip_invalid=("content", "locations"),
-)
-
-
-_hooks.forward_compatible(Plan, lenient=("entries", "meta"), skip_invalid=("entries",))
-
-
 _hooks.forward_compatible(PlanUpdate, lenient=("meta",))
 
 
@@ -3938,42 +3571,6 @@ _hooks.forward_compatible(PlanMarkdown, lenient=("meta",))
 
 
 _hooks.forward_compatible(PlanRemoved, lenient=("meta",))
-
-
-_hooks.forward_compatible(
-    AvailableCommandsUpdate,
-    lenient=("available_commands", "meta"),
-    skip_invalid=("available_commands",),
-)
-
-
-_hooks.forward_compatible(CurrentModeUpdate, lenient=("meta",))
-
-
-_hooks.forward_compatible(
-    ConfigOptionUpdate,
-    lenient=("config_options", "meta"),
-    skip_invalid=("config_options",),
-)
-
-
-_hooks.forward_compatible(SessionInfoUpdate, lenient=("title", "updated_at", "meta"))
-
-
-_hooks.forward_compatible(UsageUpdate, lenient=("cost", "meta"))
-
-
-_hooks.forward_compatible(Notice, lenient=("description", "meta"))
-
-
-_hooks.forward_compatible(
-    CompactionUpdate,
-    lenient=("summary", "error", "meta"),
-    skip_invalid=("summary",),
-)
-
-
-_hooks.forward_compatible(CompactionSummaryChunk, lenient=("meta",))
 
 
 _hooks.forward_compatible(
@@ -4111,9 +3708,6 @@ _hooks.forward_compatible(
 
 
 _hooks.forward_compatible(SessionMessageChunk, lenient=("meta",))
-
-
-_hooks.forward_compatible(RequestPermissionRequest, lenient=("meta",))
 
 
 _hooks.forward_compatible(

@@ -23,6 +23,7 @@ from idlc_acp.protocol._types import (
     ReadTextFileResponse,
     ReleaseTerminalRequest,
     ReleaseTerminalResponse,
+    RequestPermissionRequest,
     RequestPermissionResponse,
     TerminalOutputRequest,
     TerminalOutputResponse,
@@ -35,7 +36,6 @@ from ._types import (
     AuthStatusUpdateNotification,
     MessageMcpRequest,
     MessageMcpResponse,
-    RequestPermissionRequest,
     SessionNotification,
 )
 
