@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import assert_never
 
 from idlc.source import Span
 from idlc.syntax import ast
@@ -162,33 +161,18 @@ class _FileWalker:
         pending = [node]
         while pending:
             node = pending.pop()
-            # Exhaustive over the tree's type union: a new kind of type is a mypy error
-            # here until the names written inside it are indexed.
-            match node:
-                case ast.NamedType():
-                    span = node.name.span
-                    self.occur(Occurrence(("name", node.name.value), span, False, "type"))
-                case ast.AtomRefType():
-                    self.occur(Occurrence(("name", node.atom.value), node.atom.span, False, ATOM))
-                case ast.InterfaceRefType():
-                    name = node.interface
-                    self.occur(Occurrence(("name", name.value), name.span, False, INTERFACE))
-                case ast.OptionalType() | ast.ListType():
-                    pending.append(node.inner)
-                case ast.MapType():
-                    pending.append(node.value)
-                case ast.RecordType():
-                    pending.extend(field.type for field in node.fields)
-                case ast.VariantType():
-                    pending.extend(case.type for case in node.cases)
-                    if node.shared is not None:
-                        pending.append(node.shared)
-                case ast.UnionType():
-                    pending.extend(node.alternatives)
-                case ast.PrimitiveType() | ast.EnumType():
-                    pass
-                case _:
-                    assert_never(node)
+            # Only these name something; every other kind of type is walked through
+            # (`ast.type_children`, which lists what a new kind holds).
+            if isinstance(node, ast.NamedType):
+                span = node.name.span
+                self.occur(Occurrence(("name", node.name.value), span, False, "type"))
+            elif isinstance(node, ast.AtomRefType):
+                self.occur(Occurrence(("name", node.atom.value), node.atom.span, False, ATOM))
+            elif isinstance(node, ast.InterfaceRefType):
+                name = node.interface
+                self.occur(Occurrence(("name", name.value), name.span, False, INTERFACE))
+            else:
+                pending.extend(ast.type_children(node))
 
 
 def file_part(file: ast.File) -> FilePart:

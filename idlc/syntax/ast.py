@@ -8,7 +8,7 @@ doc comments included, are also kept on the `File` for the formatter.
 from __future__ import annotations
 
 import enum
-from typing import Union
+from typing import Union, assert_never
 
 from idlc.nodes import node
 from idlc.source import Span
@@ -259,6 +259,32 @@ TypeExpr = Union[
     VariantType,
     UnionType,
 ]
+
+
+def type_children(node: TypeExpr) -> tuple[TypeExpr, ...]:
+    """The types written directly inside `node`: an optional's, list's or map's element, a
+    record's fields', a variant's shared fields' and cases', a union's alternatives.
+
+    Exhaustive over `TypeExpr`: a new kind of type is a mypy error here until its inner
+    types are listed, and then every walker of the tree (the language server's index) finds
+    the names inside it without a case of its own.
+    """
+    match node:
+        case OptionalType() | ListType():
+            return (node.inner,)
+        case MapType():
+            return (node.value,)
+        case RecordType():
+            return tuple([field.type for field in node.fields])
+        case VariantType():
+            shared = (node.shared,) if node.shared is not None else ()
+            return shared + tuple([case.type for case in node.cases])
+        case UnionType():
+            return node.alternatives
+        case PrimitiveType() | AtomRefType() | InterfaceRefType() | NamedType() | EnumType():
+            return ()
+        case _:
+            assert_never(node)
 
 
 # -- members ------------------------------------------------------------------------------
