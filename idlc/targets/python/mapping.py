@@ -15,15 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import Literal, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
+    is_object_shaped,
     is_record,
+    is_unit,
     list_union,
-    needs_params_wrapper,
     union_case,
     variant_case,
 )
@@ -58,9 +59,17 @@ class Place:
     what: str
 
 
+#: How a member's input travels (docs/wire.md §4) and how Python passes it:
+#: `none` (a unit input, or no input: no params), `fields` (an inline closed record: its
+#: fields are keyword arguments, sent as the record), `object` (a named record, an open
+#: record or a variant: one argument `input`, sent as the params object itself), `wrapped`
+#: (anything else: `input`, sent as `{"input": …}` in the params wrapper class).
+InputStyle = Literal["none", "fields", "object", "wrapped"]
+
+
 @dataclass(frozen=True, slots=True)
 class MemberNames:
-    """What one interface member is called in Python."""
+    """What one interface member is called in Python, and how its input is passed."""
 
     #: the skeleton's and the proxy's method (`create_agent`)
     method: str
@@ -69,6 +78,7 @@ class MemberNames:
     #: the `{"input": …}` params class of an input that is not an object
     #: (docs/wire.md §4), or None
     params: str | None
+    input_style: InputStyle = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,9 +529,13 @@ class _Namer:
             where = f"`{interface.name}.{member.name}`"
             method = naming.member_name(member.name)
             params = None
-            if isinstance(member, m.Operation) and needs_params_wrapper(self.model, member.input):
-                params = naming.params_class_name(interface.name, member.name)
-            members[member.name] = MemberNames(method, naming.invoke_function_name(method), params)
+            style: InputStyle = "none"
+            if isinstance(member, m.Operation):
+                style = input_style(self.model, member.input)
+                if style == "wrapped":
+                    params = naming.params_class_name(interface.name, member.name)
+            invoke = naming.invoke_function_name(method)
+            members[member.name] = MemberNames(method, invoke, params, style)
             if isinstance(member, m.Operation):
                 self.name_inline(
                     member.input,
@@ -547,6 +561,19 @@ class _Namer:
                     f"the type of {where}",
                     member_span,
                 )
+
+
+def input_style(model: m.Model, input_: m.Type) -> InputStyle:
+    """How an operation's input of type `input_` is passed (`InputStyle`)."""
+    if is_unit(model, input_):
+        return "none"
+    if isinstance(input_, m.Record) and not input_.open:
+        # (An open record's kept members cannot be keyword arguments: it is passed whole,
+        # as a named record is.)
+        return "fields"
+    if is_object_shaped(model, input_):
+        return "object"  # a record or a variant is the params object itself
+    return "wrapped"
 
 
 def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:
