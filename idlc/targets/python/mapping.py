@@ -93,22 +93,44 @@ class InterfaceNames:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseClass:
+    """One class a variant case is written as, and where its fields come from."""
+
+    name: str
+    #: The record whose fields the class declares itself: the case's inline record, or the
+    #: record of a typedef whose class this is (`Plan.case_records`); None for no fields.
+    record: m.Record | None = None
+    #: The named record (the type as written) the class derives from instead, and that
+    #: record's fields, which it inherits; None when it derives from no record.
+    parent: m.Type | None = None
+    inherited: tuple[m.Field, ...] = ()
+    #: The class's doc comment.
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CaseNames:
-    """The classes of one variant case."""
+    """The classes of one variant case, and what the case holds."""
 
     #: The case's class (`McpServerHttp`); for a union case or a variant case, the name its
     #: classes are named after.
     name: str
     #: A union case's or a variant case's own base class (`_McpServerHttpBase`), else None.
     base: str | None = None
-    #: A union case: one class per alternative (`<Case>Option1`, …).
-    alternatives: tuple[str, ...] = ()
-    #: A variant case: one class per case of the inner variant (`<Case><InnerTag>`).
-    inner: tuple[str, ...] = ()
+    #: The classes the case is written as: the case class; for a union case one per
+    #: alternative (`<Case>Option1`, …); for a variant case one per case of the inner
+    #: variant (`<Case><InnerTag>`), in its order.
+    classes: tuple[CaseClass, ...] = ()
+    #: A union case: the union of records it holds (through typedef names), else None.
+    union: m.Union_ | None = None
+    #: A variant case: the variant on another tag field it holds, else None.
+    variant: m.Variant | None = None
     #: A variant case whose inner variant is open: its unknown-tag class, and the struct of
     #: the shared fields that class carries (None when there are none).
     unknown: str | None = None
     shared_fields: str | None = None
+    #: The fields of the inner variant's `unknown: T;` its unknown-tag class exposes.
+    unknown_fields: tuple[m.Field, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +146,9 @@ class VariantNames:
     #: carries (None when there are none).
     unknown: str | None = None
     shared_fields: str | None = None
+    #: The fields of the variant's `unknown: T;` its unknown-tag class exposes (those T
+    #: always has: `queries.unknown_case_fields`).
+    unknown_fields: tuple[m.Field, ...] = ()
 
 
 @dataclass(slots=True)
@@ -144,6 +169,9 @@ class Plan:
     variants: dict[int, VariantNames] = field(default_factory=dict)
     #: id(union node) → the marker base class of a union msgspec cannot decode natively
     union_markers: dict[int, str] = field(default_factory=dict)
+    #: id(union node), of the unions with a marker whose alternatives are all lists: tried
+    #: in order, into a list (docs/language.md, "Unions")
+    list_unions: set[int] = field(default_factory=set)
     #: id(open record node) → the private struct of its declared fields
     open_record_fields: dict[int, str] = field(default_factory=dict)
     #: a field's wire name → its attribute (also its keyword argument), for every field
@@ -171,6 +199,7 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         namer.interfaces,
         namer.variants,
         namer.union_markers,
+        namer.list_unions,
         namer.open_record_fields,
         namer.attributes,
         namer.enum_members,
@@ -235,6 +264,7 @@ class _Namer:
         #: see `Plan.variants` and the rest of `Plan`'s names of types
         self.variants: dict[int, VariantNames] = {}
         self.union_markers: dict[int, str] = {}
+        self.list_unions: set[int] = set()
         self.open_record_fields: dict[int, str] = {}
         self.attributes: dict[str, str] = {}
         self.enum_members: dict[str, str] = {}
@@ -324,6 +354,8 @@ class _Namer:
             case m.Union_():
                 if not native_union(self.model, type_):
                     self.union_markers[id(type_)] = naming.choice_base_name(name)
+                    if list_union(self.model, type_):
+                        self.list_unions.add(id(type_))
                 for index, alternative in enumerate(type_.alternatives):
                     self.name_inline(
                         alternative,
@@ -363,30 +395,31 @@ class _Namer:
                     inner_names.append(inner_name)
                 self.attributes[inner.tag_field] = naming.attribute_name(inner.tag_field)
                 unknown = shared_fields = None
+                unknown_fields: tuple[m.Field, ...] = ()
                 if inner.open:  # its unknown tags carry both variants' shared fields
                     unknown = inner_names.pop()
                     if shared + shapes.shared_fields(inner):
                         shared_fields = naming.shared_fields_class_name(case_name)
+                    unknown_fields = queries.unknown_case_fields(inner, self.model.typedefs)
                     self.check_unknown_case_fields(
-                        shared + queries.carried_fields(inner, self.model.typedefs),
+                        shared + shapes.shared_fields(inner) + unknown_fields,
                         f"{label} of `{name}` (an open variant)",
                     )
                 cases.append(
                     CaseNames(
                         case_name,
                         naming.choice_base_name(case_name),
-                        inner=tuple(inner_names),
+                        classes=self.inner_case_classes(case.type, inner, inner_names),
+                        variant=inner,
                         unknown=unknown,
                         shared_fields=shared_fields,
+                        unknown_fields=unknown_fields,
                     )
                 )
                 continue
-            cases.append(CaseNames(case_name))
-            if self.is_case_record(case.type, case_name):
-                # `"http": McpServerHttp` in `McpServer`: the record's class is the case
-                # class, and its typedef has claimed the name.
-                self.case_records.add(case_name)
-                continue
+            cases.append(CaseNames(case_name, classes=(self.case_class(case, case_name),)))
+            if case_name in self.case_records:
+                continue  # its typedef has claimed the name
             if isinstance(case.type, m.Record):
                 # The case class is the inline record itself.
                 self.inline[id(case.type)] = (case_name, module)
@@ -398,18 +431,73 @@ class _Namer:
                 f"the class of {label} of `{name}`",
             )
         unknown = shared_fields = None
+        unknown_fields = ()
         if type_.open:
             unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
             if shared:
                 shared_fields = naming.shared_fields_class_name(name)
             self.claim(unknown, module, span or type_.span, f"the unknown case of `{name}`")
-            carried = queries.carried_fields(type_, self.model.typedefs)
-            self.check_unknown_case_fields(carried, f"open variant `{name}`")
+            unknown_fields = queries.unknown_case_fields(type_, self.model.typedefs)
+            self.check_unknown_case_fields(shared + unknown_fields, f"open variant `{name}`")
             if type_.unknown is not None:  # `unknown: T;`, T written inline
                 shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
                 self.name_inline(type_.unknown.type, shape, module, what, span)
         marker = naming.choice_base_name(name) if hooked(self.model, type_) else None
-        self.variants[id(type_)] = VariantNames(marker, tuple(cases), unknown, shared_fields)
+        self.variants[id(type_)] = VariantNames(
+            marker, tuple(cases), unknown, shared_fields, unknown_fields
+        )
+
+    def case_class(self, case: m.Case, case_name: str) -> CaseClass:
+        """The class of a case that holds a record (or nothing), named `case_name`: the
+        case's inline record, the class of the record typedef it names when that can be the
+        case class (`is_case_record`), or one deriving from the named record."""
+        type_ = case.type
+        if isinstance(type_, m.Record):
+            return CaseClass(case_name, type_, doc=case.doc)
+        if isinstance(type_, m.TypeRef):
+            typedef = self.model.typedefs[type_.name]
+            if self.is_case_record(type_, case_name):
+                # `"http": McpServerHttp` in `McpServer`: the record's class is the case
+                # class (G7, docs/language.md "Variants").
+                assert isinstance(typedef.type, m.Record)
+                self.case_records.add(case_name)
+                return CaseClass(case_name, typedef.type, doc=case.doc or typedef.doc)
+            record = shapes.resolve_alias(self.model, type_)
+            if isinstance(record, m.Record):
+                return CaseClass(case_name, parent=type_, inherited=record.fields, doc=case.doc)
+        return CaseClass(case_name, doc=case.doc)
+
+    def inner_case_classes(
+        self, case_type: m.Type, inner: m.Variant, names: list[str]
+    ) -> tuple[CaseClass, ...]:
+        """The classes of a case (of type `case_type`) holding the variant `inner`, one
+        per case of `inner`, named `names`: each carries the inner case's record's fields,
+        deriving from it when it is a named record with a class of its own."""
+        # The inner variant's own name, after which its case classes are named: whether an
+        # inner case's record typedef is that case's class does not depend on naming order.
+        _, inner_typedef = queries.typedef_chain(case_type, self.model.typedefs)
+        assert inner_typedef is not None  # a variant case names its variant
+        inner_name = naming.declared_name(inner_typedef)
+        classes = []
+        for inner_case, class_name in zip(inner.cases, names, strict=True):
+            record = queries.follow_typedefs(inner_case.type, self.model.typedefs)
+            if not isinstance(record, m.Record):
+                classes.append(CaseClass(class_name, doc=inner_case.doc))
+            elif isinstance(inner_case.type, m.TypeRef) and not self.is_case_record(
+                inner_case.type, naming.case_class_name(inner_name, inner_case.tag)
+            ):
+                # A named record: the class derives from it (its class has no tag).
+                classes.append(
+                    CaseClass(
+                        class_name,
+                        parent=inner_case.type,
+                        inherited=record.fields,
+                        doc=inner_case.doc,
+                    )
+                )
+            else:
+                classes.append(CaseClass(class_name, record, doc=inner_case.doc))
+        return tuple(classes)
 
     def name_union_case(
         self,
@@ -427,10 +515,22 @@ class _Namer:
         alternatives = []
         for index, alternative in enumerate(union.alternatives):
             alternative_name = naming.union_alternative_name(case_name, index)
-            alternatives.append(alternative_name)
             if isinstance(alternative, m.Record) and case.type is union:
+                # The case's own inline union: its record is the class's.
+                alternatives.append(CaseClass(alternative_name, alternative, doc=case.doc))
                 self.inline[id(alternative)] = (alternative_name, module)
                 self.name_fields(alternative.fields, alternative_name, module)
+            else:
+                record = shapes.resolve_alias(self.model, alternative)
+                assert isinstance(record, m.Record)  # (`union_case`)
+                alternatives.append(
+                    CaseClass(
+                        alternative_name,
+                        parent=alternative,
+                        inherited=record.fields,
+                        doc=case.doc,
+                    )
+                )
             self.claim(
                 alternative_name,
                 module,
@@ -438,7 +538,10 @@ class _Namer:
                 f"the class of alternative {index + 1} of {label} of `{variant}`",
             )
         return CaseNames(
-            case_name, naming.choice_base_name(case_name), alternatives=tuple(alternatives)
+            case_name,
+            naming.choice_base_name(case_name),
+            classes=tuple(alternatives),
+            union=union,
         )
 
     def is_case_record(self, type_: m.Type, case_name: str) -> bool:
