@@ -24,7 +24,6 @@ from idlc.codegen.views import (
     doc_of,
 )
 from idlc.semantics import model as m
-from idlc.semantics import queries
 from idlc.targets.python import mapping as python_mapping
 from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseClass, CaseNames
 
@@ -54,13 +53,15 @@ class TypeBuilder:
         default: str | None = None
         factory: str | None = None
         type_ = field_.type
-        if queries.is_tristate(type_, self.model.typedefs):
+        facts = self.plan.fields[id(field_)]
+        if facts.tristate:
             # Absent, `null` and a value apart (docs/language.md, "Nullable and tri-state
             # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.
             annotation = annotation.or_none().or_unset()
             default = "msgspec.UNSET"
-        elif field_.default is not None:
-            default, factory = ctx.literal(type_, field_.default)
+        elif facts.default is not None:
+            assert field_.default is not None
+            default, factory = ctx.literal(facts.default, field_.default)
         elif isinstance(type_, m.Optional) and type_.nullable:
             pass  # `nullable<T>`: required; `None` is encoded as `null`
         elif annotation.optional or annotation.is_none:

@@ -1,7 +1,9 @@
 """The Python mapping, decided and checked before any code is written (E0201–E0205).
 
-`plan` gives every type that needs a class its Python name and module, and every union of
-records the base classes it needs, reporting what cannot be mapped to Python: two things
+`plan` gives every type that needs a class its Python name and module, every union of
+records the base classes it needs, and the facts code generation would otherwise ask the
+model for (a variant case's classes and records, an input's style, a field's default),
+reporting what cannot be mapped to Python: two things
 with one generated name (E0201), a name the generated code keeps for itself (E0202), a
 union msgspec cannot decode (E0203), a type alias that refers to itself (E0204), a shared
 field of an open variant named like an attribute of its unknown case (E0205).
@@ -30,8 +32,9 @@ from idlc.semantics.shapes import (
 )
 from idlc.semantics.types import name_span
 from idlc.source import Span
-from idlc.targets.python import naming
+from idlc.targets.python import hints, naming
 from idlc.targets.python.decoding import hooked, native_union
+from idlc.targets.python.hints import FieldFacts
 from idlc_runtime.contract import RESERVED_NAMES
 
 TYPES_MODULE = naming.TYPES_MODULE
@@ -154,8 +157,9 @@ class VariantNames:
 @dataclass(slots=True)
 class Plan:
     """What code generation needs from the mapping: every name the package declares at the
-    level of a module (a class, an alias or a function), where it lives, and how classes
-    relate."""
+    level of a module (a class, an alias or a function), where it lives, how classes
+    relate, and how each type's Python form is written: code generation reads these facts
+    and asks the model no question (`tests/test_layers.py`)."""
 
     #: id(type node) → (class name, module), for every inline record, enum, variant, union
     inline: dict[int, tuple[str, str]] = field(default_factory=dict)
@@ -176,6 +180,11 @@ class Plan:
     open_record_fields: dict[int, str] = field(default_factory=dict)
     #: a field's wire name → its attribute (also its keyword argument), for every field
     attributes: dict[str, str] = field(default_factory=dict)
+    #: id(field node) → how it is written beside its name and type, for every field
+    fields: dict[int, FieldFacts] = field(default_factory=dict)
+    #: id(optional node), of the optionals whose inner type's expression is `None` itself
+    #: (`unit`…, through aliases): theirs is the inner one (`None | None` would not load)
+    optional_of_none: set[int] = field(default_factory=set)
     #: an enum value → its enum member, for every value of every enum
     enum_members: dict[str, str] = field(default_factory=dict)
     #: an integer kind (`"uint8"`) → the module-level alias bounding it (`_UInt8`)
@@ -202,6 +211,8 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         namer.list_unions,
         namer.open_record_fields,
         namer.attributes,
+        {},
+        set(),
         namer.enum_members,
         {kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES},
         case_records=namer.case_records,
@@ -209,15 +220,24 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     _collect_union_bases(model, namer, result, diagnostics)
     _check_unions(model, namer, diagnostics)
     _check_alias_cycles(model, namer, diagnostics)
+    if not diagnostics.has_errors:
+        # The facts of how types are written look through aliases and unions: only once
+        # the checks above found every type one Python can hold (no alias of itself).
+        result.fields = {id(f): hints.field_facts(model, f) for f in namer.named_fields}
+        result.optional_of_none = {
+            id(optional) for optional in namer.optionals if hints.is_none(model, optional.inner)
+        }
     return result
 
 
 # -- naming ---------------------------------------------------------------------------------
 
 
-def _typedef_uses(model: m.Model) -> dict[str, int]:
-    """How many times each typedef is named, in typedefs and interface members."""
+def _survey(model: m.Model) -> tuple[dict[str, int], list[m.Optional]]:
+    """How many times each typedef is named, in typedefs and interface members; and every
+    optional written (for `Plan.optional_of_none`): one walk over every type written."""
     counts: dict[str, int] = {}
+    optionals: list[m.Optional] = []
     pending: list[m.Type] = [typedef.type for typedef in model.typedefs.values()]
     for interface in model.interfaces.values():
         for member in interface.members:
@@ -231,8 +251,10 @@ def _typedef_uses(model: m.Model) -> dict[str, int]:
         if kind is m.TypeRef:
             counts[type_.name] = counts.get(type_.name, 0) + 1  # type: ignore[union-attr]
         elif kind not in _LEAVES:
+            if kind is m.Optional:
+                optionals.append(type_)  # type: ignore[arg-type]
             pending.extend(queries.children(type_))
-    return counts
+    return counts, optionals
 
 
 #: The types with nothing written inside (`queries.children` is empty): most of a schema's.
@@ -254,7 +276,7 @@ class _Namer:
         #: interface module names
         self.modules: dict[str, Place] = {}
         #: typedef name → how many times a type names it
-        self.uses = _typedef_uses(model)
+        self.uses, self.optionals = _survey(model)
         #: see `Plan.case_records`
         self.case_records: set[str] = set()
         #: see `Plan.refs`, `Plan.typedefs`, `Plan.interfaces`
@@ -267,6 +289,8 @@ class _Namer:
         self.list_unions: set[int] = set()
         self.open_record_fields: dict[int, str] = {}
         self.attributes: dict[str, str] = {}
+        #: every field named, for `Plan.fields`
+        self.named_fields: list[m.Field] = []
         self.enum_members: dict[str, str] = {}
 
     def claim(self, name: str, module: str, span: Span, what: str) -> None:
@@ -322,6 +346,7 @@ class _Namer:
         for field_ in fields:
             if field_.name not in attributes:
                 attributes[field_.name] = naming.attribute_name(field_.name)
+            self.named_fields.append(field_)
             if isinstance(field_.type, _MAY_HOLD_INLINE):
                 self.name_inline(
                     field_.type,
