@@ -29,13 +29,14 @@ from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseClass, CaseNames
 
 
 class TypeBuilder:
+    """Builds the views of type definitions from the plan (and the declarations' nodes it
+    refers to): it holds no model to ask."""
+
     def __init__(
         self,
-        model: m.Model,
         plan: python_mapping.Plan,
         borrowed: dict[str, str] | None = None,
     ) -> None:
-        self.model = model
         self.plan = plan
         #: record class name → union base classes it must derive from
         self.extra_bases = plan.union_bases
@@ -43,7 +44,7 @@ class TypeBuilder:
         self.borrowed: dict[str, str] = {} if borrowed is None else borrowed
 
     def context(self, module: ModuleView) -> ModuleContext:
-        return ModuleContext(self.model, self.plan, module, self.borrowed)
+        return ModuleContext(self.plan, module, self.borrowed)
 
     # -- records --
 

@@ -33,10 +33,7 @@ class ModuleContext:
     """Type expressions for one module: every name from another module becomes an import
     of `module`, every name it uses is remembered in `depends` (aliases are ordered by it)."""
 
-    def __init__(
-        self, model: m.Model, plan: Plan, module: ModuleView, borrowed: dict[str, str]
-    ) -> None:
-        self.model = model
+    def __init__(self, plan: Plan, module: ModuleView, borrowed: dict[str, str]) -> None:
         self.plan = plan
         self.module = module
         #: name → module of the stable package it is imported from (`idlc.codegen.overlay`)
