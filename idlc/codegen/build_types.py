@@ -25,6 +25,7 @@ from idlc.codegen.views import (
 )
 from idlc.semantics import model as m
 from idlc.targets.python import mapping as python_mapping
+from idlc.targets.python.hints import PLAIN
 from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseClass, CaseNames
 
 
@@ -54,7 +55,7 @@ class TypeBuilder:
         default: str | None = None
         factory: str | None = None
         type_ = field_.type
-        facts = self.plan.fields[id(field_)]
+        facts = self.plan.fields.get(id(field_), PLAIN)
         if facts.tristate:
             # Absent, `null` and a value apart (docs/language.md, "Nullable and tri-state
             # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.

@@ -8,9 +8,9 @@ answers in the plan (`FieldFacts`, `Plan.optional_of_none`), which code generati
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, assert_never
 
+from idlc.nodes import node
 from idlc.semantics import model as m
 from idlc.semantics import queries
 from idlc.semantics.checks import default_problem
@@ -24,7 +24,7 @@ from idlc.semantics.shapes import resolve_alias
 DefaultForm = Literal["list", "dict", "record", "member", "value", "float", "bytes", "plain"]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Default:
     """How a field's default is written (docs/language.md, "Records and field defaults")."""
 
@@ -35,7 +35,7 @@ class Default:
     type: m.Type | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class FieldFacts:
     """How a field is written in Python, beside its name and annotation."""
 
@@ -46,16 +46,28 @@ class FieldFacts:
     default: Default | None = None
 
 
-#: The facts of most fields, shared.
-_PLAIN = FieldFacts()
+#: The facts of most fields: nothing beyond their name and type (the plan keeps no entry).
+PLAIN = FieldFacts()
 _TRISTATE = FieldFacts(tristate=True)
+
+#: The types a field can be tri-state through (`queries.is_tristate`): asked first, as most
+#: fields are of none of them.
+_MAY_BE_TRISTATE = frozenset({m.Optional, m.TypeRef})
 
 
 def field_facts(model: m.Model, field_: m.Field) -> FieldFacts:
-    tristate = queries.is_tristate(field_.type, model.typedefs)
+    """How `field_` is written (`PLAIN` for most fields)."""
+    type_ = field_.type
+    kind = type(type_)
+    if kind is m.TypeRef:
+        typedef = model.typedefs.get(type_.name)  # type: ignore[union-attr]
+        may_be_tristate = typedef is not None and type(typedef.type) in _MAY_BE_TRISTATE
+    else:
+        may_be_tristate = kind is m.Optional
+    tristate = may_be_tristate and queries.is_tristate(type_, model.typedefs)
     if field_.default is None:
-        return _TRISTATE if tristate else _PLAIN
-    return FieldFacts(tristate, default_of(model, field_.type, field_.default))
+        return _TRISTATE if tristate else PLAIN
+    return FieldFacts(tristate, default_of(model, type_, field_.default))
 
 
 def default_of(model: m.Model, type_: m.Type, literal: m.Literal) -> Default:

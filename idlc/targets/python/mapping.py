@@ -16,10 +16,10 @@ that `check` did not. Names come from `idlc.targets.python.naming` only. See doc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.nodes import field, node
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
@@ -54,7 +54,7 @@ _MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
 UNKNOWN_CASE_ATTRIBUTES = frozenset({"data", "tag"})
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Place:
     name: str
     module: str
@@ -70,7 +70,7 @@ class Place:
 InputStyle = Literal["none", "fields", "object", "wrapped"]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class MemberNames:
     """What one interface member is called in Python, and how its input is passed."""
 
@@ -84,7 +84,7 @@ class MemberNames:
     input_style: InputStyle = "none"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class InterfaceNames:
     """What one interface is called in Python: its module, its classes, its members'."""
 
@@ -95,7 +95,7 @@ class InterfaceNames:
     members: dict[str, MemberNames]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class CaseClass:
     """One class a variant case is written as, and where its fields come from."""
 
@@ -111,7 +111,7 @@ class CaseClass:
     doc: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class CaseNames:
     """The classes of one variant case, and what the case holds."""
 
@@ -136,7 +136,7 @@ class CaseNames:
     unknown_fields: tuple[m.Field, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class VariantNames:
     """The classes of one variant (other than its cases' inline records, in `Plan.inline`)."""
 
@@ -154,7 +154,7 @@ class VariantNames:
     unknown_fields: tuple[m.Field, ...] = ()
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Plan:
     """What code generation needs from the mapping: every name the package declares at the
     level of a module (a class, an alias or a function), where it lives, how classes
@@ -180,7 +180,8 @@ class Plan:
     open_record_fields: dict[int, str] = field(default_factory=dict)
     #: a field's wire name → its attribute (also its keyword argument), for every field
     attributes: dict[str, str] = field(default_factory=dict)
-    #: id(field node) → how it is written beside its name and type, for every field
+    #: id(field node) → how it is written beside its name and type, for every field that
+    #: is not `hints.PLAIN` (most are)
     fields: dict[int, FieldFacts] = field(default_factory=dict)
     #: id(optional node), of the optionals whose inner type's expression is `None` itself
     #: (`unit`…, through aliases): theirs is the inner one (`None | None` would not load)
@@ -223,7 +224,10 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     if not diagnostics.has_errors:
         # The facts of how types are written look through aliases and unions: only once
         # the checks above found every type one Python can hold (no alias of itself).
-        result.fields = {id(f): hints.field_facts(model, f) for f in namer.named_fields}
+        for field_ in namer.named_fields:
+            facts = hints.field_facts(model, field_)
+            if facts is not hints.PLAIN:
+                result.fields[id(field_)] = facts
         result.optional_of_none = {
             id(optional) for optional in namer.optionals if hints.is_none(model, optional.inner)
         }
@@ -257,6 +261,9 @@ def _survey(model: m.Model) -> tuple[dict[str, int], list[m.Optional]]:
     return counts, optionals
 
 
+#: The types of the fields without a default that may be other than `hints.PLAIN` (a
+#: tri-state field is an optional, or a name of one): only those are asked about.
+_MAY_HAVE_FACTS = frozenset({m.Optional, m.TypeRef})
 #: The types with nothing written inside (`queries.children` is empty): most of a schema's.
 _LEAVES = frozenset({m.Primitive, m.AtomRef, m.InterfaceRef, m.Enum})
 
@@ -289,7 +296,7 @@ class _Namer:
         self.list_unions: set[int] = set()
         self.open_record_fields: dict[int, str] = {}
         self.attributes: dict[str, str] = {}
-        #: every field named, for `Plan.fields`
+        #: the fields named that may have facts, for `Plan.fields`
         self.named_fields: list[m.Field] = []
         self.enum_members: dict[str, str] = {}
 
@@ -346,7 +353,8 @@ class _Namer:
         for field_ in fields:
             if field_.name not in attributes:
                 attributes[field_.name] = naming.attribute_name(field_.name)
-            self.named_fields.append(field_)
+            if field_.default is not None or type(field_.type) in _MAY_HAVE_FACTS:
+                self.named_fields.append(field_)
             if isinstance(field_.type, _MAY_HOLD_INLINE):
                 self.name_inline(
                     field_.type,
