@@ -3,7 +3,10 @@
 `idlc/semantics/` is the language's meaning and knows nothing of a target language: no
 module of it imports a target, code generation, the runtime or msgspec. A target's
 mapping stage comes before code generation and never imports it. Code generation reads
-the Python plan: it takes no name from the naming rules themselves, nor reads syntax.
+the Python plan: it takes no name from the naming rules themselves, nor reads syntax, and
+it asks the model no question (`queries`, `shapes`, `checks`): it takes from
+`idlc.semantics` only the model's classes, and every decision about them is the mapping
+stage's, kept in the plan.
 Every import counts, also those inside functions (the lazy ones keep start-up short, and
 are imports still).
 """
@@ -76,6 +79,46 @@ def test_the_check_finds_lazy_and_relative_imports(tmp_path: Path) -> None:
         "idlc/semantics/lazy.py imports idlc.targets.python.naming",
         "idlc/semantics/relative.py imports idlc.codegen",
         "idlc/semantics/relative.py imports idlc.codegen.build",
+    ]
+
+
+#: What code generation may import of `idlc.semantics`: the model's classes (which the plan
+#: refers to), and nothing that answers a question about them.
+CODEGEN_MAY_USE = "idlc.semantics.model"
+
+
+def questions_asked(root: Path) -> list[str]:
+    """Code generation's imports of `idlc.semantics` other than its model, in the package
+    `root / "idlc"`."""
+    return [
+        f"{path.relative_to(root)} imports {module}"
+        for path in sorted((root / "idlc" / "codegen").rglob("*.py"))
+        for module in sorted(imported_modules(path, root))
+        if module.startswith("idlc.semantics.")
+        and not (module == CODEGEN_MAY_USE or module.startswith(CODEGEN_MAY_USE + "."))
+    ]
+
+
+def test_code_generation_asks_the_model_nothing() -> None:
+    assert questions_asked(REPO) == []
+
+
+def test_the_check_finds_questions_asked(tmp_path: Path) -> None:
+    folder = tmp_path / "idlc" / "codegen"
+    folder.mkdir(parents=True)
+    (folder / "asks.py").write_text(
+        "from idlc.semantics import model as m, queries\n"
+        "def f():\n    from idlc.semantics.shapes import is_unit\n",
+        encoding="utf-8",
+    )
+    (folder / "fine.py").write_text(
+        "from idlc.semantics import model as m\nfrom idlc.semantics.model import Model\n",
+        encoding="utf-8",
+    )
+    assert questions_asked(tmp_path) == [
+        "idlc/codegen/asks.py imports idlc.semantics.queries",
+        "idlc/codegen/asks.py imports idlc.semantics.shapes",
+        "idlc/codegen/asks.py imports idlc.semantics.shapes.is_unit",
     ]
 
 

@@ -1,8 +1,11 @@
 """Code generation: resolved model → view models → Jinja2 templates → Python package text.
 
-- `build` (with `build_types`, `build_interfaces`, `expressions`, `hints`, `inline`, `uses`,
-  `order`) decides everything as data: the view models of `views`, whose type expressions
-  are `typeexpr.TypeExpr` values and whose every Python name comes from `idlc.targets.python.naming`;
+- `build` (with `build_types`, `build_interfaces`, `expressions`, `inline`, `uses`,
+  `order`) turns the Python plan into data: the view models of `views`, whose type
+  expressions are `typeexpr.TypeExpr` values. Every Python name and every decision about
+  a type's Python form (a case's classes, an input's style, a default's form) is the
+  plan's (`idlc.targets.python.mapping`); code generation asks the model nothing
+  (`tests/test_layers.py`);
 - `render` runs the templates of `templates/`, which hold the shape of every generated
   construct (`module.py.j2` with `_types.py.j2` and `_interface.py.j2`), with the filters
   of `filters` (`wrap` lays out a bracketed list as black would).

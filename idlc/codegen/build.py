@@ -124,7 +124,7 @@ def _lent(
     """The modules of what the package borrows, built as the stable package has them (the
     same names: the plan names a declaration alike in every view), and every name of them
     entered in `borrowed` with the stable package's module it is imported from."""
-    builder = TypeBuilder(model, plan)
+    builder = TypeBuilder(plan)
     types = ModuleView(TYPES_MODULE, "")
     for typedef in model.typedefs.values():
         if typedef.name not in own.typedefs:
@@ -173,7 +173,7 @@ def build(
     if base is not None:
         own = overlay.changed(model, base.model, plan)
         lent = _lent(model, plan, base, own, borrowed)
-    builder = TypeBuilder(model, plan, borrowed)
+    builder = TypeBuilder(plan, borrowed)
     types = ModuleView(
         TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
     )

@@ -16,14 +16,12 @@ from idlc.codegen.views import (
     ClassView,
     Doc,
     FieldView,
-    InputStyle,
     InterfaceView,
     MethodView,
     ModuleView,
     doc_of,
 )
 from idlc.semantics import model as m
-from idlc.semantics.shapes import is_object_shaped, is_unit
 from idlc.targets.python.mapping import MemberNames
 
 _EXECUTION = {m.Execution.SNAPSHOT: "SNAPSHOT", m.Execution.TRANSACTION: "TRANSACTION"}
@@ -39,8 +37,7 @@ def _params_wrapper(name: str, wire: str, annotation: TypeExpr) -> ClassView:
 def _method(
     builder: TypeBuilder, ctx: ModuleContext, names: MemberNames, member: m.Member
 ) -> MethodView:
-    model = builder.model
-    input_style: InputStyle = "none"
+    input_style = names.input_style  # "none" for a value or a relation
     params: list[FieldView] = []
     input_annotation: TypeExpr | None = None
     params_type = NONE
@@ -59,23 +56,16 @@ def _method(
     else:
         returns = result_type = ctx.expr(member.output)
         input_type = member.input
-        if is_unit(model, input_type):
-            pass
-        elif isinstance(input_type, m.Record) and not input_type.open:
-            # (An open record's kept members cannot be keyword arguments: it is passed
-            # whole, as a named record is.)
-            input_style = "fields"
+        if input_style == "fields":
+            assert isinstance(input_type, m.Record)  # an inline closed record
             params_type = ctx.expr(input_type)
             params = [builder.field_view(ctx, field_) for field_ in input_type.fields]
-        elif is_object_shaped(model, input_type):
-            # A named record or a variant is the params object itself (docs/wire.md §4).
-            input_style = "object"
+        elif input_style == "object":
             params_type = input_annotation = ctx.expr(input_type)
-        else:
-            input_style = "wrapped"
+        elif input_style == "wrapped":
             input_annotation = ctx.expr(input_type)
             wrapper = names.params
-            assert wrapper is not None  # the plan names one for every input that is no object
+            assert wrapper is not None  # the plan names one for every wrapped input
             params_type = TypeExpr(wrapper)
             ctx.module.classes.append(_params_wrapper(wrapper, member.binding.id, input_annotation))
             ctx.module.public.append(wrapper)

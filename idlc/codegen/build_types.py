@@ -6,7 +6,7 @@ inline types inside it (named by the plan) beside it.
 
 from __future__ import annotations
 
-from idlc.codegen import hints, leniency
+from idlc.codegen import leniency
 from idlc.codegen.expressions import ModuleContext
 from idlc.codegen.inline import inline_types, nested
 from idlc.codegen.layout import python_string
@@ -24,20 +24,20 @@ from idlc.codegen.views import (
     doc_of,
 )
 from idlc.semantics import model as m
-from idlc.semantics import queries
-from idlc.semantics.shapes import is_record, list_union, union_case, variant_case
 from idlc.targets.python import mapping as python_mapping
-from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseNames
+from idlc.targets.python.hints import PLAIN
+from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseClass, CaseNames
 
 
 class TypeBuilder:
+    """Builds the views of type definitions from the plan (and the declarations' nodes it
+    refers to): it holds no model to ask."""
+
     def __init__(
         self,
-        model: m.Model,
         plan: python_mapping.Plan,
         borrowed: dict[str, str] | None = None,
     ) -> None:
-        self.model = model
         self.plan = plan
         #: record class name → union base classes it must derive from
         self.extra_bases = plan.union_bases
@@ -45,7 +45,7 @@ class TypeBuilder:
         self.borrowed: dict[str, str] = {} if borrowed is None else borrowed
 
     def context(self, module: ModuleView) -> ModuleContext:
-        return ModuleContext(self.model, self.plan, module, self.borrowed)
+        return ModuleContext(self.plan, module, self.borrowed)
 
     # -- records --
 
@@ -55,13 +55,15 @@ class TypeBuilder:
         default: str | None = None
         factory: str | None = None
         type_ = field_.type
-        if queries.is_tristate(type_, self.model.typedefs):
+        facts = self.plan.fields.get(id(field_), PLAIN)
+        if facts.tristate:
             # Absent, `null` and a value apart (docs/language.md, "Nullable and tri-state
             # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.
             annotation = annotation.or_none().or_unset()
             default = "msgspec.UNSET"
-        elif field_.default is not None:
-            default, factory = ctx.literal(type_, field_.default)
+        elif facts.default is not None:
+            assert field_.default is not None
+            default, factory = ctx.literal(facts.default, field_.default)
         elif isinstance(type_, m.Optional) and type_.nullable:
             pass  # `nullable<T>`: required; `None` is encoded as `null`
         elif annotation.optional or annotation.is_none:
@@ -204,59 +206,29 @@ class TypeBuilder:
         classes: list[str] = []  # what the variant's alias is a union of
         shared = variant.shared.fields if variant.shared is not None else ()
         for case, case_names in zip(variant.cases, names.cases, strict=True):
-            case_name = case_names.name
             tag = None if case.tag is None else (variant.tag_field, case.tag)
-            union = union_case(self.model, case)
-            if union is not None:
+            if case_names.union is not None:
                 assert marker is not None and tag is not None  # hooked, tagged
                 cases.append(
-                    (
-                        case.tag,
-                        self.define_union_case(ctx, case_names, case, union, marker, tag, shared),
-                    )
+                    (case.tag, self.define_union_case(ctx, case_names, marker, tag, shared))
                 )
-                classes += case_names.alternatives
+                classes += [class_.name for class_ in case_names.classes]
                 continue
-            inner = variant_case(self.model, case)
-            if inner is not None:
+            if case_names.variant is not None:
                 assert marker is not None and tag is not None  # hooked, tagged
                 case_base, nested_classes = self.define_variant_case(
-                    ctx, case_names, case, inner, marker, tag, shared
+                    ctx, case_names, case_names.variant, marker, tag, shared
                 )
                 cases.append((case.tag, case_base))
                 classes += nested_classes
                 continue
-            cases.append((case.tag, case_name))
-            classes.append(case_name)
-            record = case.type if isinstance(case.type, m.Record) else None
-            parent: str | None = None
-            inherited: tuple[m.Field, ...] = ()
-            case_doc = case.doc
-            if case_name in self.plan.case_records:
-                # The record's own class is the case class (G7, docs/language.md "Variants").
-                assert isinstance(case.type, m.TypeRef)
-                typedef = self.model.typedefs[case.type.name]
-                assert isinstance(typedef.type, m.Record)
-                record, case_doc = typedef.type, case.doc or typedef.doc
-            elif isinstance(case.type, m.TypeRef) and is_record(self.model, case.type):
-                parent = str(ctx.expr(case.type))
-                resolved = hints.without_optional(self.model, case.type)
-                assert isinstance(resolved, m.Record)
-                inherited = resolved.fields
+            (case_class,) = case_names.classes
+            cases.append((case.tag, case_class.name))
+            classes.append(case_class.name)
             module.classes.append(
-                self.record_class(
-                    ctx,
-                    case_name,
-                    record,
-                    case_doc,
-                    parent=parent,
-                    marker=marker,
-                    tag=tag,
-                    shared=shared,
-                    inherited=inherited,
-                )
+                self.case_class(ctx, case_class, marker=marker, tag=tag, shared=shared)
             )
-            module.public.append(case_name)
+            module.public.append(case_class.name)
         alternatives = [TypeExpr(class_name) for class_name in classes]
         if marker is None:
             module.aliases.append(
@@ -278,7 +250,14 @@ class TypeBuilder:
             unknown = names.unknown
             alternatives.append(TypeExpr(unknown))
             fields, unknown_type = self.define_unknown_case(
-                ctx, name, unknown, [marker], shared, variant, names.shared_fields
+                ctx,
+                name,
+                unknown,
+                [marker],
+                shared,
+                variant,
+                names.shared_fields,
+                names.unknown_fields,
             )
         module.registrations.append(
             VariantInfoView(
@@ -294,6 +273,29 @@ class TypeBuilder:
         module.aliases.append(AliasView(name, alternatives, marker, doc_of(doc), frozenset()))
         module.public.append(name)
 
+    def case_class(
+        self,
+        ctx: ModuleContext,
+        case_class: CaseClass,
+        *,
+        marker: str | None,
+        tag: tuple[str, str] | None,
+        shared: tuple[m.Field, ...],
+    ) -> ClassView:
+        """The struct of one class of a variant case (`CaseClass`)."""
+        parent = None if case_class.parent is None else str(ctx.expr(case_class.parent))
+        return self.record_class(
+            ctx,
+            case_class.name,
+            case_class.record,
+            case_class.doc,
+            parent=parent,
+            marker=marker,
+            tag=tag,
+            shared=shared,
+            inherited=case_class.inherited,
+        )
+
     def define_unknown_case(
         self,
         ctx: ModuleContext,
@@ -303,13 +305,15 @@ class TypeBuilder:
         shared: tuple[m.Field, ...],
         declared: m.Variant,
         shared_fields: str | None,
+        typed_fields: tuple[m.Field, ...],
     ) -> tuple[str | None, str | None]:
         """The class keeping an unknown tag of open variant (or variant case) `variant`,
         deriving from its `markers`; with `shared` fields it carries them decoded, as every
         case does (docs/language.md, "Variants"): a private struct of them, read through
         properties, whose name it returns for the variant's registration — with the type of
         the `declared` variant's `unknown: T;`, whose value it also carries, exposing the
-        fields T always has. `shared_fields`: that struct's name (`VariantNames`)."""
+        fields T always has (`typed_fields`). `shared_fields`: that struct's name
+        (`VariantNames`)."""
         module = ctx.module
         view = ClassView(
             unknown,
@@ -340,10 +344,7 @@ class TypeBuilder:
                 view.doc = Doc(declared.unknown.doc, view.doc.note if view.doc else None)
             view.typed = ctx.expr(declared.unknown.type)
             unknown_type = str(view.typed)
-            view.typed_fields = [
-                self.field_view(ctx, field_)
-                for field_ in queries.unknown_case_fields(declared, self.model.typedefs)
-            ]
+            view.typed_fields = [self.field_view(ctx, field_) for field_ in typed_fields]
         module.classes.append(view)
         module.public.append(unknown)
         return fields, unknown_type
@@ -352,8 +353,6 @@ class TypeBuilder:
         self,
         ctx: ModuleContext,
         names: CaseNames,
-        case: m.Case,
-        union: m.Union_,
         marker: str,
         tag: tuple[str, str],
         shared: tuple[m.Field, ...],
@@ -367,31 +366,13 @@ class TypeBuilder:
         assert case_base is not None  # a union case has its own base
         module.classes.append(ClassView(case_base, "marker", marks="union"))
         alternatives: list[TypeExpr] = []
-        for alternative, class_name in zip(union.alternatives, names.alternatives, strict=True):
-            own = alternative if isinstance(alternative, m.Record) and case.type is union else None
-            parent: str | None = None
-            inherited: tuple[m.Field, ...] = ()
-            if own is None:
-                parent = str(ctx.expr(alternative))
-                resolved = hints.without_optional(self.model, alternative)
-                assert isinstance(resolved, m.Record)
-                inherited = resolved.fields
-            view = self.record_class(
-                ctx,
-                class_name,
-                own,
-                case.doc,
-                parent=parent,
-                marker=marker,
-                tag=tag,
-                shared=shared,
-                inherited=inherited,
-            )
+        for case_class in names.classes:
+            view = self.case_class(ctx, case_class, marker=marker, tag=tag, shared=shared)
             view.choices.append(case_base)
             view.after += (case_base,)
             module.classes.append(view)
-            module.public.append(class_name)
-            alternatives.append(TypeExpr(class_name))
+            module.public.append(case_class.name)
+            alternatives.append(TypeExpr(case_class.name))
         module.registrations.append(UnionInfoView(case_base, alternatives))
         return case_base
 
@@ -399,7 +380,6 @@ class TypeBuilder:
         self,
         ctx: ModuleContext,
         case_names: CaseNames,
-        case: m.Case,
         inner: m.Variant,
         marker: str,
         tag: tuple[str, str],
@@ -419,29 +399,9 @@ class TypeBuilder:
         all_shared = shared + (inner.shared.fields if inner.shared is not None else ())
         names: list[str] = []
         cases: list[tuple[str | None, str]] = []
-        for inner_case, class_name in zip(inner.cases, case_names.inner, strict=True):
-            resolved = queries.follow_typedefs(inner_case.type, self.model.typedefs)
-            own = resolved if isinstance(resolved, m.Record) else None
-            parent: str | None = None
-            inherited: tuple[m.Field, ...] = ()
-            if (
-                own is not None
-                and isinstance(inner_case.type, m.TypeRef)
-                and self.plan.typedefs[inner_case.type.name] not in self.plan.case_records
-            ):
-                # A named record: the class derives from it (its class has no tag).
-                parent, inherited, own = str(ctx.expr(inner_case.type)), own.fields, None
-            view = self.record_class(
-                ctx,
-                class_name,
-                own,
-                inner_case.doc,
-                parent=parent,
-                marker=marker,
-                tag=tag,
-                shared=all_shared,
-                inherited=inherited,
-            )
+        for inner_case, case_class in zip(inner.cases, case_names.classes, strict=True):
+            class_name = case_class.name
+            view = self.case_class(ctx, case_class, marker=marker, tag=tag, shared=all_shared)
             if inner_case.tag is not None:
                 view.fields.insert(
                     0,
@@ -468,6 +428,7 @@ class TypeBuilder:
                 all_shared,
                 inner,
                 case_names.shared_fields,
+                case_names.unknown_fields,
             )
             names.append(unknown)
         module.registrations.append(
@@ -500,7 +461,7 @@ class TypeBuilder:
         # A union of lists decodes to an instance of the marker, which is then a list
         # (msgspec checks what the hook returns against the annotation; it encodes a list
         # subclass).
-        of_lists = list_union(self.model, union)
+        of_lists = id(union) in self.plan.list_unions
         module.classes.append(ClassView(marker, "marker", marks="union", of_lists=of_lists))
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))

@@ -6,15 +6,14 @@ import base64
 import math
 from typing import TYPE_CHECKING, assert_never
 
-from idlc.codegen import hints
 from idlc.codegen.layout import python_bytes, python_string
 from idlc.codegen.typeexpr import NONE, TypeExpr, generic, named
 from idlc.codegen.views import IntegerAliasView, ModuleView
 from idlc.semantics import model as m
-from idlc.semantics import queries
 from idlc.targets.python.mapping import REFS_MODULE, TYPES_MODULE
 
 if TYPE_CHECKING:
+    from idlc.targets.python.hints import Default
     from idlc.targets.python.mapping import Plan
 
 #: By the primitive kind's value (`"string"`): a str key is hashed without a Python call, an
@@ -34,10 +33,7 @@ class ModuleContext:
     """Type expressions for one module: every name from another module becomes an import
     of `module`, every name it uses is remembered in `depends` (aliases are ordered by it)."""
 
-    def __init__(
-        self, model: m.Model, plan: Plan, module: ModuleView, borrowed: dict[str, str]
-    ) -> None:
-        self.model = model
+    def __init__(self, plan: Plan, module: ModuleView, borrowed: dict[str, str]) -> None:
         self.plan = plan
         self.module = module
         #: name → module of the stable package it is imported from (`idlc.codegen.overlay`)
@@ -64,7 +60,7 @@ class ModuleContext:
                 return self._integer(kind) if simple is None else simple
             case m.Optional():
                 inner = self.expr(type_.inner)
-                return inner if hints.is_none(self.model, type_.inner) else inner.or_none()
+                return inner if id(type_) in self.plan.optional_of_none else inner.or_none()
             case m.List():
                 return generic("list", self.expr(type_.inner))
             case m.Map():
@@ -92,34 +88,40 @@ class ModuleContext:
         self.module.integer_aliases[name] = IntegerAliasView(name, low, high, checked_by_hooks)
         return named(name)
 
-    def literal(self, type_: m.Type, literal: m.Literal) -> tuple[str, str | None]:
-        """The Python literal of a field default, and the factory (`list`, `dict`, a record
-        class) that makes it when it is a new value each time (`[]`, `{}`)."""
+    def literal(self, default: Default, literal: m.Literal) -> tuple[str, str | None]:
+        """The Python literal of a field default written as `default` says, and the factory
+        (`list`, `dict`, a record class) that makes it when it is a new value each time
+        (`[]`, `{}`)."""
         value = literal.value
-        if value == ():
-            return "[]", hints.empty_container(self.model, type_)
-        if value is m.EMPTY_OBJECT:
-            record = hints.empty_object_record(self.model, type_, literal)
-            return "{}", "dict" if record is None else str(self.expr(record))
-        resolved = hints.without_optional(self.model, type_)
-        if isinstance(resolved, m.Enum) and isinstance(value, str):
-            enum_class = self.expr(queries.strip_optional(type_))
-            for enum_value in resolved.values:
-                if enum_value.value == value:
+        match default.form:
+            case "list" | "dict":
+                return ("[]" if value == () else "{}"), default.form
+            case "record":
+                assert default.type is not None
+                return "{}", str(self.expr(default.type))
+            case "member" | "value":
+                assert default.type is not None and isinstance(value, str)
+                enum_class = self.expr(default.type)
+                if default.form == "member":
                     return f"{enum_class}.{self.plan.enum_members[value]}", None
-            return f"{enum_class}({python_string(value)})", None
+                return f"{enum_class}({python_string(value)})", None
+            case "float":
+                return f"{value}.0", None
+            case "bytes":
+                # The default is written as on the wire, in base64 (checked by the resolver).
+                assert isinstance(value, str)
+                return python_bytes(base64.b64decode(value, validate=True)), None
+            case "plain":
+                pass
+            case _:
+                assert_never(default.form)
         if isinstance(value, bool):
             return ("True" if value else "False"), None
-        if isinstance(value, int):
-            if isinstance(resolved, m.Primitive) and resolved.kind is m.PrimitiveKind.FLOAT64:
-                return f"{value}.0", None
-            return str(value), None
         if isinstance(value, float):
             if not math.isfinite(value):
                 return f"float({python_string(repr(value))})", None
             return repr(value), None
+        if isinstance(value, int):
+            return str(value), None
         assert isinstance(value, str)
-        if isinstance(resolved, m.Primitive) and resolved.kind is m.PrimitiveKind.BYTES:
-            # The default is written as on the wire, in base64 (checked by the resolver).
-            return python_bytes(base64.b64decode(value, validate=True)), None
         return python_string(value), None

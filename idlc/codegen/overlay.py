@@ -126,7 +126,7 @@ def _chosen(type_: m.Type, plan: Plan) -> Iterator[str]:
         case m.Variant():
             classes = plan.variants[id(type_)]
             for case, names in zip(type_.cases, classes.cases, strict=True):
-                if names.inner:
+                if names.variant is not None:
                     # A case of an inner variant: its classes derive from the inner
                     # variant's case records, so all it names changes with it.
                     yield from _named(case.type)

@@ -13,6 +13,7 @@ from typing import Literal
 from idlc.codegen.typeexpr import TypeExpr
 from idlc.nodes import field, node
 from idlc.source import Span
+from idlc.targets.python.mapping import InputStyle
 
 
 @node
@@ -193,12 +194,6 @@ class RefView:
 
 # -- interfaces -----------------------------------------------------------------------------
 
-#: How a method's input travels (docs/wire.md §4) and how Python passes it:
-#: `none` (a unit input: no params), `fields` (an inline record: its fields are keyword
-#: arguments, sent as the record), `object` (a named record or variant: one argument `input`,
-#: sent as the params object itself), `wrapped` (anything else: `input`, sent as
-#: `{"input": …}` in the params wrapper class).
-InputStyle = Literal["none", "fields", "object", "wrapped"]
 _SHAPES = {"none": "UNIT", "fields": "RECORD", "object": "RECORD", "wrapped": "WRAPPED"}
 
 

@@ -4,8 +4,10 @@
 - `names`: two IDL names of one scope that would be one Python name (E0113), checked on any
   model, also one with other errors;
 - `mapping`: the package's plan, every class's name and module and every union's bases,
-  and what Python cannot hold (E0201–E0205), on a model without errors;
-- `decoding`: which types msgspec decodes natively and which through the runtime's hooks.
+  the facts code generation reads instead of asking the model, and what Python cannot hold (E0201–E0205), on a model without errors;
+- `decoding`: which types msgspec decodes natively and which through the runtime's hooks;
+- `hints`: how a type's Python form is written (a field's default, `None` types), kept in
+  the plan as facts.
 
 `map_model` runs the stage; `idlc check` and `idlc generate` both run it (through
 `idlc.pipeline.compile_files`), so `check` rejects all that `generate` would. See

@@ -1,7 +1,9 @@
 """The Python mapping, decided and checked before any code is written (E0201–E0205).
 
-`plan` gives every type that needs a class its Python name and module, and every union of
-records the base classes it needs, reporting what cannot be mapped to Python: two things
+`plan` gives every type that needs a class its Python name and module, every union of
+records the base classes it needs, and the facts code generation would otherwise ask the
+model for (a variant case's classes and records, an input's style, a field's default),
+reporting what cannot be mapped to Python: two things
 with one generated name (E0201), a name the generated code keeps for itself (E0202), a
 union msgspec cannot decode (E0203), a type alias that refers to itself (E0204), a shared
 field of an open variant named like an attribute of its unknown case (E0205).
@@ -14,23 +16,25 @@ that `check` did not. Names come from `idlc.targets.python.naming` only. See doc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import assert_never
+from typing import Literal, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.nodes import field, node
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
+    is_object_shaped,
     is_record,
+    is_unit,
     list_union,
-    needs_params_wrapper,
     union_case,
     variant_case,
 )
 from idlc.semantics.types import name_span
 from idlc.source import Span
-from idlc.targets.python import naming
+from idlc.targets.python import hints, naming
 from idlc.targets.python.decoding import hooked, native_union
+from idlc.targets.python.hints import FieldFacts
 from idlc_runtime.contract import RESERVED_NAMES
 
 TYPES_MODULE = naming.TYPES_MODULE
@@ -50,7 +54,7 @@ _MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
 UNKNOWN_CASE_ATTRIBUTES = frozenset({"data", "tag"})
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Place:
     name: str
     module: str
@@ -58,9 +62,17 @@ class Place:
     what: str
 
 
-@dataclass(frozen=True, slots=True)
+#: How a member's input travels (docs/wire.md §4) and how Python passes it:
+#: `none` (a unit input, or no input: no params), `fields` (an inline closed record: its
+#: fields are keyword arguments, sent as the record), `object` (a named record, an open
+#: record or a variant: one argument `input`, sent as the params object itself), `wrapped`
+#: (anything else: `input`, sent as `{"input": …}` in the params wrapper class).
+InputStyle = Literal["none", "fields", "object", "wrapped"]
+
+
+@node
 class MemberNames:
-    """What one interface member is called in Python."""
+    """What one interface member is called in Python, and how its input is passed."""
 
     #: the skeleton's and the proxy's method (`create_agent`)
     method: str
@@ -69,9 +81,10 @@ class MemberNames:
     #: the `{"input": …}` params class of an input that is not an object
     #: (docs/wire.md §4), or None
     params: str | None
+    input_style: InputStyle = "none"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class InterfaceNames:
     """What one interface is called in Python: its module, its classes, its members'."""
 
@@ -82,26 +95,48 @@ class InterfaceNames:
     members: dict[str, MemberNames]
 
 
-@dataclass(frozen=True, slots=True)
+@node
+class CaseClass:
+    """One class a variant case is written as, and where its fields come from."""
+
+    name: str
+    #: The record whose fields the class declares itself: the case's inline record, or the
+    #: record of a typedef whose class this is (`Plan.case_records`); None for no fields.
+    record: m.Record | None = None
+    #: The named record (the type as written) the class derives from instead, and that
+    #: record's fields, which it inherits; None when it derives from no record.
+    parent: m.Type | None = None
+    inherited: tuple[m.Field, ...] = ()
+    #: The class's doc comment.
+    doc: str | None = None
+
+
+@node
 class CaseNames:
-    """The classes of one variant case."""
+    """The classes of one variant case, and what the case holds."""
 
     #: The case's class (`McpServerHttp`); for a union case or a variant case, the name its
     #: classes are named after.
     name: str
     #: A union case's or a variant case's own base class (`_McpServerHttpBase`), else None.
     base: str | None = None
-    #: A union case: one class per alternative (`<Case>Option1`, …).
-    alternatives: tuple[str, ...] = ()
-    #: A variant case: one class per case of the inner variant (`<Case><InnerTag>`).
-    inner: tuple[str, ...] = ()
+    #: The classes the case is written as: the case class; for a union case one per
+    #: alternative (`<Case>Option1`, …); for a variant case one per case of the inner
+    #: variant (`<Case><InnerTag>`), in its order.
+    classes: tuple[CaseClass, ...] = ()
+    #: A union case: the union of records it holds (through typedef names), else None.
+    union: m.Union_ | None = None
+    #: A variant case: the variant on another tag field it holds, else None.
+    variant: m.Variant | None = None
     #: A variant case whose inner variant is open: its unknown-tag class, and the struct of
     #: the shared fields that class carries (None when there are none).
     unknown: str | None = None
     shared_fields: str | None = None
+    #: The fields of the inner variant's `unknown: T;` its unknown-tag class exposes.
+    unknown_fields: tuple[m.Field, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class VariantNames:
     """The classes of one variant (other than its cases' inline records, in `Plan.inline`)."""
 
@@ -114,13 +149,17 @@ class VariantNames:
     #: carries (None when there are none).
     unknown: str | None = None
     shared_fields: str | None = None
+    #: The fields of the variant's `unknown: T;` its unknown-tag class exposes (those T
+    #: always has: `queries.unknown_case_fields`).
+    unknown_fields: tuple[m.Field, ...] = ()
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Plan:
     """What code generation needs from the mapping: every name the package declares at the
-    level of a module (a class, an alias or a function), where it lives, and how classes
-    relate."""
+    level of a module (a class, an alias or a function), where it lives, how classes
+    relate, and how each type's Python form is written: code generation reads these facts
+    and asks the model no question (`tests/test_layers.py`)."""
 
     #: id(type node) → (class name, module), for every inline record, enum, variant, union
     inline: dict[int, tuple[str, str]] = field(default_factory=dict)
@@ -134,10 +173,19 @@ class Plan:
     variants: dict[int, VariantNames] = field(default_factory=dict)
     #: id(union node) → the marker base class of a union msgspec cannot decode natively
     union_markers: dict[int, str] = field(default_factory=dict)
+    #: id(union node), of the unions with a marker whose alternatives are all lists: tried
+    #: in order, into a list (docs/language.md, "Unions")
+    list_unions: set[int] = field(default_factory=set)
     #: id(open record node) → the private struct of its declared fields
     open_record_fields: dict[int, str] = field(default_factory=dict)
     #: a field's wire name → its attribute (also its keyword argument), for every field
     attributes: dict[str, str] = field(default_factory=dict)
+    #: id(field node) → how it is written beside its name and type, for every field that
+    #: is not `hints.PLAIN` (most are)
+    fields: dict[int, FieldFacts] = field(default_factory=dict)
+    #: id(optional node), of the optionals whose inner type's expression is `None` itself
+    #: (`unit`…, through aliases): theirs is the inner one (`None | None` would not load)
+    optional_of_none: set[int] = field(default_factory=set)
     #: an enum value → its enum member, for every value of every enum
     enum_members: dict[str, str] = field(default_factory=dict)
     #: an integer kind (`"uint8"`) → the module-level alias bounding it (`_UInt8`)
@@ -161,8 +209,11 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         namer.interfaces,
         namer.variants,
         namer.union_markers,
+        namer.list_unions,
         namer.open_record_fields,
         namer.attributes,
+        {},
+        set(),
         namer.enum_members,
         {kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES},
         case_records=namer.case_records,
@@ -170,15 +221,27 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     _collect_union_bases(model, namer, result, diagnostics)
     _check_unions(model, namer, diagnostics)
     _check_alias_cycles(model, namer, diagnostics)
+    if not diagnostics.has_errors:
+        # The facts of how types are written look through aliases and unions: only once
+        # the checks above found every type one Python can hold (no alias of itself).
+        for field_ in namer.named_fields:
+            facts = hints.field_facts(model, field_)
+            if facts is not hints.PLAIN:
+                result.fields[id(field_)] = facts
+        result.optional_of_none = {
+            id(optional) for optional in namer.optionals if hints.is_none(model, optional.inner)
+        }
     return result
 
 
 # -- naming ---------------------------------------------------------------------------------
 
 
-def _typedef_uses(model: m.Model) -> dict[str, int]:
-    """How many times each typedef is named, in typedefs and interface members."""
+def _survey(model: m.Model) -> tuple[dict[str, int], list[m.Optional]]:
+    """How many times each typedef is named, in typedefs and interface members; and every
+    optional written (for `Plan.optional_of_none`): one walk over every type written."""
     counts: dict[str, int] = {}
+    optionals: list[m.Optional] = []
     pending: list[m.Type] = [typedef.type for typedef in model.typedefs.values()]
     for interface in model.interfaces.values():
         for member in interface.members:
@@ -192,10 +255,15 @@ def _typedef_uses(model: m.Model) -> dict[str, int]:
         if kind is m.TypeRef:
             counts[type_.name] = counts.get(type_.name, 0) + 1  # type: ignore[union-attr]
         elif kind not in _LEAVES:
+            if kind is m.Optional:
+                optionals.append(type_)  # type: ignore[arg-type]
             pending.extend(queries.children(type_))
-    return counts
+    return counts, optionals
 
 
+#: The types of the fields without a default that may be other than `hints.PLAIN` (a
+#: tri-state field is an optional, or a name of one): only those are asked about.
+_MAY_HAVE_FACTS = frozenset({m.Optional, m.TypeRef})
 #: The types with nothing written inside (`queries.children` is empty): most of a schema's.
 _LEAVES = frozenset({m.Primitive, m.AtomRef, m.InterfaceRef, m.Enum})
 
@@ -215,7 +283,7 @@ class _Namer:
         #: interface module names
         self.modules: dict[str, Place] = {}
         #: typedef name → how many times a type names it
-        self.uses = _typedef_uses(model)
+        self.uses, self.optionals = _survey(model)
         #: see `Plan.case_records`
         self.case_records: set[str] = set()
         #: see `Plan.refs`, `Plan.typedefs`, `Plan.interfaces`
@@ -225,8 +293,11 @@ class _Namer:
         #: see `Plan.variants` and the rest of `Plan`'s names of types
         self.variants: dict[int, VariantNames] = {}
         self.union_markers: dict[int, str] = {}
+        self.list_unions: set[int] = set()
         self.open_record_fields: dict[int, str] = {}
         self.attributes: dict[str, str] = {}
+        #: the fields named that may have facts, for `Plan.fields`
+        self.named_fields: list[m.Field] = []
         self.enum_members: dict[str, str] = {}
 
     def claim(self, name: str, module: str, span: Span, what: str) -> None:
@@ -282,6 +353,8 @@ class _Namer:
         for field_ in fields:
             if field_.name not in attributes:
                 attributes[field_.name] = naming.attribute_name(field_.name)
+            if field_.default is not None or type(field_.type) in _MAY_HAVE_FACTS:
+                self.named_fields.append(field_)
             if isinstance(field_.type, _MAY_HOLD_INLINE):
                 self.name_inline(
                     field_.type,
@@ -314,6 +387,8 @@ class _Namer:
             case m.Union_():
                 if not native_union(self.model, type_):
                     self.union_markers[id(type_)] = naming.choice_base_name(name)
+                    if list_union(self.model, type_):
+                        self.list_unions.add(id(type_))
                 for index, alternative in enumerate(type_.alternatives):
                     self.name_inline(
                         alternative,
@@ -353,30 +428,31 @@ class _Namer:
                     inner_names.append(inner_name)
                 self.attributes[inner.tag_field] = naming.attribute_name(inner.tag_field)
                 unknown = shared_fields = None
+                unknown_fields: tuple[m.Field, ...] = ()
                 if inner.open:  # its unknown tags carry both variants' shared fields
                     unknown = inner_names.pop()
                     if shared + shapes.shared_fields(inner):
                         shared_fields = naming.shared_fields_class_name(case_name)
+                    unknown_fields = queries.unknown_case_fields(inner, self.model.typedefs)
                     self.check_unknown_case_fields(
-                        shared + queries.carried_fields(inner, self.model.typedefs),
+                        shared + shapes.shared_fields(inner) + unknown_fields,
                         f"{label} of `{name}` (an open variant)",
                     )
                 cases.append(
                     CaseNames(
                         case_name,
                         naming.choice_base_name(case_name),
-                        inner=tuple(inner_names),
+                        classes=self.inner_case_classes(case.type, inner, inner_names),
+                        variant=inner,
                         unknown=unknown,
                         shared_fields=shared_fields,
+                        unknown_fields=unknown_fields,
                     )
                 )
                 continue
-            cases.append(CaseNames(case_name))
-            if self.is_case_record(case.type, case_name):
-                # `"http": McpServerHttp` in `McpServer`: the record's class is the case
-                # class, and its typedef has claimed the name.
-                self.case_records.add(case_name)
-                continue
+            cases.append(CaseNames(case_name, classes=(self.case_class(case, case_name),)))
+            if case_name in self.case_records:
+                continue  # its typedef has claimed the name
             if isinstance(case.type, m.Record):
                 # The case class is the inline record itself.
                 self.inline[id(case.type)] = (case_name, module)
@@ -388,18 +464,73 @@ class _Namer:
                 f"the class of {label} of `{name}`",
             )
         unknown = shared_fields = None
+        unknown_fields = ()
         if type_.open:
             unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
             if shared:
                 shared_fields = naming.shared_fields_class_name(name)
             self.claim(unknown, module, span or type_.span, f"the unknown case of `{name}`")
-            carried = queries.carried_fields(type_, self.model.typedefs)
-            self.check_unknown_case_fields(carried, f"open variant `{name}`")
+            unknown_fields = queries.unknown_case_fields(type_, self.model.typedefs)
+            self.check_unknown_case_fields(shared + unknown_fields, f"open variant `{name}`")
             if type_.unknown is not None:  # `unknown: T;`, T written inline
                 shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
                 self.name_inline(type_.unknown.type, shape, module, what, span)
         marker = naming.choice_base_name(name) if hooked(self.model, type_) else None
-        self.variants[id(type_)] = VariantNames(marker, tuple(cases), unknown, shared_fields)
+        self.variants[id(type_)] = VariantNames(
+            marker, tuple(cases), unknown, shared_fields, unknown_fields
+        )
+
+    def case_class(self, case: m.Case, case_name: str) -> CaseClass:
+        """The class of a case that holds a record (or nothing), named `case_name`: the
+        case's inline record, the class of the record typedef it names when that can be the
+        case class (`is_case_record`), or one deriving from the named record."""
+        type_ = case.type
+        if isinstance(type_, m.Record):
+            return CaseClass(case_name, type_, doc=case.doc)
+        if isinstance(type_, m.TypeRef):
+            typedef = self.model.typedefs[type_.name]
+            if self.is_case_record(type_, case_name):
+                # `"http": McpServerHttp` in `McpServer`: the record's class is the case
+                # class (G7, docs/language.md "Variants").
+                assert isinstance(typedef.type, m.Record)
+                self.case_records.add(case_name)
+                return CaseClass(case_name, typedef.type, doc=case.doc or typedef.doc)
+            record = shapes.resolve_alias(self.model, type_)
+            if isinstance(record, m.Record):
+                return CaseClass(case_name, parent=type_, inherited=record.fields, doc=case.doc)
+        return CaseClass(case_name, doc=case.doc)
+
+    def inner_case_classes(
+        self, case_type: m.Type, inner: m.Variant, names: list[str]
+    ) -> tuple[CaseClass, ...]:
+        """The classes of a case (of type `case_type`) holding the variant `inner`, one
+        per case of `inner`, named `names`: each carries the inner case's record's fields,
+        deriving from it when it is a named record with a class of its own."""
+        # The inner variant's own name, after which its case classes are named: whether an
+        # inner case's record typedef is that case's class does not depend on naming order.
+        _, inner_typedef = queries.typedef_chain(case_type, self.model.typedefs)
+        assert inner_typedef is not None  # a variant case names its variant
+        inner_name = naming.declared_name(inner_typedef)
+        classes = []
+        for inner_case, class_name in zip(inner.cases, names, strict=True):
+            record = queries.follow_typedefs(inner_case.type, self.model.typedefs)
+            if not isinstance(record, m.Record):
+                classes.append(CaseClass(class_name, doc=inner_case.doc))
+            elif isinstance(inner_case.type, m.TypeRef) and not self.is_case_record(
+                inner_case.type, naming.case_class_name(inner_name, inner_case.tag)
+            ):
+                # A named record: the class derives from it (its class has no tag).
+                classes.append(
+                    CaseClass(
+                        class_name,
+                        parent=inner_case.type,
+                        inherited=record.fields,
+                        doc=inner_case.doc,
+                    )
+                )
+            else:
+                classes.append(CaseClass(class_name, record, doc=inner_case.doc))
+        return tuple(classes)
 
     def name_union_case(
         self,
@@ -417,10 +548,22 @@ class _Namer:
         alternatives = []
         for index, alternative in enumerate(union.alternatives):
             alternative_name = naming.union_alternative_name(case_name, index)
-            alternatives.append(alternative_name)
             if isinstance(alternative, m.Record) and case.type is union:
+                # The case's own inline union: its record is the class's.
+                alternatives.append(CaseClass(alternative_name, alternative, doc=case.doc))
                 self.inline[id(alternative)] = (alternative_name, module)
                 self.name_fields(alternative.fields, alternative_name, module)
+            else:
+                record = shapes.resolve_alias(self.model, alternative)
+                assert isinstance(record, m.Record)  # (`union_case`)
+                alternatives.append(
+                    CaseClass(
+                        alternative_name,
+                        parent=alternative,
+                        inherited=record.fields,
+                        doc=case.doc,
+                    )
+                )
             self.claim(
                 alternative_name,
                 module,
@@ -428,7 +571,10 @@ class _Namer:
                 f"the class of alternative {index + 1} of {label} of `{variant}`",
             )
         return CaseNames(
-            case_name, naming.choice_base_name(case_name), alternatives=tuple(alternatives)
+            case_name,
+            naming.choice_base_name(case_name),
+            classes=tuple(alternatives),
+            union=union,
         )
 
     def is_case_record(self, type_: m.Type, case_name: str) -> bool:
@@ -519,9 +665,13 @@ class _Namer:
             where = f"`{interface.name}.{member.name}`"
             method = naming.member_name(member.name)
             params = None
-            if isinstance(member, m.Operation) and needs_params_wrapper(self.model, member.input):
-                params = naming.params_class_name(interface.name, member.name)
-            members[member.name] = MemberNames(method, naming.invoke_function_name(method), params)
+            style: InputStyle = "none"
+            if isinstance(member, m.Operation):
+                style = input_style(self.model, member.input)
+                if style == "wrapped":
+                    params = naming.params_class_name(interface.name, member.name)
+            invoke = naming.invoke_function_name(method)
+            members[member.name] = MemberNames(method, invoke, params, style)
             if isinstance(member, m.Operation):
                 self.name_inline(
                     member.input,
@@ -547,6 +697,19 @@ class _Namer:
                     f"the type of {where}",
                     member_span,
                 )
+
+
+def input_style(model: m.Model, input_: m.Type) -> InputStyle:
+    """How an operation's input of type `input_` is passed (`InputStyle`)."""
+    if is_unit(model, input_):
+        return "none"
+    if isinstance(input_, m.Record) and not input_.open:
+        # (An open record's kept members cannot be keyword arguments: it is passed whole,
+        # as a named record is.)
+        return "fields"
+    if is_object_shaped(model, input_):
+        return "object"  # a record or a variant is the params object itself
+    return "wrapped"
 
 
 def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:

@@ -1,0 +1,213 @@
+"""Questions about a model type that decide how its Python form is written: whether its
+expression is `None` itself, how a field of it says absent, how its default is built.
+
+They look through typedefs (`resolve_alias`): what matters is the type a value has on the
+wire, not the name an IDL file gave it. The mapping stage asks them once and keeps the
+answers in the plan (`FieldFacts`, `Plan.optional_of_none`), which code generation reads.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, assert_never
+
+from idlc.nodes import node
+from idlc.semantics import model as m
+from idlc.semantics import queries
+from idlc.semantics.checks import default_problem
+from idlc.semantics.shapes import resolve_alias
+
+#: How a field's default is written in Python: `list` and `dict`, `[]` or `{}` made anew by
+#: that factory; `record`, `{}` made by the class of `Default.type`; `member`, the enum
+#: member of `Default.type`'s class; `value`, a value an open enum does not declare, passed
+#: to that class; `float`, an integer written as a float; `bytes`, a base64 string decoded;
+#: `plain`, the literal as it is (a bool, a number, a string).
+DefaultForm = Literal["list", "dict", "record", "member", "value", "float", "bytes", "plain"]
+
+
+@node
+class Default:
+    """How a field's default is written (docs/language.md, "Records and field defaults")."""
+
+    form: DefaultForm
+    #: `record`: the type whose class builds `{}` (the record's typedef name, or the inline
+    #: record); `member` and `value`: the enum's type (as the field writes it, without
+    #: `optional<…>`). None otherwise.
+    type: m.Type | None = None
+
+
+@node
+class FieldFacts:
+    """How a field is written in Python, beside its name and annotation."""
+
+    #: Absent, `null` and a value apart (`optional<nullable<T>>`, docs/language.md,
+    #: "Nullable and tri-state fields"): absent is `msgspec.UNSET`.
+    tristate: bool = False
+    #: How its default is written; None without one.
+    default: Default | None = None
+
+
+#: The facts of most fields: nothing beyond their name and type (the plan keeps no entry).
+PLAIN = FieldFacts()
+_TRISTATE = FieldFacts(tristate=True)
+
+#: The types a field can be tri-state through (`queries.is_tristate`): asked first, as most
+#: fields are of none of them.
+_MAY_BE_TRISTATE = frozenset({m.Optional, m.TypeRef})
+
+
+def field_facts(model: m.Model, field_: m.Field) -> FieldFacts:
+    """How `field_` is written (`PLAIN` for most fields)."""
+    type_ = field_.type
+    kind = type(type_)
+    if kind is m.TypeRef:
+        typedef = model.typedefs.get(type_.name)  # type: ignore[union-attr]
+        may_be_tristate = typedef is not None and type(typedef.type) in _MAY_BE_TRISTATE
+    else:
+        may_be_tristate = kind is m.Optional
+    tristate = may_be_tristate and queries.is_tristate(type_, model.typedefs)
+    if field_.default is None:
+        return _TRISTATE if tristate else PLAIN
+    return FieldFacts(tristate, default_of(model, type_, field_.default))
+
+
+def default_of(model: m.Model, type_: m.Type, literal: m.Literal) -> Default:
+    """How the default `literal` of a field of `type_` is written."""
+    value = literal.value
+    if value == ():
+        return Default(empty_container(model, type_))
+    if value is m.EMPTY_OBJECT:
+        record = empty_object_record(model, type_, literal)
+        return Default("dict") if record is None else Default("record", record)
+    resolved = without_optional(model, type_)
+    if isinstance(resolved, m.Enum) and isinstance(value, str):
+        declared = any(enum_value.value == value for enum_value in resolved.values)
+        return Default("member" if declared else "value", queries.strip_optional(type_))
+    if isinstance(value, bool):
+        return Default("plain")
+    if isinstance(value, int) and _is_primitive(resolved, m.PrimitiveKind.FLOAT64):
+        return Default("float")
+    if isinstance(value, str) and _is_primitive(resolved, m.PrimitiveKind.BYTES):
+        return Default("bytes")
+    return Default("plain")
+
+
+def _is_primitive(type_: m.Type, kind: m.PrimitiveKind) -> bool:
+    return isinstance(type_, m.Primitive) and type_.kind is kind
+
+
+def is_none(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the Python expression of `type_` is `None` itself (`unit`, or a union of
+    nothing else, through aliases): `X | None` would then fail when the module loads.
+
+    `seen`: the typedefs being looked through, so that `type B = optional<union { B; }>`
+    ends (the plan reports it: its union cannot be decoded)."""
+    if isinstance(type_, m.TypeRef):
+        if type_.name in seen:
+            return False
+        seen |= {type_.name}
+    resolved = resolve_alias(model, type_)
+    match resolved:
+        case m.Primitive():
+            return resolved.kind is m.PrimitiveKind.UNIT
+        case m.Optional():
+            return is_none(model, resolved.inner, seen)
+        case m.Union_():
+            return all(is_none(model, alternative, seen) for alternative in resolved.alternatives)
+        case (
+            m.List()
+            | m.Map()
+            | m.AtomRef()
+            | m.InterfaceRef()
+            | m.TypeRef()
+            | m.Record()
+            | m.Enum()
+            | m.Variant()
+        ):
+            return False
+        case _:
+            assert_never(resolved)
+
+
+def without_optional(model: m.Model, type_: m.Type) -> m.Type:
+    """`type_` through typedefs and `optional<…>` layers: what a present value is."""
+    resolved = resolve_alias(model, type_)
+    while isinstance(resolved, m.Optional):
+        resolved = resolve_alias(model, resolved.inner)
+    return resolved
+
+
+def empty_container(model: m.Model, type_: m.Type) -> Literal["list", "dict"]:
+    """What the default `[]` of a field of `type_` is built with: `dict` for a map (in a
+    map, `[]` means empty: docs/language.md, "Records and field defaults"), else `list`.
+    In a union, the first alternative that takes `[]` decides, as it does when decoding."""
+    resolved = without_optional(model, type_)
+    match resolved:
+        case m.Map():
+            return "dict"
+        case m.Union_():
+            for alternative in resolved.alternatives:
+                if _takes_empty_list(without_optional(model, alternative)):
+                    return empty_container(model, alternative)
+            return "list"
+        case (
+            m.Primitive()
+            | m.Optional()
+            | m.List()
+            | m.AtomRef()
+            | m.InterfaceRef()
+            | m.TypeRef()
+            | m.Record()
+            | m.Enum()
+            | m.Variant()
+        ):
+            return "list"
+        case _:
+            assert_never(resolved)
+
+
+def _takes_empty_list(type_: m.Type) -> bool:
+    """Whether a value of `type_` (through typedefs and `optional<…>`) may be `[]`."""
+    match type_:
+        case m.List() | m.Map() | m.Union_():
+            return True
+        case m.Primitive():
+            return type_.kind is m.PrimitiveKind.JSON
+        case (
+            m.Optional()
+            | m.AtomRef()
+            | m.InterfaceRef()
+            | m.TypeRef()
+            | m.Record()
+            | m.Enum()
+            | m.Variant()
+        ):
+            return False
+        case _:
+            assert_never(type_)
+
+
+def empty_object_record(model: m.Model, type_: m.Type, literal: m.Literal) -> m.Type | None:
+    """The record that the default `{}` of a field of `type_` builds — the typedef name of
+    the record (its class), or the inline record — or None when `{}` is the empty map (a
+    map or `json`: docs/language.md, "Records and field defaults"). In a union, the first
+    alternative that takes `{}` decides, as it does when decoding."""
+    while True:
+        if isinstance(type_, m.Optional):
+            type_ = type_.inner
+        elif isinstance(type_, m.TypeRef):
+            typedef = model.typedefs.get(type_.name)
+            if typedef is None:
+                return None  # reported by the front end (the plan is made without errors)
+            target = typedef.type
+            if isinstance(target, m.Record):
+                return type_
+            type_ = target
+        else:
+            break
+    if isinstance(type_, m.Record):
+        return type_
+    if isinstance(type_, m.Union_):
+        for alternative in type_.alternatives:
+            if default_problem(literal, alternative, model.typedefs) is None:
+                return empty_object_record(model, alternative, literal)
+    return None
