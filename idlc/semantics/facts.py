@@ -154,14 +154,25 @@ def spine(type_: m.Type) -> tuple[list[m.Type], list[str]]:
     return nodes, names
 
 
+#: The types a name is looked through to more than itself: the others (records, enums,
+#: variants, lists …: most typedefs) have facts of their own alone, worked out at once.
+_LOOKED_INTO = (m.TypeRef, m.Optional, m.Union_)
+
+
 def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
-    targets = _follow_all(entries, through_optional=False)
-    presents = _follow_all(entries, through_optional=True)
-    local: dict[str, tuple[list[m.Type], list[str]]] = {
-        name: spine(typedef.type) for name, typedef in entries.items()
-    }
-    edges = {name: [ref for ref in refs if ref in entries] for name, (_, refs) in local.items()}
     facts: dict[str, Facts] = {}
+    local: dict[str, tuple[list[m.Type], list[str]]] = {}
+    for name, typedef in entries.items():
+        type_ = typedef.type
+        if isinstance(type_, _LOOKED_INTO):
+            local[name] = spine(type_)
+        else:
+            facts[name] = Facts(type_, name, type_, name, shallow_kinds(type_), (type_,))
+    if not local:
+        return facts
+    targets = _follow_all(entries, local, facts, through_optional=False)
+    presents = _follow_all(entries, local, facts, through_optional=True)
+    edges = {name: [ref for ref in refs if ref in local] for name, (_, refs) in local.items()}
     # A component comes after every component it reaches: the names it refers to outside
     # itself have their facts already. Its members share theirs (each reaches the others).
     for component in strongly_connected(edges):
@@ -172,6 +183,7 @@ def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
             nodes, refs = local[name]
             for item in nodes:
                 reached.setdefault(id(item), item)
+                kinds |= shallow_kinds(item)
             for ref in refs:
                 if ref in members:
                     kinds.add(JSON_ANY)  # a cycle: met again while looking through
@@ -184,8 +196,6 @@ def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
                 for item in outside.looked_through:
                     reached.setdefault(id(item), item)
         looked_through = tuple(reached.values())
-        for item in looked_through:
-            kinds |= shallow_kinds(item)
         frozen = frozenset(kinds)
         for name in component:
             target, last = targets[name]
@@ -195,22 +205,34 @@ def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
 
 
 def _follow_all(
-    entries: Mapping[str, m.Typedef], *, through_optional: bool
+    entries: Mapping[str, m.Typedef],
+    starts: Mapping[str, object],
+    known: Mapping[str, Facts],
+    *,
+    through_optional: bool,
 ) -> dict[str, tuple[m.Type | None, str]]:
-    """Each name's followed target and the last name followed (`Facts.target`, `.last`; with
-    `through_optional`, `.present` and `.present_last`), every chain walked once: a name met
-    on an earlier chain ends the walk."""
+    """The followed target and the last name followed (`Facts.target`, `.last`; with
+    `through_optional`, `.present` and `.present_last`) of each of `starts`, every chain
+    walked once: a name met on an earlier chain, or `known` already, ends the walk."""
     result: dict[str, tuple[m.Type | None, str]] = {}
-    for start in entries:
+    for start in starts:
         if start in result:
             continue
         path: list[str] = []
         on_path: dict[str, int] = {}
         name = start
         while True:
+            if name in known:
+                facts = known[name]
+                end = (
+                    (facts.present, facts.present_last)
+                    if through_optional
+                    else (facts.target, facts.last)
+                )
+                ends = [end] * len(path)
+                break
             if name in result:
-                target, last = result[name]
-                ends = [(target, last)] * len(path)
+                ends = [result[name]] * len(path)
                 break
             if name in on_path:
                 # A cycle: from a name before it on the path, the walk first meets `name`
