@@ -68,7 +68,14 @@ class Typedefs(Mapping[str, m.Typedef]):
 
     def facts(self, name: str) -> Facts | None:
         """What typedef `name` stands for; None when no typedef has the name."""
-        return self._facts.get(name)
+        found = self._facts.get(name)
+        if found is None:
+            typedef = self._entries.get(name)
+            if typedef is None:
+                return None
+            # A typedef not looked into: its facts are itself, made at the first question.
+            found = self._facts[name] = alone(typedef)
+        return found
 
     # The mapping's own methods, straight from the dict (the mixins' are slower).
     def __getitem__(self, name: str) -> m.Typedef:
@@ -155,23 +162,28 @@ def spine(type_: m.Type) -> tuple[list[m.Type], list[str]]:
 
 
 #: The types a name is looked through to more than itself: the others (records, enums,
-#: variants, lists …: most typedefs) have facts of their own alone, worked out at once.
+#: variants, lists …: most typedefs) have facts of their own `alone`.
 _LOOKED_INTO = (m.TypeRef, m.Optional, m.Union_)
 
 
+def alone(typedef: m.Typedef) -> Facts:
+    """The facts of a typedef whose type is not looked into (`_LOOKED_INTO`): itself."""
+    type_ = typedef.type
+    return Facts(type_, typedef.name, type_, typedef.name, shallow_kinds(type_), (type_,))
+
+
 def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
+    """The facts of every typedef that is looked into; the others' are made when first
+    asked for (`Typedefs.facts`), from the typedef `alone`."""
     facts: dict[str, Facts] = {}
     local: dict[str, tuple[list[m.Type], list[str]]] = {}
     for name, typedef in entries.items():
-        type_ = typedef.type
-        if isinstance(type_, _LOOKED_INTO):
-            local[name] = spine(type_)
-        else:
-            facts[name] = Facts(type_, name, type_, name, shallow_kinds(type_), (type_,))
+        if isinstance(typedef.type, _LOOKED_INTO):
+            local[name] = spine(typedef.type)
     if not local:
         return facts
-    targets = _follow_all(entries, local, facts, through_optional=False)
-    presents = _follow_all(entries, local, facts, through_optional=True)
+    targets = _follow_all(entries, local, through_optional=False)
+    presents = _follow_all(entries, local, through_optional=True)
     edges = {name: [ref for ref in refs if ref in local] for name, (_, refs) in local.items()}
     # A component comes after every component it reaches: the names it refers to outside
     # itself have their facts already. Its members share theirs (each reaches the others).
@@ -190,8 +202,11 @@ def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
                     continue
                 outside = facts.get(ref)
                 if outside is None:
-                    kinds.add(JSON_ANY)  # no such typedef (reported by the checks)
-                    continue
+                    named = entries.get(ref)
+                    if named is None:
+                        kinds.add(JSON_ANY)  # no such typedef (reported by the checks)
+                        continue
+                    outside = facts[ref] = alone(named)
                 kinds |= outside.kinds
                 for item in outside.looked_through:
                     reached.setdefault(id(item), item)
@@ -207,13 +222,12 @@ def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
 def _follow_all(
     entries: Mapping[str, m.Typedef],
     starts: Mapping[str, object],
-    known: Mapping[str, Facts],
     *,
     through_optional: bool,
 ) -> dict[str, tuple[m.Type | None, str]]:
     """The followed target and the last name followed (`Facts.target`, `.last`; with
     `through_optional`, `.present` and `.present_last`) of each of `starts`, every chain
-    walked once: a name met on an earlier chain, or `known` already, ends the walk."""
+    walked once: a name met on an earlier chain ends the walk."""
     result: dict[str, tuple[m.Type | None, str]] = {}
     for start in starts:
         if start in result:
@@ -222,15 +236,6 @@ def _follow_all(
         on_path: dict[str, int] = {}
         name = start
         while True:
-            if name in known:
-                facts = known[name]
-                end = (
-                    (facts.present, facts.present_last)
-                    if through_optional
-                    else (facts.target, facts.last)
-                )
-                ends = [end] * len(path)
-                break
             if name in result:
                 ends = [result[name]] * len(path)
                 break
