@@ -15,7 +15,7 @@ cycle of aliases, or a name no typedef has, is followed to None; nothing here ra
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import Mapping
 from typing import assert_never
 
 from idlc.nodes import node
@@ -55,52 +55,29 @@ class Facts:
     looked_through: tuple[m.Type, ...]
 
 
-class Typedefs(Mapping[str, m.Typedef]):
+class Typedefs(dict[str, m.Typedef]):
     """The model's typedefs by name, in declaration order, and their `Facts`.
 
-    A read-only mapping, so that the facts cannot go stale under it."""
+    A dict, so that the many plain lookups of later stages stay the dict's own; it is not
+    changed once made (its facts would go stale): the resolver makes it when every
+    typedef is converted."""
 
-    __slots__ = ("_entries", "_facts")
+    __slots__ = ("_facts",)
 
-    def __init__(self, entries: dict[str, m.Typedef]) -> None:
-        self._entries = entries
-        self._facts = _work_out(entries)
+    def __init__(self, entries: Mapping[str, m.Typedef]) -> None:
+        super().__init__(entries)
+        self._facts = _work_out(self)
 
     def facts(self, name: str) -> Facts | None:
         """What typedef `name` stands for; None when no typedef has the name."""
         found = self._facts.get(name)
         if found is None:
-            typedef = self._entries.get(name)
+            typedef = self.get(name)
             if typedef is None:
                 return None
             # A typedef not looked into: its facts are itself, made at the first question.
             found = self._facts[name] = alone(typedef)
         return found
-
-    # The mapping's own methods, straight from the dict (the mixins' are slower).
-    def __getitem__(self, name: str) -> m.Typedef:
-        return self._entries[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._entries
-
-    def keys(self) -> KeysView[str]:
-        return self._entries.keys()
-
-    def values(self) -> ValuesView[m.Typedef]:
-        return self._entries.values()
-
-    def items(self) -> ItemsView[str, m.Typedef]:
-        return self._entries.items()
-
-    def __repr__(self) -> str:
-        return f"Typedefs({self._entries!r})"
 
 
 def shallow_kinds(type_: m.Type) -> frozenset[str]:

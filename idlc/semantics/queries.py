@@ -47,7 +47,8 @@ def follow_typedefs(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> m.Type 
     of typedefs or an unknown name."""
     if not isinstance(type_, m.TypeRef):
         return type_
-    facts = arena(typedefs).facts(type_.name)
+    known = typedefs if isinstance(typedefs, Typedefs) else arena(typedefs)
+    facts = known.facts(type_.name)
     return None if facts is None else facts.target
 
 

@@ -206,7 +206,7 @@ def test_nothing_raises_on_a_model_with_errors(
     hints.empty_object_record(model, type_, literal)
 
 
-def test_the_arena_is_a_read_only_mapping_in_declaration_order() -> None:
+def test_the_arena_is_a_mapping_in_declaration_order() -> None:
     string = m.Primitive(m.PrimitiveKind.STRING, _SPAN)
     entries = {
         "B": m.Typedef("B", m.TypeRef("A", _SPAN), None, _SPAN),
