@@ -62,21 +62,20 @@ class Typedefs(dict[str, m.Typedef]):
     changed once made (its facts would go stale): the resolver makes it when every
     typedef is converted."""
 
-    __slots__ = ("_facts",)
+    __slots__ = ("looked_into",)
 
     def __init__(self, entries: Mapping[str, m.Typedef]) -> None:
         super().__init__(entries)
-        self._facts = _work_out(self)
+        #: The facts of the typedefs whose type is looked into (`_LOOKED_INTO`: aliases,
+        #: optionals, unions); every other typedef stands for its own type (`alone`).
+        self.looked_into = _work_out(self)
 
     def facts(self, name: str) -> Facts | None:
         """What typedef `name` stands for; None when no typedef has the name."""
-        found = self._facts.get(name)
+        found = self.looked_into.get(name)
         if found is None:
             typedef = self.get(name)
-            if typedef is None:
-                return None
-            # A typedef not looked into: its facts are itself, made at the first question.
-            found = self._facts[name] = alone(typedef)
+            return None if typedef is None else alone(typedef)
         return found
 
 
@@ -150,8 +149,8 @@ def alone(typedef: m.Typedef) -> Facts:
 
 
 def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
-    """The facts of every typedef that is looked into; the others' are made when first
-    asked for (`Typedefs.facts`), from the typedef `alone`."""
+    """The facts of every typedef that is looked into; the others' are the typedef `alone`,
+    which nothing needs to store (`Typedefs.facts`)."""
     facts: dict[str, Facts] = {}
     local: dict[str, tuple[list[m.Type], list[str]]] = {}
     for name, typedef in entries.items():
@@ -183,7 +182,7 @@ def _work_out(entries: Mapping[str, m.Typedef]) -> dict[str, Facts]:
                     if named is None:
                         kinds.add(JSON_ANY)  # no such typedef (reported by the checks)
                         continue
-                    outside = facts[ref] = alone(named)
+                    outside = alone(named)
                 kinds |= outside.kinds
                 for item in outside.looked_through:
                     reached.setdefault(id(item), item)

@@ -48,8 +48,11 @@ def follow_typedefs(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> m.Type 
     if not isinstance(type_, m.TypeRef):
         return type_
     known = typedefs if isinstance(typedefs, Typedefs) else arena(typedefs)
-    facts = known.facts(type_.name)
-    return None if facts is None else facts.target
+    facts = known.looked_into.get(type_.name)
+    if facts is not None:
+        return facts.target
+    typedef = known.get(type_.name)  # (most names: a typedef that stands for its own type)
+    return None if typedef is None else typedef.type
 
 
 def present_chain(
