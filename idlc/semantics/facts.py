@@ -4,10 +4,11 @@ A `TypeRef` names an entry of this arena. Checks, `idlc breaking` and the Python
 ask the same of a name — what type it stands for once aliases are followed, which JSON
 kinds its values take, what a value of it may be looked through names, `optional<…>` and
 unions — and each asked by walking the chain again with a `seen` set of its own (five such
-walkers had grown). Here every typedef's `Facts` are worked out when the arena is made, in
-one walk over the typedefs' strongly connected components (a component after those it
-reaches), so that asking later is a lookup. `idlc.semantics.queries` is the one module
-that reads them.
+walkers had grown). Here the `Facts` of every typedef that is looked into (an alias, an
+optional, a union) are worked out when the arena is made, in one walk over those
+typedefs' strongly connected components (a component after those it reaches); every other
+typedef (a record, an enum, a list …: most) stands for its own type. So asking later is a
+lookup. `idlc.semantics.queries` is the one module that reads them.
 
 A model with errors has an arena too (`check` and the language server walk it): a name in a
 cycle of aliases, or a name no typedef has, is followed to None; nothing here raises.
