@@ -1,7 +1,8 @@
 """Checks that look through typedefs: defaults, variant cases, unions and type cycles.
 
-They run once every typedef is converted, so `type A = …` may be used before it is written.
-Looking through a typedef is guarded against alias cycles, which are reported separately.
+They run once every typedef is converted, so `type A = …` may be used before it is written,
+and ask what a name stands for of the arena (`queries`, from `idlc.semantics.facts`),
+which follows alias cycles (reported separately) to None.
 """
 
 from __future__ import annotations
@@ -155,11 +156,7 @@ def _empty_record_problem(
         for field in current.fields:
             if field.default is None or field.default.value is not model.EMPTY_OBJECT:
                 continue
-            inner = queries.follow_typedefs(field.type, typedefs)
-            layers: set[int] = set()
-            while isinstance(inner, model.Optional) and id(inner) not in layers:
-                layers.add(id(inner))  # `type A = optional<A>` ends here
-                inner = queries.follow_typedefs(inner.inner, typedefs)
+            inner = queries.present_chain(field.type, typedefs)[0]
             if inner is record:
                 return (
                     f"`{{}}` builds the record again inside itself (field `{field.name}`), "
@@ -237,10 +234,9 @@ def check_forward_compatible(
         # A `nullable<…>` field must be present: only `optional<…>` falls back on nothing.
         optional = isinstance(resolved, model.Optional) and not resolved.nullable
         reads_null = isinstance(resolved, model.Optional)
-        layers: set[int] = set()
-        while isinstance(resolved, model.Optional) and id(resolved) not in layers:
-            layers.add(id(resolved))  # through `optional<nullable<…>>`; `type A = optional<A>` ends
-            resolved = queries.follow_typedefs(resolved.inner, typedefs)
+        # What a present value is, through `optional<nullable<…>>` too (None for
+        # `type A = optional<A>`, reported elsewhere).
+        resolved = queries.present_chain(field.type, typedefs)[0]
         fallback = (
             optional or field.default is not None or isinstance(resolved, (model.List, model.Map))
         )

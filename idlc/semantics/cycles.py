@@ -7,7 +7,7 @@ cycle (`type A = B; type B = A;`, E0114) or a record that must contain itself (E
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model
@@ -35,7 +35,9 @@ def check_cycles(
         name: [edge for edge in _strong_references(typedef.type, False) if edge[0] in typedefs]
         for name, typedef in typedefs.items()
     }
-    for component in _strongly_connected(edges):
+    for component in strongly_connected(
+        {name: [edge[0] for edge in out] for name, out in edges.items()}
+    ):
         members = set(component)
         inside = [
             (source, edge) for source in component for edge in edges[source] if edge[0] in members
@@ -74,8 +76,11 @@ def check_cycles(
             )
 
 
-def _strongly_connected(edges: Mapping[str, list[_Edge]]) -> list[list[str]]:
-    """Tarjan's algorithm, iterative (a long alias chain must not exhaust the stack)."""
+def strongly_connected(edges: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """The strongly connected components of the graph `edges` (name → the names it refers
+    to, each a key), a component after every component it reaches: Tarjan's algorithm,
+    iterative (a long alias chain must not exhaust the stack). `idlc.semantics.facts`
+    works out its facts in this order too."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -96,7 +101,7 @@ def _strongly_connected(edges: Mapping[str, list[_Edge]]) -> list[list[str]]:
             successors = edges[node]
             recurse = False
             while position < len(successors):
-                target = successors[position][0]
+                target = successors[position]
                 position += 1
                 if target not in index:
                     work.append((node, position))

@@ -1,7 +1,8 @@
 """The resolved model of one compilation: what the files mean, ready for code generation.
 
-Every name here is known to resolve: a `TypeRef` names a typedef of the model, an
-`AtomRef` an atom, an `InterfaceRef` an interface (declared, or opaque when it was only
+Every name here is known to resolve: a `TypeRef` names a typedef of the model (an entry of
+the arena `Model.typedefs`, which knows what each name stands for: `idlc.semantics.facts`),
+an `AtomRef` an atom, an `InterfaceRef` an interface (declared, or opaque when it was only
 imported). Nodes keep the span of the text they came from, so later stages (code
 generation's own checks, `idlc breaking`) can still point at the source.
 """
@@ -9,10 +10,13 @@ generation's own checks, `idlc breaking`) can still point at the source.
 from __future__ import annotations
 
 import enum
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from idlc.nodes import node
 from idlc.source import Span
+
+if TYPE_CHECKING:
+    from idlc.semantics.facts import Typedefs
 
 
 class PrimitiveKind(enum.Enum):
@@ -380,7 +384,8 @@ class Model:
 
     sources: tuple[SourceInfo, ...]
     atoms: dict[str, Atom]
-    typedefs: dict[str, Typedef]
+    #: The arena `TypeRef`s name, with what each name stands for worked out once.
+    typedefs: Typedefs
     interfaces: dict[str, Interface]
     opaque_interfaces: dict[str, OpaqueInterface]
     #: Every record, enum and variant written in the files, inline ones and those of a

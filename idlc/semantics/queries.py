@@ -3,6 +3,9 @@
 Checks, `idlc breaking` and code generation all look through typedefs, past `optional`,
 into a type's parts, and name types in messages; they ask here rather than keeping copies
 of their own (copies that had drifted apart: two `_strip_optional`s meant different things).
+What a typedef name stands for is worked out once, when the model's arena is made
+(`idlc.semantics.facts`); this is the one module that reads those facts, so following a
+name is a lookup here and nowhere a walk with a `seen` set of its own.
 
 The questions that take every kind of type `match` over the model's type union and end in
 `assert_never`: a new kind of type is a mypy error in each of them until it is handled.
@@ -10,10 +13,19 @@ The questions that take every kind of type `match` over the model's type union a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import assert_never
 
 from idlc.semantics import model as m
+from idlc.semantics.facts import JSON_ANY, Typedefs, shallow_kinds, spine
+
+
+def arena(typedefs: Mapping[str, m.Typedef]) -> Typedefs:
+    """`typedefs` as the arena whose facts the questions below read: the model's own
+    (`Model.typedefs`), or one made of a plain mapping (a test's)."""
+    if isinstance(typedefs, Typedefs):
+        return typedefs
+    return Typedefs(dict(typedefs))
 
 
 def typedef_chain(
@@ -22,25 +34,75 @@ def typedef_chain(
     """`type_` with typedef names followed to the type they stand for, and the name of the
     last typedef followed (None when `type_` is no name). The type is None for a cycle of
     typedefs or an unknown name (both reported by the checks)."""
-    seen: set[str] = set()
-    name: str | None = None
-    current: m.Type = type_
-    while isinstance(current, m.TypeRef):
-        name = current.name
-        if name in seen:
-            return None, name
-        seen.add(name)
-        typedef = typedefs.get(name)
-        if typedef is None:
-            return None, name
-        current = typedef.type
-    return current, name
+    if not isinstance(type_, m.TypeRef):
+        return type_, None
+    facts = arena(typedefs).facts(type_.name)
+    if facts is None:
+        return None, type_.name
+    return facts.target, facts.last
 
 
 def follow_typedefs(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> m.Type | None:
     """`type_` with typedef names followed until a type that is not a name; None for a cycle
     of typedefs or an unknown name."""
-    return typedef_chain(type_, typedefs)[0]
+    if not isinstance(type_, m.TypeRef):
+        return type_
+    known = typedefs if isinstance(typedefs, Typedefs) else arena(typedefs)
+    facts = known.looked_into.get(type_.name)
+    if facts is not None:
+        return facts.target
+    typedef = known.get(type_.name)  # (most names: a typedef that stands for its own type)
+    return None if typedef is None else typedef.type
+
+
+def present_chain(
+    type_: m.Type, typedefs: Mapping[str, m.Typedef]
+) -> tuple[m.Type | None, str | None]:
+    """What a present value of `type_` is — `type_` through typedef names and
+    `optional<…>`/`nullable<…>` layers — and the last typedef name followed (None when
+    none was). The type is None for a cycle (`type A = optional<A>`) or an unknown name."""
+    while isinstance(type_, m.Optional):
+        type_ = type_.inner
+    if not isinstance(type_, m.TypeRef):
+        return type_, None
+    facts = arena(typedefs).facts(type_.name)
+    if facts is None:
+        return None, type_.name
+    return facts.present, facts.present_last
+
+
+def json_kinds(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> frozenset[str]:
+    """The JSON kinds a value of `type_` may take (`"any"` for `json`, and for a name met
+    again while looking through typedefs, or one no typedef has)."""
+    match type_:
+        case m.TypeRef():
+            facts = arena(typedefs).facts(type_.name)
+            return _ANY if facts is None else facts.kinds
+        case m.Optional():
+            return json_kinds(type_.inner, typedefs) | shallow_kinds(type_)
+        case m.Union_():
+            kinds: frozenset[str] = frozenset()
+            for alternative in type_.alternatives:
+                kinds |= json_kinds(alternative, typedefs)
+            return kinds
+        case _:
+            return shallow_kinds(type_)
+
+
+_ANY = frozenset({JSON_ANY})
+
+
+def looked_through(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> Iterator[m.Type]:
+    """Every type a value of `type_` may be, looked through typedef names (followed),
+    `optional<…>` (the optional and its inner type) and unions (the union and its
+    alternatives): no name among them (`Facts.looked_through`)."""
+    nodes, names = spine(type_)
+    yield from nodes
+    facts_of = arena(typedefs).facts
+    for name in names:
+        facts = facts_of(name)
+        if facts is not None:
+            yield from facts.looked_through
 
 
 def strip_optional(type_: m.Type) -> m.Type:

@@ -15,6 +15,7 @@ from idlc.diagnostics import Diagnostic, Diagnostics, Related, codes
 from idlc.gcpause import paused_gc
 from idlc.semantics import checks, lints, model, queries
 from idlc.semantics.cycles import check_cycles
+from idlc.semantics.facts import Typedefs
 from idlc.semantics.scope import Entry, Kind, Scope, build_scope
 from idlc.semantics.stability import check_references, unstable_of
 from idlc.semantics.types import TypeConverter
@@ -107,7 +108,7 @@ class _Resolver:
 
     def run(self, sources: Sequence[model.SourceInfo]) -> model.Model:
         atoms: dict[str, model.Atom] = {}
-        typedefs: dict[str, model.Typedef] = {}
+        entries: dict[str, model.Typedef] = {}
         interfaces: dict[str, model.Interface] = {}
         opaque: dict[str, model.OpaqueInterface] = {}
         for entry in self.scope.entries.values():
@@ -131,16 +132,18 @@ class _Resolver:
                         unstable_of(decl.attributes, self.diagnostics),
                     )
                     if self._wins(decl):
-                        typedefs[typedef.name] = typedef
+                        entries[typedef.name] = typedef
                 elif isinstance(decl, ast.InterfaceDecl):
                     interface = self._interface(decl)
                     if self._wins(decl):
                         interfaces[interface.name] = interface
         check_cycles(
-            typedefs,
-            {name: self.scope.entries[name].span for name in typedefs},
+            entries,
+            {name: self.scope.entries[name].span for name in entries},
             self.diagnostics,
         )
+        # Every name's target and shape worked out once, before the checks that ask them.
+        typedefs = Typedefs(entries)
         checks.check_defaults(self.types.fields_with_defaults, typedefs, self.diagnostics)
         checks.check_forward_compatible(
             self.types.forward_compatible_fields, typedefs, self.diagnostics
@@ -353,7 +356,7 @@ class _Resolver:
             related=[Related("first used here", first)],
         )
 
-    def _check_notify(self, typedefs: dict[str, model.Typedef]) -> None:
+    def _check_notify(self, typedefs: Typedefs) -> None:
         for member, output_type in self.notifications:
             output = queries.follow_typedefs(output_type, typedefs)
             if output is None or (

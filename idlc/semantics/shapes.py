@@ -1,12 +1,11 @@
 """What shape a model type has, looking through typedef names: whether it is a unit, a
 record, object-shaped; which JSON kinds its values take; what a variant case holds. Facts of
 the IDL and its wire form, which every target asks (how Python decodes them is
-`idlc.targets.python.decoding`).
+`idlc.targets.python.decoding`). Questions of a model, answered by `queries` from the facts
+its arena of typedefs worked out once (`idlc.semantics.facts`).
 """
 
 from __future__ import annotations
-
-from typing import assert_never
 
 from idlc.semantics import model as m
 from idlc.semantics import queries
@@ -42,42 +41,11 @@ def needs_params_wrapper(model: m.Model, type_: m.Type) -> bool:
 # -- JSON kinds, for deciding whether msgspec can tell union alternatives apart -------------
 
 
-def json_kinds(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> set[str]:
+def json_kinds(model: m.Model, type_: m.Type) -> frozenset[str]:
     """The JSON kinds a value of `type_` may take (`"any"` for `json`, and for a name met
-    again while looking through typedefs)."""
-    match type_:
-        case m.TypeRef():
-            if type_.name in seen:
-                return {"any"}
-            return json_kinds(model, model.typedefs[type_.name].type, seen | {type_.name})
-        case m.Primitive():
-            return {_PRIMITIVE_KINDS.get(type_.kind, "int")}
-        case m.Optional():
-            return json_kinds(model, type_.inner, seen) | {"null"}
-        case m.List():
-            return {"array"}
-        case m.AtomRef() | m.InterfaceRef() | m.Enum():
-            return {"str"}
-        case m.Union_():
-            kinds: set[str] = set()
-            for alternative in type_.alternatives:
-                kinds |= json_kinds(model, alternative, seen)
-            return kinds
-        case m.Record() | m.Map() | m.Variant():
-            return {"object"}
-        case _:
-            assert_never(type_)
-
-
-#: The JSON kind of each primitive that is not an integer.
-_PRIMITIVE_KINDS = {
-    m.PrimitiveKind.STRING: "str",
-    m.PrimitiveKind.BYTES: "str",
-    m.PrimitiveKind.UNIT: "null",
-    m.PrimitiveKind.JSON: "any",
-    m.PrimitiveKind.BOOL: "bool",
-    m.PrimitiveKind.FLOAT64: "float",
-}
+    again while looking through typedefs): `queries.json_kinds`, a typedef's worked out
+    once (`idlc.semantics.facts`)."""
+    return queries.json_kinds(type_, model.typedefs)
 
 
 def union_case(model: m.Model, case: m.Case) -> m.Union_ | None:

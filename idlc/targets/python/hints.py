@@ -191,23 +191,13 @@ def empty_object_record(model: m.Model, type_: m.Type, literal: m.Literal) -> m.
     the record (its class), or the inline record — or None when `{}` is the empty map (a
     map or `json`: docs/language.md, "Records and field defaults"). In a union, the first
     alternative that takes `{}` decides, as it does when decoding."""
-    while True:
-        if isinstance(type_, m.Optional):
-            type_ = type_.inner
-        elif isinstance(type_, m.TypeRef):
-            typedef = model.typedefs.get(type_.name)
-            if typedef is None:
-                return None  # reported by the front end (the plan is made without errors)
-            target = typedef.type
-            if isinstance(target, m.Record):
-                return type_
-            type_ = target
-        else:
-            break
-    if isinstance(type_, m.Record):
-        return type_
-    if isinstance(type_, m.Union_):
-        for alternative in type_.alternatives:
+    present, name = queries.present_chain(type_, model.typedefs)
+    if isinstance(present, m.Record):
+        if name is not None and model.typedefs[name].type is present:
+            return m.TypeRef(name, type_.span)  # the record's typedef: its class
+        return present
+    if isinstance(present, m.Union_):
+        for alternative in present.alternatives:
             if default_problem(literal, alternative, model.typedefs) is None:
                 return empty_object_record(model, alternative, literal)
     return None
