@@ -158,6 +158,20 @@ def _naive_hooked(model: m.Model, type_: m.Type, seen: frozenset[str] = frozense
             return False
 
 
+def _naive_is_none(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
+    if isinstance(type_, m.TypeRef):
+        if type_.name in seen or type_.name not in model.typedefs:
+            return False
+        return _naive_is_none(model, model.typedefs[type_.name].type, seen | {type_.name})
+    if isinstance(type_, m.Primitive):
+        return type_.kind is m.PrimitiveKind.UNIT
+    if isinstance(type_, m.Optional):
+        return _naive_is_none(model, type_.inner, seen)
+    if isinstance(type_, m.Union_):
+        return all(_naive_is_none(model, item, seen) for item in type_.alternatives)
+    return False
+
+
 def _model(typedefs: dict[str, m.Typedef]) -> m.Model:
     return m.Model((), {}, Typedefs(typedefs), {}, {}, ())
 
@@ -191,6 +205,21 @@ def test_json_kinds_and_hooked_are_the_naive_walks(
         assert decoding.hooked(model, written) == _naive_hooked(model, written)
         if isinstance(written, m.Union_):
             assert decoding.native_union(model, written) == (not _naive_hooked(model, written))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_typedefs(_NAMES, _NAMES + ["Missing"]), _types(_NAMES + ["Missing"]))
+def test_is_none_and_without_optional_are_the_naive_walks(
+    typedefs: dict[str, m.Typedef], type_: m.Type
+) -> None:
+    """The Python target's questions through names (`idlc.targets.python.hints`), cycles
+    and dangling names included: they end, and answer as the recursive walks did."""
+    model = _model(typedefs)
+    for written in [type_, *(m.TypeRef(name, _SPAN) for name in [*_NAMES, "Missing"])]:
+        assert hints.is_none(model, written) == _naive_is_none(model, written)
+        present = _naive_chain(written, typedefs, through_optional=True)[0]
+        expected = written if present is None else present
+        assert hints.without_optional(model, written) is expected
 
 
 @settings(max_examples=200, deadline=None)

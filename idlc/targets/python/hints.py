@@ -1,7 +1,7 @@
 """Questions about a model type that decide how its Python form is written: whether its
 expression is `None` itself, how a field of it says absent, how its default is built.
 
-They look through typedefs (`resolve_alias`): what matters is the type a value has on the
+They look through typedefs (the arena, `queries`): what matters is the type a value has on the
 wire, not the name an IDL file gave it. The mapping stage asks them once and keeps the
 answers in the plan (`FieldFacts`, `Plan.optional_of_none`), which code generation reads.
 """
@@ -14,7 +14,6 @@ from idlc.nodes import node
 from idlc.semantics import model as m
 from idlc.semantics import queries
 from idlc.semantics.checks import default_problem
-from idlc.semantics.shapes import resolve_alias
 
 #: How a field's default is written in Python: `list` and `dict`, `[]` or `{}` made anew by
 #: that factory; `record`, `{}` made by the class of `Default.type`; `member`, the enum
@@ -95,45 +94,23 @@ def _is_primitive(type_: m.Type, kind: m.PrimitiveKind) -> bool:
     return isinstance(type_, m.Primitive) and type_.kind is kind
 
 
-def is_none(model: m.Model, type_: m.Type, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether the Python expression of `type_` is `None` itself (`unit`, or a union of
-    nothing else, through aliases): `X | None` would then fail when the module loads.
+def is_none(model: m.Model, type_: m.Type) -> bool:
+    """Whether the Python expression of `type_` is `None` itself (`unit`, or an optional or
+    union of nothing else, through aliases): `X | None` would then fail when the module
+    loads. That is: a value of it can be no JSON but `null` (the arena's kinds, which a cycle
+    of names or an unknown one makes "any", so this always ends; a union of no alternatives,
+    which the checks reject, has none)."""
+    return queries.json_kinds(type_, model.typedefs) <= _ONLY_NULL
 
-    `seen`: the typedefs being looked through, so that `type B = optional<union { B; }>`
-    ends (the plan reports it: its union cannot be decoded)."""
-    if isinstance(type_, m.TypeRef):
-        if type_.name in seen:
-            return False
-        seen |= {type_.name}
-    resolved = resolve_alias(model, type_)
-    match resolved:
-        case m.Primitive():
-            return resolved.kind is m.PrimitiveKind.UNIT
-        case m.Optional():
-            return is_none(model, resolved.inner, seen)
-        case m.Union_():
-            return all(is_none(model, alternative, seen) for alternative in resolved.alternatives)
-        case (
-            m.List()
-            | m.Map()
-            | m.AtomRef()
-            | m.InterfaceRef()
-            | m.TypeRef()
-            | m.Record()
-            | m.Enum()
-            | m.Variant()
-        ):
-            return False
-        case _:
-            assert_never(resolved)
+
+_ONLY_NULL = frozenset({"null"})
 
 
 def without_optional(model: m.Model, type_: m.Type) -> m.Type:
-    """`type_` through typedefs and `optional<…>` layers: what a present value is."""
-    resolved = resolve_alias(model, type_)
-    while isinstance(resolved, m.Optional):
-        resolved = resolve_alias(model, resolved.inner)
-    return resolved
+    """`type_` through typedefs and `optional<…>` layers: what a present value is (`type_`
+    itself for a cycle or an unknown name, which the front end reports)."""
+    present, _ = queries.present_chain(type_, model.typedefs)
+    return type_ if present is None else present
 
 
 def empty_container(model: m.Model, type_: m.Type) -> Literal["list", "dict"]:
