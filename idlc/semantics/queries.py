@@ -170,13 +170,6 @@ def unknown_case_fields(
     )
 
 
-def carried_fields(variant: m.Variant, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Field, ...]:
-    """The fields the unknown case of open variant `variant` has as attributes: its shared
-    fields, then those of its `unknown: T;` (docs/language.md, "Variants")."""
-    shared = variant.shared.fields if variant.shared is not None else ()
-    return shared + unknown_case_fields(variant, typedefs)
-
-
 def case_records(case: m.Case, typedefs: Mapping[str, m.Typedef]) -> list[m.Record]:
     """The records whose fields the objects of variant case `case` carry beside the
     variant's tag and shared fields (docs/language.md, "Variants"): the case's record; each
