@@ -13,6 +13,9 @@ descriptor, which is quicker than the `object.__setattr__` a frozen dataclass go
 The other methods are shared closures. Type checkers read it as a frozen dataclass
 (`dataclass_transform`). `fields_of` lists a node class's fields.
 
+`ByNode` and `NodeSet` are a mapping and a set keyed by a node's identity, for the facts a
+later stage works out about particular nodes (the model's arena, the Python plan).
+
 `@node(frozen=False)` makes the mutable kind, as `@dataclass(slots=True)` does (assignment
 allowed, no hash), for the code generator's view models (`idlc.codegen.views`), which
 `idlc generate` defines at start-up too; `field(default_factory=…)` gives a field a new
@@ -21,14 +24,16 @@ default value for each object, as `dataclasses.field` does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
-from typing import Any, TypeVar, dataclass_transform, overload
+from typing import Any, Generic, TypeVar, dataclass_transform, overload
 
-__all__ = ["FrozenInstanceError", "node", "field", "fields_of", "is_node"]
+__all__ = ["ByNode", "FrozenInstanceError", "NodeSet", "node", "field", "fields_of", "is_node"]
 
 _Class = TypeVar("_Class", bound=type)
 _Value = TypeVar("_Value")
+_Key = TypeVar("_Key")
+_Default = TypeVar("_Default")
 
 
 class _Factory:
@@ -221,3 +226,77 @@ def _restore(names: tuple[str, ...]) -> Callable[[Any, list[Any]], None]:
             getattr(cls, name).__set__(self, value)
 
     return __setstate__
+
+
+class ByNode(Generic[_Key, _Value]):
+    """A mapping from nodes, by identity, to what a later stage worked out about them.
+
+    Not a dict keyed by the node itself: equal nodes are not the same definition (two
+    stages' copies of one record, the stable view's rebuilt nodes), and hashing a node
+    hashes its whole subtree again on every lookup. Not a dict keyed by `id(node)` either:
+    such a key outlives the node it was taken from, and a later node may get the same id;
+    this map holds each node it is given, so no id of a key is reused while it stands.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[_Key, _Value]] = {}
+
+    def __setitem__(self, key: _Key, value: _Value) -> None:
+        self._entries[id(key)] = (key, value)
+
+    def __getitem__(self, key: _Key) -> _Value:
+        return self._entries[id(key)][1]
+
+    @overload
+    def get(self, key: _Key) -> _Value | None: ...
+
+    @overload
+    def get(self, key: _Key, default: _Default) -> _Value | _Default: ...
+
+    def get(self, key: _Key, default: Any = None) -> Any:
+        entry = self._entries.get(id(key))
+        return default if entry is None else entry[1]
+
+    def __contains__(self, key: object) -> bool:
+        return id(key) in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[_Key]:
+        return (key for key, _ in self._entries.values())
+
+    def items(self) -> Iterator[tuple[_Key, _Value]]:
+        return iter(self._entries.values())
+
+    def values(self) -> Iterator[_Value]:
+        return (value for _, value in self._entries.values())
+
+    def __repr__(self) -> str:
+        return f"ByNode({len(self._entries)} entries)"
+
+
+class NodeSet(Generic[_Key]):
+    """A set of nodes by identity, for the reasons `ByNode` gives."""
+
+    __slots__ = ("_members",)
+
+    def __init__(self, members: Iterable[_Key] = ()) -> None:
+        self._members: dict[int, _Key] = {id(member): member for member in members}
+
+    def add(self, member: _Key) -> None:
+        self._members[id(member)] = member
+
+    def __contains__(self, member: object) -> bool:
+        return id(member) in self._members
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def __iter__(self) -> Iterator[_Key]:
+        return iter(self._members.values())
+
+    def __repr__(self) -> str:
+        return f"NodeSet({len(self._members)} members)"

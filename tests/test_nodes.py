@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from idlc.codegen import views
-from idlc.nodes import FrozenInstanceError, field, fields_of, is_node, node
+from idlc.nodes import ByNode, FrozenInstanceError, NodeSet, field, fields_of, is_node, node
 from idlc.semantics import model
 from idlc.syntax import ast
 
@@ -217,3 +217,57 @@ def test_the_view_models_are_made_of_nodes() -> None:
     ]
     assert len([cls for cls in classes if hasattr(cls, "__node_fields__")]) > 10
     assert not any(dataclasses.is_dataclass(cls) for cls in classes)
+
+
+# -- ByNode and NodeSet: keyed by identity ---------------------------------------------------
+
+
+@node
+class _Leaf:
+    value: int
+
+
+def test_by_node_tells_equal_nodes_apart_and_holds_its_keys() -> None:
+    first, twin = _Leaf(1), _Leaf(1)
+    assert first == twin and first is not twin
+    facts: ByNode[_Leaf, str] = ByNode()
+    facts[first] = "first"
+    assert twin not in facts and facts.get(twin) is None and facts.get(twin, "none") == "none"
+    facts[twin] = "twin"
+    assert (facts[first], facts[twin], len(facts)) == ("first", "twin", 2)
+    # A key taken from a node nobody else holds stays valid: the map holds the node, so no
+    # later node can be given its id.
+    facts[_Leaf(2)] = "held"
+    later = [_Leaf(2) for _ in range(1000)]
+    assert all(leaf not in facts for leaf in later)
+    assert sorted(facts.values()) == ["first", "held", "twin"]
+    assert [key.value for key in facts] == [1, 1, 2]
+    with pytest.raises(KeyError):
+        facts[_Leaf(1)]
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.booleans()), max_size=40))
+def test_by_node_and_node_set_behave_as_lists_searched_with_is(
+    steps: list[tuple[int, int, bool]],
+) -> None:
+    """Drawn writes and reads over a pool of equal-valued, distinct nodes, against the
+    obvious reference: a list of (node, value) pairs searched by `is`."""
+    pool = [_Leaf(index % 2) for index in range(6)]
+    facts: ByNode[_Leaf, int] = ByNode()
+    members: NodeSet[_Leaf] = NodeSet(pool[:1])
+    reference: list[tuple[_Leaf, int]] = []
+    reference_members = [pool[0]]
+    for index, value, write in steps:
+        leaf = pool[index]
+        if write:
+            reference = [(k, v) for k, v in reference if k is not leaf] + [(leaf, value)]
+            reference_members += [] if any(m is leaf for m in reference_members) else [leaf]
+            facts[leaf] = value
+            members.add(leaf)
+        expected = next((v for k, v in reference if k is leaf), None)
+        assert facts.get(leaf) == expected
+        assert (leaf in facts) == (expected is not None)
+        assert (leaf in members) == any(m is leaf for m in reference_members)
+    assert len(facts) == len(reference) and len(members) == len(reference_members)
+    assert sorted(id(k) for k in facts) == sorted(id(k) for k, _ in reference)
+    assert sorted(id(m) for m in members) == sorted(id(m) for m in reference_members)
