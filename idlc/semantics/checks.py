@@ -7,10 +7,7 @@ which follows alias cycles (reported separately) to None.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Hashable, Mapping
-from typing import assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.semantics import model, queries
@@ -19,175 +16,20 @@ from idlc.semantics.types import name_span
 # -- field defaults -------------------------------------------------------------------------
 
 
-def _literal_kind(literal: model.Literal) -> str:
-    value = literal.value
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if value is model.EMPTY_OBJECT:
-        return "`{}`"
-    return "`[]`"
-
-
-def default_problem(
-    literal: model.Literal,
-    type: model.Type,
-    typedefs: Mapping[str, model.Typedef],
-    _seen: frozenset[int] = frozenset(),
-) -> tuple[str, str | None] | None:
-    """Why `literal` cannot be the default of a field of `type` (message, help), or None."""
-    resolved = queries.follow_typedefs(type, typedefs)
-    if resolved is None:
-        return None  # an alias cycle or an unknown name, reported elsewhere
-    if id(resolved) in _seen:
-        # `type A = optional<A>` or a union holding itself: no value of its own to offer.
-        return f"{_literal_kind(literal)} fits no value of this type", None
-    value = literal.value
-    # Exhaustive over the model's type union: a new kind of type is a mypy error here
-    # until the defaults it takes are written down.
-    match resolved:
-        case model.Optional():
-            return default_problem(literal, resolved.inner, typedefs, _seen | {id(resolved)})
-        case model.Primitive():
-            return _primitive_default_problem(literal, resolved.kind)
-        case model.Enum():
-            if not isinstance(value, str):
-                return (
-                    f"{_literal_kind(literal)} is not a value of the enum",
-                    "write one of its values",
-                )
-            if resolved.open or any(item.value == value for item in resolved.values):
-                return None
-            listed = ", ".join(f'"{item.value}"' for item in resolved.values[:6])
-            more = ", …" if len(resolved.values) > 6 else ""
-            return f"{literal.raw} is not a value of the enum", f"its values are {listed}{more}"
-        case model.List():
-            if value == ():
-                return None
-            return f"{_literal_kind(literal)} is not a list", "the only list default is `[]`"
-        case model.Map():
-            if value == () or value is model.EMPTY_OBJECT:
-                return None
-            return f"{_literal_kind(literal)} is not a map", "the only map default is `{}`"
-        case model.Record():
-            if value is model.EMPTY_OBJECT:
-                return _empty_record_problem(resolved, typedefs)
-            return f"{_literal_kind(literal)} is not a record", "the only record default is `{}`"
-        case model.Union_():
-            for alternative in resolved.alternatives:
-                if default_problem(literal, alternative, typedefs, _seen | {id(resolved)}) is None:
-                    return None
-            return f"{_literal_kind(literal)} fits no alternative of the union", None
-        case model.AtomRef() | model.InterfaceRef() | model.Variant() | model.TypeRef():
-            return (
-                f"a field holding {queries.describe_kind(resolved)} cannot have a default",
-                "defaults are for booleans, numbers, strings, enums, lists, maps and records; "
-                "remove it",
-            )
-        case _:
-            assert_never(resolved)
-
-
-def _primitive_default_problem(
-    literal: model.Literal, kind: model.PrimitiveKind
-) -> tuple[str, str | None] | None:
-    """Why `literal` cannot be the default of a field of primitive `kind`, or None."""
-    value = literal.value
-    bounds = kind.integer_range
-    if kind is model.PrimitiveKind.JSON:
-        return None
-    if kind is model.PrimitiveKind.BOOL:
-        if isinstance(value, bool):
-            return None
-        return f"{_literal_kind(literal)} is not a `bool`", "write `true` or `false`"
-    if bounds is not None:
-        if isinstance(value, float):
-            if value.is_integer():
-                return f"`{literal.raw}` is not an integer literal", f"write `{int(value)}`"
-            return f"`{literal.raw}` is not an integer", "write an integer"
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"{_literal_kind(literal)} is not a `{kind.value}`", "write an integer"
-        low, high = bounds
-        if not low <= value <= high:
-            return (
-                f"`{literal.raw}` is out of the range of `{kind.value}`",
-                f"a `{kind.value}` is between {low} and {high}",
-            )
-        return None
-    if kind is model.PrimitiveKind.FLOAT64:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return None
-        return f"{_literal_kind(literal)} is not a `float64`", "write a number"
-    if kind is model.PrimitiveKind.STRING:
-        if isinstance(value, str):
-            return None
-        return f"{_literal_kind(literal)} is not a `string`", 'write a string: `"…"`'
-    if kind is model.PrimitiveKind.BYTES:
-        if isinstance(value, str):
-            try:
-                base64.b64decode(value, validate=True)
-            except (binascii.Error, ValueError):
-                return "this string is not valid base64", "`bytes` defaults are base64"
-            return None
-        return f"{_literal_kind(literal)} is not `bytes`", "write a base64 string"
-    return "a field of type `unit` cannot have a default", "remove the default"
-
-
-def _empty_record_problem(
-    record: model.Record, typedefs: Mapping[str, model.Typedef]
-) -> tuple[str, str | None] | None:
-    """Why `{}` cannot stand for `record` with every field at its default, or None.
-
-    Every field needs a default or `optional<…>`; and following `{}` defaults from record
-    to record must not come back to `record`, or building the default would never end."""
-    for field in record.fields:
-        if field.default is None and not queries.optional_inner(field.type, typedefs)[1]:
-            return (
-                f"`{{}}` leaves the record's required field `{field.name}` without a value",
-                f"give `{field.name}` a default, or make it `optional<…>`",
-            )
-    seen: set[int] = set()
-    pending = [record]
-    while pending:
-        current = pending.pop()
-        for field in current.fields:
-            if field.default is None or field.default.value is not model.EMPTY_OBJECT:
-                continue
-            inner = queries.present_chain(field.type, typedefs)[0]
-            if inner is record:
-                return (
-                    f"`{{}}` builds the record again inside itself (field `{field.name}`), "
-                    "without end",
-                    f"remove the default `{{}}` of `{field.name}`",
-                )
-            if isinstance(inner, model.Record) and id(inner) not in seen:
-                seen.add(id(inner))
-                pending.append(inner)
-    return None
-
-
 def check_defaults(
     fields: list[model.Field], typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
 ) -> None:
+    """Report each default of `fields` that does not fit its field's type: the arena worked
+    out what each stands for, and its problem (`idlc.semantics.defaults`)."""
     for field in fields:
-        literal = field.default
-        assert literal is not None
-        problem = default_problem(literal, field.type, typedefs)
-        if queries.is_tristate(field.type, typedefs):
-            problem = (
-                "a field that tells absent from `null` cannot have a default: absent is a state "
-                "of its own",
-                "remove the default, or write `nullable<…>` with it",
-            )
-        if problem is not None:
-            message, help = problem
+        facts = queries.default_facts(field, typedefs)
+        assert facts is not None and field.default is not None
+        if facts.problem is not None:
+            message, help = facts.problem
             diagnostics.add(
                 codes.INVALID_DEFAULT,
                 f"the default of `{field.name}` does not fit its type: {message}",
-                literal.span,
+                field.default.span,
                 label=f"`{field.name}` is {queries.describe_kind(field.type)}",
                 help=help,
             )
@@ -294,23 +136,17 @@ def check_variant(
             continue
         if isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT:
             continue
-        records = queries.record_alternatives(resolved, typedefs)
-        if records is not None and case.tag is not None:
-            # A tagged case that is an untagged union of records (docs/language.md,
-            # "Variants"): each alternative carries the tag and the shared fields.
-            for record in records:
-                if shared:
-                    _check_shared_against_case(shared, case, record, diagnostics)
-                _check_tag_field(variant, case, record, diagnostics)
-            continue
+        # The case's record, or each of a tagged case that is an untagged union of records
+        # (docs/language.md, "Variants"): each carries the tag and the shared fields.
+        records = queries.case_records(case, typedefs)
         if (
             isinstance(resolved, model.Variant)
             and case.tag is not None
             and isinstance(case.type, model.TypeRef)
         ):
-            _check_variant_case(variant, case, resolved, typedefs, diagnostics)
+            _check_variant_case(variant, case, resolved, records, typedefs, diagnostics)
             continue
-        if not isinstance(resolved, model.Record):
+        if not records:
             shown = f'"{case.tag}"' if case.tag is not None else "`default`"
             diagnostics.add(
                 codes.INVALID_CASE_TYPE,
@@ -323,9 +159,10 @@ def check_variant(
                 "value in a record: `record { value: … ; }`",
             )
             continue
-        if shared:
-            _check_shared_against_case(shared, case, resolved, diagnostics)
-        _check_tag_field(variant, case, resolved, diagnostics)
+        for record in records:
+            if shared:
+                _check_shared_against_case(shared, case, record, diagnostics)
+            _check_tag_field(variant, case, record, diagnostics)
 
 
 def _check_unknown_case(
@@ -361,6 +198,7 @@ def _check_variant_case(
     variant: model.Variant,
     case: model.Case,
     inner: model.Variant,
+    records: tuple[model.Record, ...],
     typedefs: Mapping[str, model.Typedef],
     diagnostics: Diagnostics,
 ) -> None:
@@ -398,9 +236,9 @@ def _check_variant_case(
                 help="flatten the inner case into a record",
                 related=[Related("the inner case", inner_case.span)],
             )
-    # Its shared fields, its `unknown: T;` and its cases' records (`queries.case_records`,
-    # which the Python target's name checks read too).
-    for record in queries.case_records(case, typedefs):
+    # Its shared fields, its `unknown: T;` and its cases' records (`records`: the case's,
+    # `queries.case_records`, which the Python target's name checks read too).
+    for record in records:
         if shared:
             _check_shared_against_case(shared, case, record, diagnostics)
         _check_tag_field(variant, case, record, diagnostics)
@@ -485,43 +323,6 @@ def _described_through(written: model.Type, resolved: model.Type) -> str:
     return f"{queries.describe_kind(written)} ({queries.describe_kind(resolved)})"
 
 
-def type_key(type: model.Type) -> Hashable:
-    """What a type is, without where it was written: equal keys, equal types."""
-    match type:
-        case model.Primitive():
-            return type.kind
-        case model.TypeRef():
-            return ("ref", type.name)
-        case model.Optional():
-            return ("nullable" if type.nullable else "optional", type_key(type.inner))
-        case model.List():
-            return ("list", type_key(type.inner))
-        case model.Map():
-            return ("map", type_key(type.value))
-        case model.AtomRef():
-            return ("atom-ref", type.atom)
-        case model.InterfaceRef():
-            return ("interface-ref", type.interface)
-        case model.Record():
-            return ("record", tuple((f.name, type_key(f.type)) for f in type.fields))
-        case model.Enum():
-            return ("enum", type.open, tuple(value.value for value in type.values))
-        case model.Variant():
-            shared = type.shared.fields if type.shared else ()
-            return (
-                "variant",
-                type.open,
-                type.tag_field,
-                tuple((f.name, type_key(f.type)) for f in shared),
-                tuple((case.tag, type_key(case.type)) for case in type.cases),
-                type_key(type.unknown.type) if type.unknown is not None else None,
-            )
-        case model.Union_():
-            return ("union", tuple(type_key(alt) for alt in type.alternatives))
-        case _:
-            assert_never(type)
-
-
 def check_union(
     union: model.Union_, typedefs: Mapping[str, model.Typedef], diagnostics: Diagnostics
 ) -> None:
@@ -540,7 +341,7 @@ def check_union(
                 related=[Related("`json` accepts everything", catch_all.span)],
             )
             continue
-        key = type_key(resolved if resolved is not None else alternative)
+        key = queries.type_key(resolved if resolved is not None else alternative)
         first = seen.get(key)
         if first is not None:
             diagnostics.add(

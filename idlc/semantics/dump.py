@@ -2,7 +2,9 @@
 
 Declarations are objects keyed by name, in declaration order; members, fields, enum values
 and cases are lists, in source order. Types are rendered structurally:
-`{"kind": "optional", "inner": {"kind": "primitive", "name": "string"}}`.
+`{"kind": "optional", "inner": {"kind": "primitive", "name": "string"}}`. An item marked
+`@unstable(feature = name)` (a declaration, member, field, enum value or case: docs/language.md,
+"Stability") has `"unstable": {"feature": name}`; a stable item has no such key.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ class _Dumper:
             data["span"] = span.to_json()
         return data
 
+    def _marked(self, data: JSON, unstable: model.Unstable | None) -> JSON:
+        """`data` with the item's `@unstable(feature = …)`, when it has one."""
+        if unstable is not None:
+            data["unstable"] = self._with_span({"feature": unstable.feature}, unstable.span)
+        return data
+
     def whole(self, resolved: model.Model) -> JSON:
         return {
             "formatVersion": FORMAT_VERSION,
@@ -53,6 +61,7 @@ class _Dumper:
 
     def atom(self, atom: model.Atom) -> JSON:
         data: JSON = {"name": atom.name, "id": atom.id, "doc": atom.doc}
+        self._marked(data, atom.unstable)
         if self.spans:
             data["spans"] = [span.to_json() for span in atom.spans]
         return data
@@ -64,22 +73,18 @@ class _Dumper:
         return data
 
     def typedef(self, typedef: model.Typedef) -> JSON:
-        return self._with_span(
-            {"name": typedef.name, "doc": typedef.doc, "type": self.type_(typedef.type)},
-            typedef.span,
-        )
+        data: JSON = {"name": typedef.name, "doc": typedef.doc, "type": self.type_(typedef.type)}
+        return self._with_span(self._marked(data, typedef.unstable), typedef.span)
 
     def interface(self, interface: model.Interface) -> JSON:
-        return self._with_span(
-            {
-                "name": interface.name,
-                "id": interface.id,
-                "revision": interface.revision,
-                "doc": interface.doc,
-                "members": [self.member(member) for member in interface.members],
-            },
-            interface.span,
-        )
+        data: JSON = {
+            "name": interface.name,
+            "id": interface.id,
+            "revision": interface.revision,
+            "doc": interface.doc,
+            "members": [self.member(member) for member in interface.members],
+        }
+        return self._with_span(self._marked(data, interface.unstable), interface.span)
 
     def member(self, member: model.Member) -> JSON:
         data: JSON
@@ -129,7 +134,7 @@ class _Dumper:
             },
             binding.span,
         )
-        return self._with_span(data, member.span)
+        return self._with_span(self._marked(data, member.unstable), member.span)
 
     def type_(self, type: model.Type) -> JSON:
         match type:
@@ -159,7 +164,10 @@ class _Dumper:
                     "kind": "enum",
                     "open": type.open,
                     "values": [
-                        self._with_span({"value": value.value, "doc": value.doc}, value.span)
+                        self._with_span(
+                            self._marked({"value": value.value, "doc": value.doc}, value.unstable),
+                            value.span,
+                        )
                         for value in type.values
                     ],
                 }
@@ -175,7 +183,10 @@ class _Dumper:
                     ),
                     "cases": [
                         self._with_span(
-                            {"tag": case.tag, "doc": case.doc, "type": self.type_(case.type)},
+                            self._marked(
+                                {"tag": case.tag, "doc": case.doc, "type": self.type_(case.type)},
+                                case.unstable,
+                            ),
                             case.span,
                         )
                         for case in type.cases
@@ -211,4 +222,4 @@ class _Dumper:
             data["skipInvalid"] = True
         if field.null_default is not None:
             data["nullDefault"] = True
-        return self._with_span(data, field.span)
+        return self._with_span(self._marked(data, field.unstable), field.span)

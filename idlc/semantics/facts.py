@@ -10,18 +10,26 @@ typedefs' strongly connected components (a component after those it reaches); ev
 typedef (a record, an enum, a list …: most) stands for its own type. So asking later is a
 lookup. `idlc.semantics.queries` is the one module that reads them.
 
+Once those are known, the arena also works out the facts every stage asks of particular
+nodes, from them: each variant case's records (`idlc.semantics.cases`) and what each field
+default stands for (`idlc.semantics.defaults`), stored by node (`Typedefs`).
+
 A model with errors has an arena too (`check` and the language server walk it): a name in a
 cycle of aliases, or a name no typedef has, is followed to None; nothing here raises.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import assert_never
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, assert_never
 
-from idlc.nodes import node
+from idlc.nodes import ByNode, node
 from idlc.semantics import model as m
 from idlc.semantics.cycles import strongly_connected
+
+if TYPE_CHECKING:
+    from idlc.semantics.cases import UnknownCase
+    from idlc.semantics.defaults import DefaultFacts
 
 __all__ = ["Facts", "Typedefs", "JSON_ANY", "shallow_kinds"]
 
@@ -57,19 +65,50 @@ class Facts:
 
 
 class Typedefs(dict[str, m.Typedef]):
-    """The model's typedefs by name, in declaration order, and their `Facts`.
+    """The model's typedefs by name, in declaration order, their `Facts`, and the facts
+    worked out from those about particular nodes of the model: each variant case's records
+    and each `unknown:` case's (`idlc.semantics.cases`), what each field default stands
+    for and whether it fits (`idlc.semantics.defaults`), stored by node
+    (`idlc.nodes.ByNode`).
 
     A dict, so that the many plain lookups of later stages stay the dict's own; it is not
     changed once made (its facts would go stale): the resolver makes it when every
-    typedef is converted."""
+    typedef is converted, for every model it makes (the stable view of a file with
+    unstable items is resolved again, new nodes and its own arena). The node facts live
+    here rather than beside it on `Model` because every stage asks them with the arena in
+    hand (`queries.case_records(case, typedefs)`, and the checks run before the model is
+    made), and they are worked out from the arena's own facts of names; `scopes` are the
+    records, enums and variants they are worked out for (`Model.scopes`). A node not among
+    them (a test's) is worked out when asked (`queries`)."""
 
-    __slots__ = ("looked_into",)
+    __slots__ = ("looked_into", "case_records", "unknown_cases", "defaults")
 
-    def __init__(self, entries: Mapping[str, m.Typedef]) -> None:
+    def __init__(
+        self,
+        entries: Mapping[str, m.Typedef],
+        scopes: Iterable[m.Record | m.Enum | m.Variant] = (),
+    ) -> None:
         super().__init__(entries)
         #: The facts of the typedefs whose type is looked into (`_LOOKED_INTO`: aliases,
         #: optionals, unions); every other typedef stands for its own type (`alone`).
         self.looked_into = _work_out(self)
+        # (They ask `queries`, which reads this module: imported once it is loaded.)
+        from idlc.semantics import cases, defaults
+
+        variants: list[m.Variant] = []
+        records: list[m.Record] = []
+        for scope in scopes:
+            if isinstance(scope, m.Variant):
+                variants.append(scope)
+            elif isinstance(scope, m.Record):
+                records.append(scope)
+        #: The records each case of a variant of `scopes` carries (`cases.case_records`).
+        self.case_records: ByNode[m.Case, tuple[m.Record, ...]]
+        #: What `unknown: T;` stands for, for each variant of `scopes` that has one.
+        self.unknown_cases: ByNode[m.Variant, UnknownCase]
+        self.case_records, self.unknown_cases = cases.work_out(self, variants)
+        #: What the default of each field of a record of `scopes` with one stands for.
+        self.defaults: ByNode[m.Field, DefaultFacts] = defaults.work_out(self, records)
 
     def facts(self, name: str) -> Facts | None:
         """What typedef `name` stands for; None when no typedef has the name."""

@@ -5,7 +5,10 @@ into a type's parts, and name types in messages; they ask here rather than keepi
 of their own (copies that had drifted apart: two `_strip_optional`s meant different things).
 What a typedef name stands for is worked out once, when the model's arena is made
 (`idlc.semantics.facts`); this is the one module that reads those facts, so following a
-name is a lookup here and nowhere a walk with a `seen` set of its own.
+name is a lookup here and nowhere a walk with a `seen` set of its own. So is asking what
+a variant case's objects carry (`case_records`, `unknown_case_records`, …) and what a field
+default stands for (`default_facts`): the arena stores them for every node of its model
+(`idlc.semantics.cases`, `idlc.semantics.defaults`).
 
 The questions that take every kind of type `match` over the model's type union and end in
 `assert_never`: a new kind of type is a mypy error in each of them until it is handled.
@@ -13,11 +16,15 @@ The questions that take every kind of type `match` over the model's type union a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import assert_never
+from collections.abc import Hashable, Iterator, Mapping
+from typing import TYPE_CHECKING, assert_never
 
 from idlc.semantics import model as m
 from idlc.semantics.facts import JSON_ANY, Typedefs, shallow_kinds, spine
+
+if TYPE_CHECKING:
+    from idlc.semantics.cases import UnknownCase
+    from idlc.semantics.defaults import DefaultFacts
 
 
 def arena(typedefs: Mapping[str, m.Typedef]) -> Typedefs:
@@ -53,6 +60,13 @@ def follow_typedefs(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> m.Type 
         return facts.target
     typedef = known.get(type_.name)  # (most names: a typedef that stands for its own type)
     return None if typedef is None else typedef.type
+
+
+def named_target(name: str, typedefs: Mapping[str, m.Typedef]) -> m.Type | None:
+    """The type typedef `name` stands for, names followed; None for a cycle of aliases or a
+    name no typedef has."""
+    facts = arena(typedefs).facts(name)
+    return None if facts is None else facts.target
 
 
 def present_chain(
@@ -137,16 +151,12 @@ def record_alternatives(
 
 def unknown_case_records(
     variant: m.Variant, typedefs: Mapping[str, m.Typedef]
-) -> list[m.Record] | None:
+) -> tuple[m.Record, ...] | None:
     """The records the object of an unknown tag must also be (`unknown: T;`, a record or a
     union of records: docs/language.md, "Variants"); None without `unknown:` or when T is
-    neither (reported, E0119)."""
-    if variant.unknown is None:
-        return None
-    resolved = follow_typedefs(variant.unknown.type, typedefs)
-    if isinstance(resolved, m.Record):
-        return [resolved]
-    return record_alternatives(resolved, typedefs)
+    neither (reported, E0119). Stored by the arena (`idlc.semantics.cases`)."""
+    found = _unknown_case(variant, typedefs)
+    return None if found is None else found.records
 
 
 def unknown_case_fields(
@@ -154,43 +164,88 @@ def unknown_case_fields(
 ) -> tuple[m.Field, ...]:
     """The fields of `unknown: T;` that the unknown case exposes as attributes: a record's
     fields, or those every alternative of a union has (same name, same type)."""
-    from idlc.semantics.checks import type_key  # checks imports this module
-
-    records = unknown_case_records(variant, typedefs)
-    if not records:
-        return ()
-    first, *others = records
-    return tuple(
-        field
-        for field in first.fields
-        if all(
-            any(o.name == field.name and type_key(o.type) == type_key(field.type) for o in r.fields)
-            for r in others
-        )
-    )
+    found = _unknown_case(variant, typedefs)
+    return () if found is None else found.fields
 
 
-def case_records(case: m.Case, typedefs: Mapping[str, m.Typedef]) -> list[m.Record]:
+def _unknown_case(variant: m.Variant, typedefs: Mapping[str, m.Typedef]) -> UnknownCase | None:
+    if variant.unknown is None:
+        return None
+    known = arena(typedefs)
+    found = known.unknown_cases.get(variant)
+    if found is None:  # a variant not of the arena's model (a test's): worked out now
+        from idlc.semantics import cases
+
+        found = cases.unknown_case(variant, known)
+    return found
+
+
+def case_records(case: m.Case, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Record, ...]:
     """The records whose fields the objects of variant case `case` carry beside the
     variant's tag and shared fields (docs/language.md, "Variants"): the case's record; each
     record of a tagged case that is a union of records; for a tagged case naming a variant
     on another tag field, that variant's shared fields, its `unknown:` records and its
     cases' records. Empty for `unit` and for a case the checks report (`check_variant`).
-    """
-    resolved = follow_typedefs(case.type, typedefs)
-    if case.tag is not None:
-        records = record_alternatives(resolved, typedefs)
-        if records is not None:
-            return records
-        if isinstance(resolved, m.Variant) and isinstance(case.type, m.TypeRef):
-            inner = [resolved.shared] if resolved.shared is not None else []
-            inner += unknown_case_records(resolved, typedefs) or []
-            for inner_case in resolved.cases:
-                record = follow_typedefs(inner_case.type, typedefs)
-                if isinstance(record, m.Record):
-                    inner.append(record)
-            return inner
-    return [resolved] if isinstance(resolved, m.Record) else []
+    Stored by the arena for every case of the model (`idlc.semantics.cases`)."""
+    known = arena(typedefs)
+    found = known.case_records.get(case)
+    if found is None:  # a case not of the arena's model (a test's): worked out now
+        from idlc.semantics import cases
+
+        found = cases.case_records(case, known)
+    return found
+
+
+def default_facts(field: m.Field, typedefs: Mapping[str, m.Typedef]) -> DefaultFacts | None:
+    """What the default of `field` stands for once names are followed, and why it does not
+    fit the field's type if it does not (`idlc.semantics.defaults`); None without a
+    default. Stored by the arena for every field of the model."""
+    if field.default is None:
+        return None
+    known = arena(typedefs)
+    found = known.defaults.get(field)
+    if found is None:  # a field not of the arena's model (a test's): worked out now
+        from idlc.semantics import defaults
+
+        found = defaults.default_facts(field, known)
+    return found
+
+
+def type_key(type_: m.Type) -> Hashable:
+    """What a type is, without where it was written: equal keys, equal types."""
+    match type_:
+        case m.Primitive():
+            return type_.kind
+        case m.TypeRef():
+            return ("ref", type_.name)
+        case m.Optional():
+            return ("nullable" if type_.nullable else "optional", type_key(type_.inner))
+        case m.List():
+            return ("list", type_key(type_.inner))
+        case m.Map():
+            return ("map", type_key(type_.value))
+        case m.AtomRef():
+            return ("atom-ref", type_.atom)
+        case m.InterfaceRef():
+            return ("interface-ref", type_.interface)
+        case m.Record():
+            return ("record", tuple((f.name, type_key(f.type)) for f in type_.fields))
+        case m.Enum():
+            return ("enum", type_.open, tuple(value.value for value in type_.values))
+        case m.Variant():
+            shared = type_.shared.fields if type_.shared else ()
+            return (
+                "variant",
+                type_.open,
+                type_.tag_field,
+                tuple((f.name, type_key(f.type)) for f in shared),
+                tuple((case.tag, type_key(case.type)) for case in type_.cases),
+                type_key(type_.unknown.type) if type_.unknown is not None else None,
+            )
+        case m.Union_():
+            return ("union", tuple(type_key(alt) for alt in type_.alternatives))
+        case _:
+            assert_never(type_)
 
 
 def is_tristate(type_: m.Type, typedefs: Mapping[str, m.Typedef]) -> bool:

@@ -142,8 +142,9 @@ class _Resolver:
             {name: self.scope.entries[name].span for name in entries},
             self.diagnostics,
         )
-        # Every name's target and shape worked out once, before the checks that ask them.
-        typedefs = Typedefs(entries)
+        # Every name's target and shape, every variant case's records and every default's
+        # meaning worked out once, before the checks that ask them.
+        typedefs = Typedefs(entries, self.types.scopes)
         checks.check_defaults(self.types.fields_with_defaults, typedefs, self.diagnostics)
         checks.check_forward_compatible(
             self.types.forward_compatible_fields, typedefs, self.diagnostics

@@ -65,3 +65,44 @@ def test_dump_renders_types_structurally() -> None:
         "reason",
     ]
     assert control["type"]["inner"]["fields"][1]["type"] == {"kind": "primitive", "name": "uint32"}
+
+
+def test_dump_shows_each_unstable_marker_and_no_other() -> None:
+    """`@unstable(feature = …)` on every kind of item (tests/corpus/valid/stability.idl):
+    the dump says which feature each marked item belongs to, with where it is written."""
+    compilation = compile_files([Path("tests/corpus/valid/stability.idl")])
+    assert compilation.model is not None
+    dumped = model_to_json(compilation.model)
+    markers: list[tuple[str, str]] = []
+
+    def walk(value: object) -> None:
+        """Each marked item, by its name (a case by its tag, an enum value by its value)."""
+        if isinstance(value, dict):
+            unstable = value.get("unstable")
+            if unstable is not None:
+                assert set(unstable) == {"feature", "span"}
+                label = value.get("name") or value.get("tag") or value.get("value")
+                markers.append((str(label), unstable["feature"]))
+            for key, item in value.items():
+                if key != "unstable":
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(dumped)
+    assert sorted(markers) == [
+        ("Fork", "fork"),  # the atom
+        ("ForkCapabilities", "fork"),  # a typedef
+        ("Forks", "fork"),  # an interface
+        ("fork", "fork"),  # a field
+        ("fork", "fork"),  # a member
+        ("plan", "plan"),  # an enum value
+        ("plan", "plan"),  # a case
+        ("title", "title"),  # a field
+        ("title", "title"),  # a field of a case's record
+    ]
+    assert dumped["typedefs"]["ForkCapabilities"]["unstable"]["feature"] == "fork"
+    assert "unstable" not in dumped["typedefs"]["Capabilities"]
+    without = json.dumps(model_to_json(compilation.model, spans=False))
+    assert '"span' not in without and without.count('"unstable"') == len(markers)

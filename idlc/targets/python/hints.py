@@ -13,7 +13,6 @@ from typing import Literal, assert_never
 from idlc.nodes import node
 from idlc.semantics import model as m
 from idlc.semantics import queries
-from idlc.semantics.checks import default_problem
 
 #: How a field's default is written in Python: `list` and `dict`, `[]` or `{}` made anew by
 #: that factory; `record`, `{}` made by the class of `Default.type`; `member`, the enum
@@ -66,18 +65,30 @@ def field_facts(model: m.Model, field_: m.Field) -> FieldFacts:
     tristate = may_be_tristate and queries.is_tristate(type_, model.typedefs)
     if field_.default is None:
         return _TRISTATE if tristate else PLAIN
-    return FieldFacts(tristate, default_of(model, type_, field_.default))
+    return FieldFacts(tristate, default_of(model, field_))
 
 
-def default_of(model: m.Model, type_: m.Type, literal: m.Literal) -> Default:
-    """How the default `literal` of a field of `type_` is written."""
+def default_of(model: m.Model, field_: m.Field) -> Default:
+    """How the default of `field_` (which has one) is written: from what the model's arena
+    worked out it stands for (`queries.default_facts`), names followed there."""
+    facts = queries.default_facts(field_, model.typedefs)
+    literal = field_.default
+    assert facts is not None and literal is not None
+    match facts.stands_for:
+        case "empty-list":
+            return Default("list")
+        case "empty-map":
+            return Default("dict")
+        case "empty-record":
+            return Default("record", facts.type)
+        case "value":
+            pass
+        case _:
+            assert_never(facts.stands_for)
     value = literal.value
-    if value == ():
-        return Default(empty_container(model, type_))
-    if value is m.EMPTY_OBJECT:
-        record = empty_object_record(model, type_, literal)
-        return Default("dict") if record is None else Default("record", record)
-    resolved = without_optional(model, type_)
+    type_ = field_.type
+    # What a present value is (the field's type itself for a name that does not resolve).
+    resolved = type_ if facts.type is None else facts.type
     if isinstance(resolved, m.Enum) and isinstance(value, str):
         declared = any(enum_value.value == value for enum_value in resolved.values)
         return Default("member" if declared else "value", queries.strip_optional(type_))
@@ -104,77 +115,3 @@ def is_none(model: m.Model, type_: m.Type) -> bool:
 
 
 _ONLY_NULL = frozenset({"null"})
-
-
-def without_optional(model: m.Model, type_: m.Type) -> m.Type:
-    """`type_` through typedefs and `optional<…>` layers: what a present value is (`type_`
-    itself for a cycle or an unknown name, which the front end reports)."""
-    present, _ = queries.present_chain(type_, model.typedefs)
-    return type_ if present is None else present
-
-
-def empty_container(model: m.Model, type_: m.Type) -> Literal["list", "dict"]:
-    """What the default `[]` of a field of `type_` is built with: `dict` for a map (in a
-    map, `[]` means empty: docs/language.md, "Records and field defaults"), else `list`.
-    In a union, the first alternative that takes `[]` decides, as it does when decoding."""
-    resolved = without_optional(model, type_)
-    match resolved:
-        case m.Map():
-            return "dict"
-        case m.Union_():
-            for alternative in resolved.alternatives:
-                if _takes_empty_list(without_optional(model, alternative)):
-                    return empty_container(model, alternative)
-            return "list"
-        case (
-            m.Primitive()
-            | m.Optional()
-            | m.List()
-            | m.AtomRef()
-            | m.InterfaceRef()
-            | m.TypeRef()
-            | m.Record()
-            | m.Enum()
-            | m.Variant()
-        ):
-            return "list"
-        case _:
-            assert_never(resolved)
-
-
-def _takes_empty_list(type_: m.Type) -> bool:
-    """Whether a value of `type_` (through typedefs and `optional<…>`) may be `[]`."""
-    match type_:
-        case m.List() | m.Map() | m.Union_():
-            return True
-        case m.Primitive():
-            return type_.kind is m.PrimitiveKind.JSON
-        case (
-            m.Optional()
-            | m.AtomRef()
-            | m.InterfaceRef()
-            | m.TypeRef()
-            | m.Record()
-            | m.Enum()
-            | m.Variant()
-        ):
-            return False
-        case _:
-            assert_never(type_)
-
-
-def empty_object_record(model: m.Model, type_: m.Type, literal: m.Literal) -> m.Type | None:
-    """The record that the default `{}` of a field of `type_` builds — the typedef name of
-    the record (its class), or the inline record — or None when `{}` is the empty map (a
-    map or `json`: docs/language.md, "Records and field defaults"). In a union, the first
-    alternative that takes `{}` decides, as it does when decoding."""
-    present, name = queries.present_chain(type_, model.typedefs)
-    if isinstance(present, m.Record):
-        if name is not None and model.typedefs[name].type is present:
-            return m.TypeRef(name, type_.span)  # the record's typedef: its class
-        return present
-    if isinstance(present, m.Union_):
-        for alternative in present.alternatives:
-            if default_problem(literal, alternative, model.typedefs) is None:
-                return empty_object_record(model, alternative, literal)
-    return None

@@ -223,7 +223,7 @@ def _check_inner_tag(
     case: m.Case,
     inner: m.Variant,
     shared: tuple[m.Field, ...],
-    records: list[m.Record],
+    records: tuple[m.Record, ...],
     diagnostics: Diagnostics,
 ) -> None:
     """The inner tag is an attribute of every class of the case (`StateUpdateIdleEndTurn.
