@@ -92,7 +92,7 @@ def build_interface(builder: TypeBuilder, module: ModuleView, interface: m.Inter
     for member in interface.members:
         for type_ in member_types(member):
             for inner in inline_types(type_):
-                inner_name, _ = builder.plan.inline[id(inner)]
+                inner_name, _ = builder.plan.inline[inner]
                 builder.define_tree(module, inner, inner_name, None)
     names = builder.plan.interfaces[interface.name]
     methods = [

@@ -55,7 +55,7 @@ class TypeBuilder:
         default: str | None = None
         factory: str | None = None
         type_ = field_.type
-        facts = self.plan.fields.get(id(field_), PLAIN)
+        facts = self.plan.fields.get(field_, PLAIN)
         if facts.tristate:
             # Absent, `null` and a value apart (docs/language.md, "Nullable and tri-state
             # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.
@@ -168,7 +168,7 @@ class TypeBuilder:
         declared fields, decoded and encoded as any record's, and the public class wrapping
         it, which keeps the undeclared members in `extra` (`hooks.OpenRecord`)."""
         module = ctx.module
-        fields_class = self.plan.open_record_fields[id(record)]
+        fields_class = self.plan.open_record_fields[record]
         struct = self.record_class(
             ctx, fields_class, record, f"The declared fields of `{name}`, which it wraps."
         )
@@ -200,7 +200,7 @@ class TypeBuilder:
         self, ctx: ModuleContext, variant: m.Variant, name: str, doc: str | None
     ) -> None:
         module = ctx.module
-        names = self.plan.variants[id(variant)]
+        names = self.plan.variants[variant]
         marker = names.marker
         cases: list[tuple[str | None, str]] = []
         classes: list[str] = []  # what the variant's alias is a union of
@@ -448,9 +448,9 @@ class TypeBuilder:
         module = ctx.module
         for alternative in union.alternatives:
             if isinstance(alternative, (m.Record, m.Enum, m.Variant, m.Union_)):
-                self.define(module, alternative, self.plan.inline[id(alternative)][0], None)
+                self.define(module, alternative, self.plan.inline[alternative][0], None)
         expressions = [ctx.expr(alternative) for alternative in union.alternatives]
-        marker = self.plan.union_markers.get(id(union))
+        marker = self.plan.union_markers.get(union)
         if marker is None:  # msgspec decodes it natively
             module.aliases.append(
                 AliasView(name, expressions, None, doc_of(doc), frozenset(ctx.depends))
@@ -461,7 +461,7 @@ class TypeBuilder:
         # A union of lists decodes to an instance of the marker, which is then a list
         # (msgspec checks what the hook returns against the annotation; it encodes a list
         # subclass).
-        of_lists = id(union) in self.plan.list_unions
+        of_lists = union in self.plan.list_unions
         module.classes.append(ClassView(marker, "marker", marks="union", of_lists=of_lists))
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))
@@ -473,11 +473,11 @@ class TypeBuilder:
         if not isinstance(type_, (m.Record, m.Enum, m.Variant, m.Union_)):
             # An alias (list, map, optional): the inline types inside it are defined here.
             for inner in inline_types(type_):
-                inner_name, _ = self.plan.inline[id(inner)]
+                inner_name, _ = self.plan.inline[inner]
                 self.define_tree(module, inner, inner_name, None)
             return
         for inner in nested(type_):
-            inner_name, _ = self.plan.inline[id(inner)]
+            inner_name, _ = self.plan.inline[inner]
             self.define(module, inner, inner_name, None)
 
 

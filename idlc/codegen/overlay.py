@@ -124,7 +124,7 @@ def _chosen(type_: m.Type, plan: Plan) -> Iterator[str]:
             for field in type_.fields:
                 yield from _chosen(field.type, plan)
         case m.Variant():
-            classes = plan.variants[id(type_)]
+            classes = plan.variants[type_]
             for case, names in zip(type_.cases, classes.cases, strict=True):
                 if names.variant is not None:
                     # A case of an inner variant: its classes derive from the inner
@@ -140,7 +140,7 @@ def _chosen(type_: m.Type, plan: Plan) -> Iterator[str]:
             if type_.unknown is not None:
                 yield from _chosen(type_.unknown.type, plan)
         case m.Union_():
-            marker = plan.union_markers.get(id(type_))
+            marker = plan.union_markers.get(type_)
             for alternative in type_.alternatives:
                 if marker is not None:
                     yield from (

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Literal, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
-from idlc.nodes import field, node
+from idlc.nodes import ByNode, NodeSet, field, node
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
@@ -161,31 +161,31 @@ class Plan:
     relate, and how each type's Python form is written: code generation reads these facts
     and asks the model no question (`tests/test_layers.py`)."""
 
-    #: id(type node) → (class name, module), for every inline record, enum, variant, union
-    inline: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: type node → (class name, module), for every inline record, enum, variant, union
+    inline: ByNode[m.Type, tuple[str, str]] = field(default_factory=ByNode)
     #: atom or interface (also an imported one) → its reference class, in `_refs`
     refs: dict[str, str] = field(default_factory=dict)
     #: typedef → its class or alias, in `_types`
     typedefs: dict[str, str] = field(default_factory=dict)
     #: interface (defined here) → its names
     interfaces: dict[str, InterfaceNames] = field(default_factory=dict)
-    #: id(variant node) → its classes, for every variant (inline or a typedef)
-    variants: dict[int, VariantNames] = field(default_factory=dict)
-    #: id(union node) → the marker base class of a union msgspec cannot decode natively
-    union_markers: dict[int, str] = field(default_factory=dict)
-    #: id(union node), of the unions with a marker whose alternatives are all lists: tried
-    #: in order, into a list (docs/language.md, "Unions")
-    list_unions: set[int] = field(default_factory=set)
-    #: id(open record node) → the private struct of its declared fields
-    open_record_fields: dict[int, str] = field(default_factory=dict)
+    #: variant node → its classes, for every variant (inline or a typedef)
+    variants: ByNode[m.Variant, VariantNames] = field(default_factory=ByNode)
+    #: union node → the marker base class of a union msgspec cannot decode natively
+    union_markers: ByNode[m.Union_, str] = field(default_factory=ByNode)
+    #: the unions with a marker whose alternatives are all lists: tried in order, into a
+    #: list (docs/language.md, "Unions")
+    list_unions: NodeSet[m.Union_] = field(default_factory=NodeSet)
+    #: open record node → the private struct of its declared fields
+    open_record_fields: ByNode[m.Record, str] = field(default_factory=ByNode)
     #: a field's wire name → its attribute (also its keyword argument), for every field
     attributes: dict[str, str] = field(default_factory=dict)
-    #: id(field node) → how it is written beside its name and type, for every field that
-    #: is not `hints.PLAIN` (most are)
-    fields: dict[int, FieldFacts] = field(default_factory=dict)
-    #: id(optional node), of the optionals whose inner type's expression is `None` itself
-    #: (`unit`…, through aliases): theirs is the inner one (`None | None` would not load)
-    optional_of_none: set[int] = field(default_factory=set)
+    #: field node → how it is written beside its name and type, for every field that is
+    #: not `hints.PLAIN` (most are)
+    fields: ByNode[m.Field, FieldFacts] = field(default_factory=ByNode)
+    #: the optionals whose inner type's expression is `None` itself (`unit`…, through
+    #: aliases): theirs is the inner one (`None | None` would not load)
+    optional_of_none: NodeSet[m.Optional] = field(default_factory=NodeSet)
     #: an enum value → its enum member, for every value of every enum
     enum_members: dict[str, str] = field(default_factory=dict)
     #: an integer kind (`"uint8"`) → the module-level alias bounding it (`_UInt8`)
@@ -212,8 +212,8 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         namer.list_unions,
         namer.open_record_fields,
         namer.attributes,
-        {},
-        set(),
+        ByNode(),
+        NodeSet(),
         namer.enum_members,
         {kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES},
         case_records=namer.case_records,
@@ -227,10 +227,10 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         for field_ in namer.named_fields:
             facts = hints.field_facts(model, field_)
             if facts is not hints.PLAIN:
-                result.fields[id(field_)] = facts
-        result.optional_of_none = {
-            id(optional) for optional in namer.optionals if hints.is_none(model, optional.inner)
-        }
+                result.fields[field_] = facts
+        result.optional_of_none = NodeSet(
+            optional for optional in namer.optionals if hints.is_none(model, optional.inner)
+        )
     return result
 
 
@@ -274,8 +274,8 @@ class _Namer:
     def __init__(self, model: m.Model, diagnostics: Diagnostics) -> None:
         self.model = model
         self.diagnostics = diagnostics
-        #: id(type node) → (name, module)
-        self.inline: dict[int, tuple[str, str]] = {}
+        #: type node → (name, module)
+        self.inline: ByNode[m.Type, tuple[str, str]] = ByNode()
         #: every named type node, with the span of what names it (for diagnostics)
         self.named: list[tuple[m.Type, str, Span]] = []
         #: Python name → where it was given (package namespace: everything is re-exported)
@@ -291,10 +291,10 @@ class _Namer:
         self.typedefs: dict[str, str] = {}
         self.interfaces: dict[str, InterfaceNames] = {}
         #: see `Plan.variants` and the rest of `Plan`'s names of types
-        self.variants: dict[int, VariantNames] = {}
-        self.union_markers: dict[int, str] = {}
-        self.list_unions: set[int] = set()
-        self.open_record_fields: dict[int, str] = {}
+        self.variants: ByNode[m.Variant, VariantNames] = ByNode()
+        self.union_markers: ByNode[m.Union_, str] = ByNode()
+        self.list_unions: NodeSet[m.Union_] = NodeSet()
+        self.open_record_fields: ByNode[m.Record, str] = ByNode()
         self.attributes: dict[str, str] = {}
         #: the fields named that may have facts, for `Plan.fields`
         self.named_fields: list[m.Field] = []
@@ -370,14 +370,14 @@ class _Namer:
         """Name the inline types in `type_`, which stands where `name` describes; `span` is
         the name it is named after (default: the type itself)."""
         if isinstance(type_, NAMED_KINDS):
-            self.inline[id(type_)] = (name, module)
+            self.inline[type_] = (name, module)
             self.named.append((type_, name, span or type_.span))
             self.claim(name, module, span or type_.span, what)
         match type_:
             case m.Record():
                 self.name_fields(type_.fields, name, module)
                 if type_.open:
-                    self.open_record_fields[id(type_)] = naming.open_record_fields_class_name(name)
+                    self.open_record_fields[type_] = naming.open_record_fields_class_name(name)
             case m.Optional() | m.List():
                 self.name_inline(type_.inner, name, module, what, span)
             case m.Map():
@@ -386,9 +386,9 @@ class _Namer:
                 self.name_variant(type_, name, module, span)
             case m.Union_():
                 if not native_union(self.model, type_):
-                    self.union_markers[id(type_)] = naming.choice_base_name(name)
+                    self.union_markers[type_] = naming.choice_base_name(name)
                     if list_union(self.model, type_):
-                        self.list_unions.add(id(type_))
+                        self.list_unions.add(type_)
                 for index, alternative in enumerate(type_.alternatives):
                     self.name_inline(
                         alternative,
@@ -455,7 +455,7 @@ class _Namer:
                 continue  # its typedef has claimed the name
             if isinstance(case.type, m.Record):
                 # The case class is the inline record itself.
-                self.inline[id(case.type)] = (case_name, module)
+                self.inline[case.type] = (case_name, module)
                 self.name_fields(case.type.fields, case_name, module)
             self.claim(
                 case_name,
@@ -476,7 +476,7 @@ class _Namer:
                 shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
                 self.name_inline(type_.unknown.type, shape, module, what, span)
         marker = naming.choice_base_name(name) if hooked(self.model, type_) else None
-        self.variants[id(type_)] = VariantNames(
+        self.variants[type_] = VariantNames(
             marker, tuple(cases), unknown, shared_fields, unknown_fields
         )
 
@@ -551,7 +551,7 @@ class _Namer:
             if isinstance(alternative, m.Record) and case.type is union:
                 # The case's own inline union: its record is the class's.
                 alternatives.append(CaseClass(alternative_name, alternative, doc=case.doc))
-                self.inline[id(alternative)] = (alternative_name, module)
+                self.inline[alternative] = (alternative_name, module)
                 self.name_fields(alternative.fields, alternative_name, module)
             else:
                 record = shapes.resolve_alias(self.model, alternative)
@@ -745,7 +745,7 @@ def _collect_union_bases(
             continue
         if not all(is_record(model, alternative) for alternative in union.alternatives):
             continue  # a union of lists, or reported by _check_unions
-        module = result.inline[id(union)][1]
+        module = result.inline[union][1]
         for alternative in union.alternatives:
             _add_union_base(
                 model, result, diagnostics, alternative, naming.choice_base_name(name), name, module
@@ -771,7 +771,7 @@ def _add_union_base(
     if isinstance(target, m.TypeRef):
         class_name, class_module = naming.declared_name(target.name), TYPES_MODULE
     else:
-        class_name, class_module = result.inline[id(target)]
+        class_name, class_module = result.inline[target]
     if class_module != module:
         diagnostics.add(
             codes.UNREPRESENTABLE_UNION,
@@ -847,7 +847,7 @@ def _alias_uses(namer: _Namer, type_: m.Type) -> set[str]:
     if isinstance(type_, m.TypeRef):
         return {naming.declared_name(type_.name)}
     if isinstance(type_, NAMED_KINDS):
-        return {namer.inline[id(type_)][0]}
+        return {namer.inline[type_][0]}
     return set()
 
 
