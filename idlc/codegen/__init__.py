@@ -36,8 +36,8 @@ from idlc.gcpause import paused_gc
 from idlc.semantics.model import Model
 
 if TYPE_CHECKING:
-    from idlc.codegen.overlay import StableBase
     from idlc.targets.python.mapping import Plan
+    from idlc.targets.python.overlay import Overlay
 
 __all__ = ["GeneratedPackage", "generate"]
 
@@ -61,7 +61,7 @@ def generate(
     *,
     source_names: Sequence[str] | None = None,
     plan: Plan | None = None,
-    base: StableBase | None = None,
+    base: Overlay | None = None,
 ) -> GeneratedPackage:
     """Generate the Python package `package` for `model` (files empty on any error).
 
@@ -69,8 +69,9 @@ def generate(
     `idlc.codegen.provenance.source_names(model.sources)`, relative to the project.
     `plan` is the Python mapping's plan of `model` as `compile_files` made it
     (`Compilation.plan`: it has no errors); by default it is made here. `base`: for a
-    package of unstable features, the stable view and the package generated from it, whose
-    classes it imports for every declaration the features leave alone.
+    package of unstable features, what it defines itself and the package generated from the
+    stable view it imports the rest from (`idlc.targets.python.overlay`, the mapping's
+    decision: `Compilation.overlay` makes it).
     """
     from idlc.codegen.build import build
     from idlc.codegen.provenance import source_names as names_of

@@ -41,7 +41,7 @@ class TypeBuilder:
         self.plan = plan
         #: record class name → union base classes it must derive from
         self.extra_bases = plan.union_bases
-        #: name → the stable package's module it is imported from (`idlc.codegen.overlay`)
+        #: name → the stable package's module it is imported from (`idlc.targets.python.overlay`)
         self.borrowed: dict[str, str] = {} if borrowed is None else borrowed
 
     def context(self, module: ModuleView) -> ModuleContext:

@@ -36,7 +36,7 @@ class ModuleContext:
     def __init__(self, plan: Plan, module: ModuleView, borrowed: dict[str, str]) -> None:
         self.plan = plan
         self.module = module
-        #: name → module of the stable package it is imported from (`idlc.codegen.overlay`)
+        #: name → module of the stable package it is imported from (`idlc.targets.python.overlay`)
         self.borrowed = borrowed
         self.depends: set[str] = set()
 
