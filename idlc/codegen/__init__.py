@@ -1,11 +1,12 @@
 """Code generation: resolved model → view models → Jinja2 templates → Python package text.
 
-- `build` (with `build_types`, `build_interfaces`, `expressions`, `inline`, `uses`,
-  `order`) turns the Python plan into data: the view models of `views`, whose type
-  expressions are `typeexpr.TypeExpr` values. Every Python name and every decision about
-  a type's Python form (a case's classes, an input's style, a default's form) is the
-  plan's (`idlc.targets.python.mapping`); code generation asks the model nothing
-  (`tests/test_layers.py`);
+- `build` (with `build_types`, `build_interfaces`, `expressions`, `uses`, `order`) turns
+  the Python plan into data: the view models of `views`, whose type expressions are
+  `typeexpr.TypeExpr` values. Every Python name and every decision about a type's Python
+  form (which definitions a typedef or interface writes and what each is, a case's
+  classes, an input's style, a default's form, what a package of features borrows) is the
+  plan's (`idlc.targets.python.mapping`); code generation asks the model nothing and tells
+  its types apart only in `expressions` (`tests/test_layers.py`);
 - `render` runs the templates of `templates/`, which hold the shape of every generated
   construct (`module.py.j2` with `_types.py.j2` and `_interface.py.j2`), with the filters
   of `filters` (`wrap` lays out a bracketed list as black would).

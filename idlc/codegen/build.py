@@ -129,7 +129,7 @@ def _lent(
     types = ModuleView(TYPES_MODULE, "")
     for typedef in model.typedefs.values():
         if typedef.name not in base.typedefs:
-            builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
+            builder.define_all(types, plan.typedef_definitions[typedef.name])
     refs = ModuleView(REFS_MODULE, "")
     refs.public = [plan.refs[name] for name in base.stable_refs if name in plan.refs]
     lent = [refs, types]
@@ -181,7 +181,7 @@ def build(
     )
     for typedef in model.typedefs.values():
         if typedef.name in own_typedefs:
-            builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
+            builder.define_all(types, plan.typedef_definitions[typedef.name])
     refs = _refs_module(model, plan)
     if base is not None:
         refs.refs = [ref for ref in refs.refs if ref.name not in borrowed]

@@ -34,6 +34,7 @@ from idlc.semantics.types import name_span
 from idlc.source import Span
 from idlc.targets.python import hints, naming
 from idlc.targets.python.decoding import hooked, native_union
+from idlc.targets.python.definitions import NAMED_KINDS, Definition, definitions
 from idlc.targets.python.hints import FieldFacts
 from idlc_runtime.contract import RESERVED_NAMES
 
@@ -45,8 +46,6 @@ ATOMS = naming.ATOMS
 OPEN_RECORD_EXTRA = naming.OPEN_RECORD_EXTRA
 
 
-#: The types that get a class (or a named alias) of their own wherever they stand.
-NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
 #: The types that are, or may hold, one of them (the others need no name: a quick test).
 _MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
 #: What the unknown case of an open variant has itself (`idlc_runtime.hooks.UnknownCase`):
@@ -82,6 +81,8 @@ class MemberNames:
     #: (docs/wire.md §4), or None
     params: str | None
     input_style: InputStyle = "none"
+    #: The `fields` style: the inline record's fields, its keyword arguments.
+    input_fields: tuple[m.Field, ...] = ()
 
 
 @node
@@ -186,6 +187,9 @@ class Plan:
     #: the optionals whose inner type's expression is `None` itself (`unit`…, through
     #: aliases): theirs is the inner one (`None | None` would not load)
     optional_of_none: NodeSet[m.Optional] = field(default_factory=NodeSet)
+    #: the fields whose type is written `nullable<T>`: required (no default), their `None`
+    #: sent as `null`
+    nullable_fields: NodeSet[m.Field] = field(default_factory=NodeSet)
     #: an enum value → its enum member, for every value of every enum
     enum_members: dict[str, str] = field(default_factory=dict)
     #: an integer kind (`"uint8"`) → the module-level alias bounding it (`_UInt8`)
@@ -195,6 +199,12 @@ class Plan:
     #: Record typedefs (Python names) whose class is a variant's case class: named like
     #: that case class and used nowhere else (docs/language.md, "Variants").
     case_records: set[str] = field(default_factory=set)
+    #: typedef → the definitions it writes into `_types`, in order: its own (none for a
+    #: record that is a variant's case class: the variant writes it), then those of the
+    #: inline types inside it (`idlc.targets.python.definitions`)
+    typedef_definitions: dict[str, tuple[Definition, ...]] = field(default_factory=dict)
+    #: interface (defined here) → the definitions of its members' inline types, in order
+    interface_definitions: dict[str, tuple[Definition, ...]] = field(default_factory=dict)
 
 
 def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
@@ -212,10 +222,10 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         namer.list_unions,
         namer.open_record_fields,
         namer.attributes,
-        ByNode(),
-        NodeSet(),
-        namer.enum_members,
-        {kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES},
+        enum_members=namer.enum_members,
+        integer_aliases={
+            kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES
+        },
         case_records=namer.case_records,
     )
     _collect_union_bases(model, namer, result, diagnostics)
@@ -228,9 +238,13 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
             facts = hints.field_facts(model, field_)
             if facts is not hints.PLAIN:
                 result.fields[field_] = facts
+            type_ = field_.type
+            if isinstance(type_, m.Optional) and type_.nullable:
+                result.nullable_fields.add(field_)
         result.optional_of_none = NodeSet(
             optional for optional in namer.optionals if hints.is_none(model, optional.inner)
         )
+        result.typedef_definitions, result.interface_definitions = definitions(model, result)
     return result
 
 
@@ -666,12 +680,16 @@ class _Namer:
             method = naming.member_name(member.name)
             params = None
             style: InputStyle = "none"
+            fields: tuple[m.Field, ...] = ()
             if isinstance(member, m.Operation):
                 style = input_style(self.model, member.input)
                 if style == "wrapped":
                     params = naming.params_class_name(interface.name, member.name)
+                elif style == "fields":
+                    assert isinstance(member.input, m.Record)  # an inline closed record
+                    fields = member.input.fields
             invoke = naming.invoke_function_name(method)
-            members[member.name] = MemberNames(method, invoke, params, style)
+            members[member.name] = MemberNames(method, invoke, params, style, fields)
             if isinstance(member, m.Operation):
                 self.name_inline(
                     member.input,
