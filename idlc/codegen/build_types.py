@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from idlc.codegen import leniency
 from idlc.codegen.expressions import ModuleContext
 from idlc.codegen.layout import python_string
 from idlc.codegen.typeexpr import TypeExpr
@@ -20,6 +19,7 @@ from idlc.codegen.views import (
     Doc,
     EnumMemberView,
     FieldView,
+    ForwardCompatibleView,
     ModuleView,
     UnionInfoView,
     VariantInfoView,
@@ -98,23 +98,25 @@ class TypeBuilder:
         marker: str | None = None,
         tag: tuple[str, str] | None = None,
         shared: tuple[m.Field, ...] = (),
-        inherited: tuple[m.Field, ...] = (),
     ) -> ClassView:
         """The struct of a record or of a variant case (deriving from the case's record class
-        `parent`, whose fields are `inherited`, and from the variant's `marker`, with its
-        `tag`: field and value, and the variant's `shared` fields first)."""
+        `parent` and from the variant's `marker`, with its `tag`: field and value, and the
+        variant's `shared` fields first)."""
         union_bases = self.extra_bases.get(name, [])
         choices = [*([] if marker is None else [marker]), *union_bases]
         after = (*([] if parent is None else [parent]), *choices)
         written = shared + (record.fields if record is not None else ())
         fields = [self.field_view(ctx, field_) for field_ in written]
-        # The runtime takes the first registration along the class's MRO: a case class
-        # with shared fields registers its inherited ones too.
-        registered = written + (inherited if shared else ())
-        if written and (
-            registration := leniency.registration(name, registered, self.plan.attributes)
-        ):
-            ctx.module.registrations.append(registration)
+        registration = self.plan.forward_compatible.get(name)
+        if registration is not None:  # (the plan's: `idlc.targets.python.leniency`)
+            ctx.module.registrations.append(
+                ForwardCompatibleView(
+                    name,
+                    [python_string(attribute) for attribute in registration.lenient],
+                    [python_string(attribute) for attribute in registration.skip_invalid],
+                    [python_string(attribute) for attribute in registration.null_default],
+                )
+            )
         # A `{}` default calls the record's class when the class statement runs.
         factories = tuple(
             f.factory for f in fields if f.factory is not None and f.factory not in ("list", "dict")
@@ -311,7 +313,6 @@ class TypeBuilder:
             marker=marker,
             tag=tag,
             shared=shared,
-            inherited=case_class.inherited,
         )
 
     def define_unknown_case(

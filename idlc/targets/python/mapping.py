@@ -36,6 +36,7 @@ from idlc.targets.python import hints, naming
 from idlc.targets.python.decoding import hooked, native_union
 from idlc.targets.python.definitions import NAMED_KINDS, Definition, definitions
 from idlc.targets.python.hints import FieldFacts
+from idlc.targets.python.leniency import ForwardCompatible, forward_compatible
 from idlc_runtime.contract import RESERVED_NAMES
 
 TYPES_MODULE = naming.TYPES_MODULE
@@ -205,6 +206,9 @@ class Plan:
     typedef_definitions: dict[str, tuple[Definition, ...]] = field(default_factory=dict)
     #: interface (defined here) → the definitions of its members' inline types, in order
     interface_definitions: dict[str, tuple[Definition, ...]] = field(default_factory=dict)
+    #: record class name → the attributes it registers as forward-compatible with the
+    #: runtime, for every class with such fields (`idlc.targets.python.leniency`)
+    forward_compatible: dict[str, ForwardCompatible] = field(default_factory=dict)
 
 
 def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
@@ -245,6 +249,7 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
             optional for optional in namer.optionals if hints.is_none(model, optional.inner)
         )
         result.typedef_definitions, result.interface_definitions = definitions(model, result)
+        result.forward_compatible = forward_compatible(result)
     return result
 
 
