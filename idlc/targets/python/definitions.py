@@ -11,10 +11,9 @@ this module only finds the inline types, in the order they are written.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, assert_never
 
-from idlc.nodes import node
+from idlc.nodes import field, node
 from idlc.semantics import model as m
 
 if TYPE_CHECKING:
@@ -88,35 +87,49 @@ Definition = (
 )
 
 
+@node(frozen=False)
+class Named:
+    """An inline type the mapping named (or a typedef's own type), in the order naming met
+    it, which is the order its definition is written in: each type before the types inside
+    it, those in the order they are written."""
+
+    type: InlineType
+    name: str
+    #: A union: its alternatives that are inline types (their insides follow the union in
+    #: the list it is in).
+    alternatives: list[Named] = field(default_factory=list)
+
+
 def definitions(
-    model: m.Model, plan: Plan
+    model: m.Model,
+    plan: Plan,
+    typedef_order: dict[str, list[Named]],
+    interface_order: dict[str, list[Named]],
 ) -> tuple[dict[str, tuple[Definition, ...]], dict[str, tuple[Definition, ...]]]:
     """Each typedef's and each interface's definitions (`Plan.typedef_definitions`,
-    `Plan.interface_definitions`), from `plan`'s names and facts."""
+    `Plan.interface_definitions`), from the inline types naming met in each (`Named`) and
+    `plan`'s facts about them."""
     definer = _Definer(plan)
     typedefs = {}
     for typedef in model.typedefs.values():
         type_ = typedef.type
         name = plan.typedefs[typedef.name]
+        order = typedef_order[typedef.name]
         written: list[Definition] = []
-        if not (isinstance(type_, m.Record) and name in plan.case_records):
-            # (A record that is a variant's case class: its variant writes it.)
-            written.append(definer.definition(type_, name, typedef.doc))
         if isinstance(type_, NAMED_KINDS):
-            written += map(definer.inline, nested(type_))
+            own, *inside = order
+            if not (isinstance(type_, m.Record) and name in plan.case_records):
+                # (A record that is a variant's case class: its variant writes it.)
+                written.append(definer.definition(own, typedef.doc))
         else:
             # An alias (list, map, optional): the inline types inside it are defined here.
-            for inner in inline_types(type_):
-                written += definer.tree(inner)
+            written.append(AliasDefinition(name, type_, typedef.doc))
+            inside = order
+        written += map(definer.definition, inside)
         typedefs[typedef.name] = tuple(written)
-    interfaces = {}
-    for interface in model.interfaces.values():
-        written = []
-        for member in interface.members:
-            for type_ in member_types(member):
-                for inner in inline_types(type_):
-                    written += definer.tree(inner)
-        interfaces[interface.name] = tuple(written)
+    interfaces = {
+        name: tuple(map(definer.definition, order)) for name, order in interface_order.items()
+    }
     return typedefs, interfaces
 
 
@@ -124,9 +137,10 @@ class _Definer:
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
 
-    def definition(self, type_: m.Type, name: str, doc: str | None) -> Definition:
-        """The definition of `type_`, named `name`."""
+    def definition(self, named: Named, doc: str | None = None) -> Definition:
+        """The definition of a named type."""
         plan = self.plan
+        type_, name = named.type, named.name
         match type_:
             case m.Record():
                 fields_class = plan.open_record_fields[type_] if type_.open else None
@@ -141,91 +155,8 @@ class _Definer:
                     type_,
                     plan.union_markers.get(type_),
                     type_ in plan.list_unions,
-                    tuple(
-                        self.inline(alternative)
-                        for alternative in type_.alternatives
-                        if isinstance(alternative, NAMED_KINDS)
-                    ),
+                    tuple(map(self.definition, named.alternatives)),
                     doc,
                 )
-            case m.Primitive() | m.Optional() | m.List() | m.Map() | m.AtomRef():
-                return AliasDefinition(name, type_, doc)
-            case m.InterfaceRef() | m.TypeRef():
-                return AliasDefinition(name, type_, doc)
             case _:
                 assert_never(type_)
-
-    def inline(self, type_: InlineType) -> Definition:
-        """The definition of inline type `type_`, under the name the plan gave it."""
-        return self.definition(type_, self.plan.inline[type_][0], None)
-
-    def tree(self, type_: InlineType) -> Iterator[Definition]:
-        """The inline type `type_`'s definition, and those of every inline type inside it."""
-        yield self.inline(type_)
-        yield from map(self.inline, nested(type_))
-
-
-def inline_types(type_: m.Type) -> Iterator[InlineType]:
-    """The inline types directly inside `type_` that need their own definition."""
-    match type_:  # (most types are names and primitives: they are asked first)
-        case m.Primitive() | m.TypeRef() | m.AtomRef() | m.InterfaceRef():
-            pass
-        case m.Record() | m.Enum() | m.Variant() | m.Union_():
-            yield type_
-        case m.Optional() | m.List():
-            yield from inline_types(type_.inner)
-        case m.Map():
-            yield from inline_types(type_.value)
-        case _:
-            assert_never(type_)
-
-
-def _case_records(type_: m.Type) -> tuple[m.Record, ...]:
-    """The inline records a variant case defines: itself, or its inline union's."""
-    if isinstance(type_, m.Record):
-        return (type_,)
-    if isinstance(type_, m.Union_):
-        return tuple(item for item in type_.alternatives if isinstance(item, m.Record))
-    return ()
-
-
-def nested(type_: m.Type) -> Iterator[InlineType]:
-    """Every inline type inside a definition (its fields, cases), recursively."""
-    if isinstance(type_, m.Record):
-        fields = type_.fields
-    elif isinstance(type_, m.Variant):
-        fields = (type_.shared.fields if type_.shared is not None else ()) + tuple(
-            field_
-            for case in type_.cases
-            for record in _case_records(case.type)
-            for field_ in record.fields
-        )
-    elif isinstance(type_, m.Union_):
-        fields = ()
-        for alternative in type_.alternatives:
-            if not isinstance(alternative, NAMED_KINDS):
-                for inner in inline_types(alternative):
-                    yield inner
-                    yield from nested(inner)
-            else:
-                # Defined by the union's own definition; its own insides follow.
-                yield from nested(alternative)
-    else:
-        fields = ()
-    for field_ in fields:
-        for inner in inline_types(field_.type):
-            yield inner
-            yield from nested(inner)
-    if isinstance(type_, m.Variant) and type_.unknown is not None:  # `unknown: T;`
-        for inner in inline_types(type_.unknown.type):
-            yield inner
-            yield from nested(inner)
-
-
-def member_types(member: m.Member) -> tuple[m.Type, ...]:
-    """The types an interface member writes itself (a relation only names its target)."""
-    if isinstance(member, m.Operation):
-        return (member.input, member.output)
-    if isinstance(member, m.Value):
-        return (member.type,)
-    return ()

@@ -34,7 +34,7 @@ from idlc.semantics.types import name_span
 from idlc.source import Span
 from idlc.targets.python import hints, naming
 from idlc.targets.python.decoding import hooked, native_union
-from idlc.targets.python.definitions import NAMED_KINDS, Definition, definitions
+from idlc.targets.python.definitions import NAMED_KINDS, Definition, Named, definitions
 from idlc.targets.python.hints import FieldFacts
 from idlc.targets.python.leniency import ForwardCompatible, forward_compatible
 from idlc_runtime.contract import RESERVED_NAMES
@@ -248,7 +248,9 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         result.optional_of_none = NodeSet(
             optional for optional in namer.optionals if hints.is_none(model, optional.inner)
         )
-        result.typedef_definitions, result.interface_definitions = definitions(model, result)
+        result.typedef_definitions, result.interface_definitions = definitions(
+            model, result, namer.typedef_order, namer.interface_order
+        )
         result.forward_compatible = forward_compatible(result)
     return result
 
@@ -297,6 +299,11 @@ class _Namer:
         self.inline: ByNode[m.Type, tuple[str, str]] = ByNode()
         #: every named type node, with the span of what names it (for diagnostics)
         self.named: list[tuple[m.Type, str, Span]] = []
+        #: the types named in the typedef or interface being named, in the order met
+        #: (`definitions.Named`), and those of each typedef and interface
+        self.order: list[Named] = []
+        self.typedef_order: dict[str, list[Named]] = {}
+        self.interface_order: dict[str, list[Named]] = {}
         #: Python name → where it was given (package namespace: everything is re-exported)
         self.package_names: dict[str, Place] = {}
         #: interface module names
@@ -384,14 +391,24 @@ class _Namer:
                 )
 
     def name_inline(
-        self, type_: m.Type, name: str, module: str, what: str, span: Span | None = None
+        self,
+        type_: m.Type,
+        name: str,
+        module: str,
+        what: str,
+        span: Span | None = None,
+        into: list[Named] | None = None,
     ) -> None:
         """Name the inline types in `type_`, which stands where `name` describes; `span` is
-        the name it is named after (default: the type itself)."""
+        the name it is named after (default: the type itself). `into`: where `type_` itself
+        is noted (a union's alternatives), if not in `order` with the types inside it."""
+        named = None
         if isinstance(type_, NAMED_KINDS):
             self.inline[type_] = (name, module)
             self.named.append((type_, name, span or type_.span))
             self.claim(name, module, span or type_.span, what)
+            named = Named(type_, name)
+            (self.order if into is None else into).append(named)
         match type_:
             case m.Record():
                 self.name_fields(type_.fields, name, module)
@@ -404,6 +421,7 @@ class _Namer:
             case m.Variant():
                 self.name_variant(type_, name, module, span)
             case m.Union_():
+                assert named is not None
                 if not native_union(self.model, type_):
                     self.union_markers[type_] = naming.choice_base_name(name)
                     if list_union(self.model, type_):
@@ -414,6 +432,7 @@ class _Namer:
                         naming.union_alternative_name(name, index),
                         module,
                         f"alternative {index + 1} of `{name}`",
+                        into=named.alternatives,
                     )
             case m.Enum():
                 for value in type_.values:
@@ -647,6 +666,7 @@ class _Namer:
                 ref, REFS_MODULE, span, f"the reference class of interface `{interface_name}`"
             )
         for typedef in model.typedefs.values():
+            self.order = self.typedef_order[typedef.name] = []
             name = self.typedefs[typedef.name] = naming.declared_name(typedef.name)
             span = typedef.name_span or typedef.span
             if isinstance(typedef.type, NAMED_KINDS):
@@ -658,6 +678,7 @@ class _Namer:
             self.name_interface(interface)
 
     def name_interface(self, interface: m.Interface) -> None:
+        self.order = self.interface_order[interface.name] = []
         span = interface.name_span or interface.span
         module = naming.interface_module_name(interface.name)
         first = self.modules.get(module)
