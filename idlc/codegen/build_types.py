@@ -7,6 +7,7 @@ into the module the plan chose for it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import assert_never
 
 from idlc.codegen.expressions import ModuleContext
@@ -135,7 +136,7 @@ class TypeBuilder:
 
     # -- definitions --
 
-    def define_all(self, module: ModuleView, definitions: tuple[Definition, ...]) -> None:
+    def define_all(self, module: ModuleView, definitions: Sequence[Definition]) -> None:
         """Emit `definitions` (the plan's, of a typedef or an interface) into `module`."""
         for definition in definitions:
             self.define(module, definition)
@@ -221,6 +222,7 @@ class TypeBuilder:
             definition.classes,
             definition.doc,
         )
+        assert names is not None  # (the mapping names every variant it notes)
         marker = names.marker
         cases: list[tuple[str | None, str]] = []
         classes: list[str] = []  # what the variant's alias is a union of

@@ -4,6 +4,7 @@ itself."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from idlc.pipeline import compile_files
@@ -38,7 +39,7 @@ interface Api id "interface:example:api" revision "interface:example:api@1" {
 """
 
 
-def _shown(definitions: tuple[Definition, ...]) -> list[str]:
+def _shown(definitions: Sequence[Definition]) -> list[str]:
     shown = []
     for definition in definitions:
         kind = type(definition).__name__.removesuffix("Definition").lower()

@@ -11,7 +11,7 @@ this module only finds the inline types, in the order they are written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
 from idlc.nodes import field, node
 from idlc.semantics import model as m
@@ -25,7 +25,7 @@ NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
 InlineType = m.Record | m.Enum | m.Variant | m.Union_
 
 
-@node
+@node(frozen=False)
 class RecordDefinition:
     """A record's class."""
 
@@ -37,7 +37,7 @@ class RecordDefinition:
     doc: str | None = None
 
 
-@node
+@node(frozen=False)
 class EnumDefinition:
     """An enum's class."""
 
@@ -46,17 +46,18 @@ class EnumDefinition:
     doc: str | None = None
 
 
-@node
+@node(frozen=False)
 class VariantDefinition:
     """A variant's classes (its cases', its marker's) and its alias."""
 
     name: str
     variant: m.Variant
-    classes: VariantNames
+    #: Its classes (None only while the mapping names it).
+    classes: VariantNames | None = None
     doc: str | None = None
 
 
-@node
+@node(frozen=False)
 class UnionDefinition:
     """A union's alias, with its marker class when msgspec cannot decode it natively."""
 
@@ -67,12 +68,13 @@ class UnionDefinition:
     #: With a marker: its alternatives are all lists, tried in order, into a list
     #: (docs/language.md, "Unions").
     of_lists: bool
-    #: Its alternatives that are inline types, defined before it, in its order.
-    alternatives: tuple[Definition, ...] = ()
+    #: Its alternatives that are inline types, defined before it, in its order (their
+    #: insides follow the union in the list it is in).
+    alternatives: list[Definition] = field(default_factory=list)
     doc: str | None = None
 
 
-@node
+@node(frozen=False)
 class AliasDefinition:
     """A type alias of a typedef that needs no class of its own (a list, a map, an
     optional, a primitive, another typedef's name)."""
@@ -87,76 +89,28 @@ Definition = (
 )
 
 
-@node(frozen=False)
-class Named:
-    """An inline type the mapping named (or a typedef's own type), in the order naming met
-    it, which is the order its definition is written in: each type before the types inside
-    it, those in the order they are written."""
-
-    type: InlineType
-    name: str
-    #: A union: its alternatives that are inline types (their insides follow the union in
-    #: the list it is in).
-    alternatives: list[Named] = field(default_factory=list)
-
-
 def definitions(
     model: m.Model,
+    typedef_order: dict[str, list[Definition]],
+    interface_order: dict[str, list[Definition]],
     plan: Plan,
-    typedef_order: dict[str, list[Named]],
-    interface_order: dict[str, list[Named]],
 ) -> tuple[dict[str, tuple[Definition, ...]], dict[str, tuple[Definition, ...]]]:
     """Each typedef's and each interface's definitions (`Plan.typedef_definitions`,
-    `Plan.interface_definitions`), from the inline types naming met in each (`Named`) and
-    `plan`'s facts about them."""
-    definer = _Definer(plan)
+    `Plan.interface_definitions`), from the definitions the mapping noted while naming each
+    (`*_order`: every inline type, the typedef's own type first when it has a class)."""
     typedefs = {}
     for typedef in model.typedefs.values():
         type_ = typedef.type
-        name = plan.typedefs[typedef.name]
         order = typedef_order[typedef.name]
-        written: list[Definition] = []
         if isinstance(type_, NAMED_KINDS):
-            own, *inside = order
-            if not (isinstance(type_, m.Record) and name in plan.case_records):
-                # (A record that is a variant's case class: its variant writes it.)
-                written.append(definer.definition(own, typedef.doc))
+            order[0].doc = typedef.doc
+            if isinstance(type_, m.Record) and plan.typedefs[typedef.name] in plan.case_records:
+                # A record that is a variant's case class: its variant writes it.
+                order = order[1:]
         else:
             # An alias (list, map, optional): the inline types inside it are defined here.
-            written.append(AliasDefinition(name, type_, typedef.doc))
-            inside = order
-        written += map(definer.definition, inside)
-        typedefs[typedef.name] = tuple(written)
-    interfaces = {
-        name: tuple(map(definer.definition, order)) for name, order in interface_order.items()
-    }
+            alias = AliasDefinition(plan.typedefs[typedef.name], type_, typedef.doc)
+            order = [alias, *order]
+        typedefs[typedef.name] = tuple(order)
+    interfaces = {name: tuple(order) for name, order in interface_order.items()}
     return typedefs, interfaces
-
-
-class _Definer:
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-
-    def definition(self, named: Named, doc: str | None = None) -> Definition:
-        """The definition of a named type."""
-        plan = self.plan
-        type_, name = named.type, named.name
-        match type_:
-            case m.Record():
-                fields_class = plan.open_record_fields[type_] if type_.open else None
-                return RecordDefinition(name, type_, fields_class, doc)
-            case m.Enum():
-                return EnumDefinition(name, type_, doc)
-            case m.Variant():
-                return VariantDefinition(name, type_, plan.variants[type_], doc)
-            case m.Union_():
-                return UnionDefinition(
-                    name,
-                    type_,
-                    plan.union_markers.get(type_),
-                    type_ in plan.list_unions,
-                    tuple(map(self.definition, named.alternatives)),
-                    doc,
-                )
-            case _:
-                assert_never(type_)

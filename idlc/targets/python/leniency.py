@@ -67,12 +67,20 @@ class _Finder:
         if not written:
             return
         registered = written + (inherited if shared else ())
-        attributes = self.attributes
-        lenient = _marked(registered, attributes, "lenient")
-        skip_invalid = _marked(registered, attributes, "skip_invalid")
-        null_default = _marked(registered, attributes, "null_default")
-        if lenient or skip_invalid or null_default:
-            self.registrations[name] = ForwardCompatible(lenient, skip_invalid, null_default)
+        # One pass over every field first: most classes have none of these (`idlc check`
+        # runs this too).
+        marked = [
+            f
+            for f in registered
+            if f.lenient is not None or f.skip_invalid is not None or f.null_default is not None
+        ]
+        if marked:
+            attributes = self.attributes
+            self.registrations[name] = ForwardCompatible(
+                tuple(attributes[f.name] for f in marked if f.lenient is not None),
+                tuple(attributes[f.name] for f in marked if f.skip_invalid is not None),
+                tuple(attributes[f.name] for f in marked if f.null_default is not None),
+            )
 
     def definitions(self, definitions: Iterable[Definition]) -> None:
         for definition in definitions:
@@ -97,6 +105,7 @@ class _Finder:
         each case's, each carrying the variant's shared fields, and the struct of the shared
         fields its unknown case keeps."""
         variant, names = definition.variant, definition.classes
+        assert names is not None  # (the mapping names every variant it notes)
         shared = variant.shared.fields if variant.shared is not None else ()
         for case in names.cases:
             case_shared = shared
@@ -109,9 +118,3 @@ class _Finder:
                 self.register(case.shared_fields, case_shared, None)
         if names.unknown is not None and names.shared_fields is not None:
             self.register(names.shared_fields, shared, None)
-
-
-def _marked(
-    fields: tuple[m.Field, ...], attributes: dict[str, str], modifier: str
-) -> tuple[str, ...]:
-    return tuple(attributes[f.name] for f in fields if getattr(f, modifier) is not None)

@@ -34,7 +34,15 @@ from idlc.semantics.types import name_span
 from idlc.source import Span
 from idlc.targets.python import hints, naming
 from idlc.targets.python.decoding import hooked, native_union
-from idlc.targets.python.definitions import NAMED_KINDS, Definition, Named, definitions
+from idlc.targets.python.definitions import (
+    NAMED_KINDS,
+    Definition,
+    EnumDefinition,
+    RecordDefinition,
+    UnionDefinition,
+    VariantDefinition,
+    definitions,
+)
 from idlc.targets.python.hints import FieldFacts
 from idlc.targets.python.leniency import ForwardCompatible, forward_compatible
 from idlc_runtime.contract import RESERVED_NAMES
@@ -249,7 +257,7 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
             optional for optional in namer.optionals if hints.is_none(model, optional.inner)
         )
         result.typedef_definitions, result.interface_definitions = definitions(
-            model, result, namer.typedef_order, namer.interface_order
+            model, namer.typedef_order, namer.interface_order, result
         )
         result.forward_compatible = forward_compatible(result)
     return result
@@ -299,11 +307,11 @@ class _Namer:
         self.inline: ByNode[m.Type, tuple[str, str]] = ByNode()
         #: every named type node, with the span of what names it (for diagnostics)
         self.named: list[tuple[m.Type, str, Span]] = []
-        #: the types named in the typedef or interface being named, in the order met
-        #: (`definitions.Named`), and those of each typedef and interface
-        self.order: list[Named] = []
-        self.typedef_order: dict[str, list[Named]] = {}
-        self.interface_order: dict[str, list[Named]] = {}
+        #: the definitions of the types named in the typedef or interface being named, in
+        #: the order they are written, and those of each typedef and interface
+        self.order: list[Definition] = []
+        self.typedef_order: dict[str, list[Definition]] = {}
+        self.interface_order: dict[str, list[Definition]] = {}
         #: Python name → where it was given (package namespace: everything is re-exported)
         self.package_names: dict[str, Place] = {}
         #: interface module names
@@ -397,44 +405,54 @@ class _Namer:
         module: str,
         what: str,
         span: Span | None = None,
-        into: list[Named] | None = None,
+        into: list[Definition] | None = None,
     ) -> None:
         """Name the inline types in `type_`, which stands where `name` describes; `span` is
-        the name it is named after (default: the type itself). `into`: where `type_` itself
-        is noted (a union's alternatives), if not in `order` with the types inside it."""
-        named = None
+        the name it is named after (default: the type itself). Each named type's definition
+        is noted in `order` before those of the types inside it (the order they are
+        written); `into`: where it is noted instead (a union's alternatives)."""
         if isinstance(type_, NAMED_KINDS):
             self.inline[type_] = (name, module)
             self.named.append((type_, name, span or type_.span))
             self.claim(name, module, span or type_.span, what)
-            named = Named(type_, name)
-            (self.order if into is None else into).append(named)
+            noted = self.order if into is None else into
         match type_:
             case m.Record():
-                self.name_fields(type_.fields, name, module)
+                fields_class = None
                 if type_.open:
-                    self.open_record_fields[type_] = naming.open_record_fields_class_name(name)
+                    fields_class = naming.open_record_fields_class_name(name)
+                    self.open_record_fields[type_] = fields_class
+                noted.append(RecordDefinition(name, type_, fields_class))
+                self.name_fields(type_.fields, name, module)
             case m.Optional() | m.List():
                 self.name_inline(type_.inner, name, module, what, span)
             case m.Map():
                 self.name_inline(type_.value, name, module, what, span)
             case m.Variant():
+                variant = VariantDefinition(name, type_)
+                noted.append(variant)
                 self.name_variant(type_, name, module, span)
+                variant.classes = self.variants[type_]
             case m.Union_():
-                assert named is not None
+                marker = None
+                of_lists = False
                 if not native_union(self.model, type_):
-                    self.union_markers[type_] = naming.choice_base_name(name)
+                    marker = self.union_markers[type_] = naming.choice_base_name(name)
                     if list_union(self.model, type_):
                         self.list_unions.add(type_)
+                        of_lists = True
+                union = UnionDefinition(name, type_, marker, of_lists)
+                noted.append(union)
                 for index, alternative in enumerate(type_.alternatives):
                     self.name_inline(
                         alternative,
                         naming.union_alternative_name(name, index),
                         module,
                         f"alternative {index + 1} of `{name}`",
-                        into=named.alternatives,
+                        into=union.alternatives,
                     )
             case m.Enum():
+                noted.append(EnumDefinition(name, type_))
                 for value in type_.values:
                     self.enum_members[value.value] = naming.enum_attribute_name(value.value)
             case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.TypeRef():
