@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from idlc.semantics import model
     from idlc.semantics.model import Model
     from idlc.targets.python.mapping import Plan
+    from idlc.targets.python.overlay import Overlay
 
 __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"]
 
@@ -80,6 +81,17 @@ class Compilation:
     @property
     def ok(self) -> bool:
         return self.model is not None
+
+    def overlay(self, stable_package: str) -> Overlay | None:
+        """For a package of this view that imports what its features leave alone from
+        `stable_package` (generated from the stable view): what it defines itself, as the
+        Python target decides it (`idlc.targets.python.overlay`). None when there is no
+        stable view (nothing is unstable) or no model."""
+        if self.model is None or self.plan is None or self.stable is None:
+            return None
+        from idlc.targets.python.overlay import overlay
+
+        return overlay(self.model, self.stable, self.plan, stable_package)
 
 
 class _Loader:

@@ -6,7 +6,9 @@ mapping stage comes before code generation and never imports it. Code generation
 the Python plan: it takes no name from the naming rules themselves, nor reads syntax, and
 it asks the model no question (`queries`, `shapes`, `checks`): it takes from
 `idlc.semantics` only the model's classes, and every decision about them is the mapping
-stage's, kept in the plan.
+stage's, kept in the plan. Nor does it tell the model's types apart itself, but where it
+writes a type's structure as a Python expression (`expressions.py`): which types are
+inline, what each definition is, what a package of features borrows are the plan's.
 Every import counts, also those inside functions (the lazy ones keep start-up short, and
 are imports still).
 """
@@ -14,10 +16,12 @@ are imports still).
 from __future__ import annotations
 
 import ast
+import typing
 from pathlib import Path
 
 import pytest
 
+from idlc.semantics import model
 from tests.conftest import REPO
 
 PACKAGE = REPO / "idlc"
@@ -127,3 +131,79 @@ def test_semantics_holds_no_python_module() -> None:
     names = {path.stem for path in (PACKAGE / "semantics").glob("*.py")}
     assert not names & {"python_mapping", "naming", "decoding"}
     assert (PACKAGE / "targets" / "python" / "mapping.py").is_file()
+
+
+#: The model's type classes (`model.Type`), by name.
+TYPE_KINDS = frozenset(kind.__name__ for kind in typing.get_args(model.Type))
+#: The modules of code generation that may tell them apart: the one writing a type's
+#: structure as a Python expression.
+MAY_DISPATCH_OVER_TYPES = frozenset({"expressions.py"})
+
+
+def _kinds_named(expression: ast.AST) -> list[str]:
+    """The model's type classes `expression` names (`m.Record`, `Record`)."""
+    names = []
+    for part in ast.walk(expression):
+        if isinstance(part, ast.Attribute):
+            names.append(part.attr)
+        elif isinstance(part, ast.Name):
+            names.append(part.id)
+    return [name for name in names if name in TYPE_KINDS]
+
+
+def type_dispatches(root: Path) -> list[str]:
+    """Where a module of code generation other than `MAY_DISPATCH_OVER_TYPES` tells the
+    model's types apart, in the package `root / "idlc"`: an `isinstance` of one of them, a
+    `case` pattern of one, a comparison with one (`type(t) is m.Optional`)."""
+    found: list[tuple[str, int, str]] = []
+    for path in sorted((root / "idlc" / "codegen").rglob("*.py")):
+        if path.name in MAY_DISPATCH_OVER_TYPES:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "isinstance"
+                and len(node.args) == 2
+            ):
+                kinds = _kinds_named(node.args[1])
+            elif isinstance(node, ast.MatchClass):
+                kinds = _kinds_named(node.cls)
+            elif isinstance(node, ast.Compare):
+                kinds = [kind for side in node.comparators for kind in _kinds_named(side)]
+            else:
+                continue
+            found += [(str(path.relative_to(root)), node.lineno, kind) for kind in kinds]
+    return [f"{path}:{line} {kind}" for path, line, kind in sorted(found)]
+
+
+def test_code_generation_tells_no_model_type_apart_but_in_expressions() -> None:
+    assert type_dispatches(REPO) == []
+
+
+def test_the_check_finds_type_dispatches(tmp_path: Path) -> None:
+    folder = tmp_path / "idlc" / "codegen"
+    folder.mkdir(parents=True)
+    (folder / "asks.py").write_text(
+        "from idlc.semantics import model as m\n"
+        "from idlc.semantics.model import Record\n"
+        "def f(t, member):\n"
+        "    if isinstance(t, (m.List, Record)) or isinstance(member, m.Value):\n"
+        "        return type(t) is m.Optional\n"
+        "    match t:\n"
+        "        case m.Union_():\n"
+        "            pass\n",
+        encoding="utf-8",
+    )
+    (folder / "expressions.py").write_text(
+        "from idlc.semantics import model as m\n"
+        "def f(t):\n    match t:\n        case m.Map():\n            pass\n",
+        encoding="utf-8",
+    )
+    assert type_dispatches(tmp_path) == [
+        "idlc/codegen/asks.py:4 List",
+        "idlc/codegen/asks.py:4 Record",
+        "idlc/codegen/asks.py:5 Optional",
+        "idlc/codegen/asks.py:7 Union_",
+    ]

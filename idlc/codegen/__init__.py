@@ -1,11 +1,12 @@
 """Code generation: resolved model → view models → Jinja2 templates → Python package text.
 
-- `build` (with `build_types`, `build_interfaces`, `expressions`, `inline`, `uses`,
-  `order`) turns the Python plan into data: the view models of `views`, whose type
-  expressions are `typeexpr.TypeExpr` values. Every Python name and every decision about
-  a type's Python form (a case's classes, an input's style, a default's form) is the
-  plan's (`idlc.targets.python.mapping`); code generation asks the model nothing
-  (`tests/test_layers.py`);
+- `build` (with `build_types`, `build_interfaces`, `expressions`, `uses`, `order`) turns
+  the Python plan into data: the view models of `views`, whose type expressions are
+  `typeexpr.TypeExpr` values. Every Python name and every decision about a type's Python
+  form (which definitions a typedef or interface writes and what each is, a case's
+  classes, an input's style, a default's form, what a package of features borrows) is the
+  plan's (`idlc.targets.python.mapping`); code generation asks the model nothing and tells
+  its types apart only in `expressions` (`tests/test_layers.py`);
 - `render` runs the templates of `templates/`, which hold the shape of every generated
   construct (`module.py.j2` with `_types.py.j2` and `_interface.py.j2`), with the filters
   of `filters` (`wrap` lays out a bracketed list as black would).
@@ -36,8 +37,8 @@ from idlc.gcpause import paused_gc
 from idlc.semantics.model import Model
 
 if TYPE_CHECKING:
-    from idlc.codegen.overlay import StableBase
     from idlc.targets.python.mapping import Plan
+    from idlc.targets.python.overlay import Overlay
 
 __all__ = ["GeneratedPackage", "generate"]
 
@@ -61,7 +62,7 @@ def generate(
     *,
     source_names: Sequence[str] | None = None,
     plan: Plan | None = None,
-    base: StableBase | None = None,
+    base: Overlay | None = None,
 ) -> GeneratedPackage:
     """Generate the Python package `package` for `model` (files empty on any error).
 
@@ -69,8 +70,9 @@ def generate(
     `idlc.codegen.provenance.source_names(model.sources)`, relative to the project.
     `plan` is the Python mapping's plan of `model` as `compile_files` made it
     (`Compilation.plan`: it has no errors); by default it is made here. `base`: for a
-    package of unstable features, the stable view and the package generated from it, whose
-    classes it imports for every declaration the features leave alone.
+    package of unstable features, what it defines itself and the package generated from the
+    stable view it imports the rest from (`idlc.targets.python.overlay`, the mapping's
+    decision: `Compilation.overlay` makes it).
     """
     from idlc.codegen.build import build
     from idlc.codegen.provenance import source_names as names_of

@@ -18,12 +18,12 @@
 
 from __future__ import annotations
 
-from idlc.codegen import overlay
+from collections.abc import Set as AbstractSet
+
 from idlc.codegen.articles import indefinite_article
 from idlc.codegen.build_interfaces import build_interface
 from idlc.codegen.build_types import TypeBuilder
 from idlc.codegen.order import dependencies_first
-from idlc.codegen.overlay import StableBase
 from idlc.codegen.typeexpr import TypeExpr
 from idlc.codegen.uses import uses_of
 from idlc.codegen.views import (
@@ -40,6 +40,7 @@ from idlc.semantics import model as m
 from idlc.targets import python
 from idlc.targets.python import mapping as python_mapping
 from idlc.targets.python.mapping import ATOMS, REFS_MODULE, TYPES_MODULE, all_interfaces
+from idlc.targets.python.overlay import Overlay
 
 #: The runtime API the templates write against (`idlc_runtime.contract.API_VERSION`), which
 #: each generated package requires of its runtime when it is imported. Raised with the
@@ -117,24 +118,23 @@ def _refs_module(model: m.Model, plan: python_mapping.Plan) -> ModuleView:
 def _lent(
     model: m.Model,
     plan: python_mapping.Plan,
-    base: StableBase,
-    own: overlay.Changed,
+    base: Overlay,
     borrowed: dict[str, str],
 ) -> list[ModuleView]:
-    """The modules of what the package borrows, built as the stable package has them (the
-    same names: the plan names a declaration alike in every view), and every name of them
-    entered in `borrowed` with the stable package's module it is imported from."""
+    """The modules of what the package borrows (all `base` does not say it defines), built
+    as the stable package has them (the same names: the plan names a declaration alike in
+    every view), and every name of them entered in `borrowed` with the stable package's
+    module it is imported from."""
     builder = TypeBuilder(plan)
     types = ModuleView(TYPES_MODULE, "")
     for typedef in model.typedefs.values():
-        if typedef.name not in own.typedefs:
-            builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
+        if typedef.name not in base.typedefs:
+            builder.define_all(types, plan.typedef_definitions[typedef.name])
     refs = ModuleView(REFS_MODULE, "")
-    stable_refs = {*base.model.atoms, *(name for name, _ in all_interfaces(base.model))}
-    refs.public = [plan.refs[name] for name in stable_refs if name in plan.refs]
+    refs.public = [plan.refs[name] for name in base.stable_refs if name in plan.refs]
     lent = [refs, types]
     for interface in model.interfaces.values():
-        if interface.name not in own.interfaces:
+        if interface.name not in base.interfaces:
             module = ModuleView(plan.interfaces[interface.name].module, "")
             build_interface(builder, module, interface)
             lent.append(module)
@@ -152,14 +152,14 @@ def build(
     model: m.Model,
     package: str,
     plan: python_mapping.Plan | None = None,
-    base: StableBase | None = None,
+    base: Overlay | None = None,
 ) -> tuple[PackageView, list[Diagnostic]]:
     """The view of the whole generated package, and the problems found on the way.
 
     `plan`: the model's plan as the pipeline made it (without errors: it reported them);
-    None to run the mapping stage here. `base`: the stable view and its package, which a
-    package of unstable features imports every declaration it leaves alone from
-    (`idlc.codegen.overlay`).
+    None to run the mapping stage here. `base`: for a package of unstable features, what it
+    defines itself and the stable package it imports the rest from (the mapping's
+    `idlc.targets.python.overlay`).
     """
     diagnostics = Diagnostics()
     if plan is None:
@@ -169,24 +169,26 @@ def build(
     borrowed: dict[str, str] = {}
     #: the modules of the stable package as they would be built: what is borrowed
     lent: list[ModuleView] = []
-    own = overlay.Changed(frozenset(model.typedefs), frozenset(model.interfaces))
+    #: what the package defines itself: everything, or what the overlay says
+    own_typedefs: AbstractSet[str] = model.typedefs.keys()
+    own_interfaces: AbstractSet[str] = model.interfaces.keys()
     if base is not None:
-        own = overlay.changed(model, base.model, plan)
-        lent = _lent(model, plan, base, own, borrowed)
+        own_typedefs, own_interfaces = base.typedefs, base.interfaces
+        lent = _lent(model, plan, base, borrowed)
     builder = TypeBuilder(plan, borrowed)
     types = ModuleView(
         TYPES_MODULE, "The types of the IDL: records, enums, variants, unions, aliases."
     )
     for typedef in model.typedefs.values():
-        if typedef.name in own.typedefs:
-            builder.define_tree(types, typedef.type, plan.typedefs[typedef.name], typedef.doc)
+        if typedef.name in own_typedefs:
+            builder.define_all(types, plan.typedef_definitions[typedef.name])
     refs = _refs_module(model, plan)
     if base is not None:
         refs.refs = [ref for ref in refs.refs if ref.name not in borrowed]
         refs.public = [name for name in refs.public if name not in borrowed]
     modules = [refs, types]
     for interface in model.interfaces.values():
-        if interface.name not in own.interfaces:
+        if interface.name not in own_interfaces:
             continue
         module = ModuleView(
             plan.interfaces[interface.name].module,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from idlc.codegen.build_types import TypeBuilder
 from idlc.codegen.expressions import ModuleContext
-from idlc.codegen.inline import inline_types, member_types
 from idlc.codegen.layout import python_string
 from idlc.codegen.typeexpr import NONE, TypeExpr, generic
 from idlc.codegen.views import (
@@ -56,10 +55,9 @@ def _method(
     else:
         returns = result_type = ctx.expr(member.output)
         input_type = member.input
-        if input_style == "fields":
-            assert isinstance(input_type, m.Record)  # an inline closed record
+        if input_style == "fields":  # an inline closed record: its fields are keywords
             params_type = ctx.expr(input_type)
-            params = [builder.field_view(ctx, field_) for field_ in input_type.fields]
+            params = [builder.field_view(ctx, field_) for field_ in names.input_fields]
         elif input_style == "object":
             params_type = input_annotation = ctx.expr(input_type)
         elif input_style == "wrapped":
@@ -89,11 +87,7 @@ def _method(
 
 def build_interface(builder: TypeBuilder, module: ModuleView, interface: m.Interface) -> None:
     ctx = builder.context(module)
-    for member in interface.members:
-        for type_ in member_types(member):
-            for inner in inline_types(type_):
-                inner_name, _ = builder.plan.inline[id(inner)]
-                builder.define_tree(module, inner, inner_name, None)
+    builder.define_all(module, builder.plan.interface_definitions[interface.name])
     names = builder.plan.interfaces[interface.name]
     methods = [
         _method(builder, ctx, names.members[member.name], member) for member in interface.members

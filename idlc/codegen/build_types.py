@@ -1,14 +1,16 @@
 """Type definitions as views: records, enums, variants, unions and aliases.
 
-Each definition goes into the module the Python mapping's plan chose for it, with the
-inline types inside it (named by the plan) beside it.
+Each definition of the Python mapping's plan (`idlc.targets.python.definitions`: a
+typedef's or an interface's own and those of the inline types inside it, in order) goes
+into the module the plan chose for it.
 """
 
 from __future__ import annotations
 
-from idlc.codegen import leniency
+from collections.abc import Sequence
+from typing import assert_never
+
 from idlc.codegen.expressions import ModuleContext
-from idlc.codegen.inline import inline_types, nested
 from idlc.codegen.layout import python_string
 from idlc.codegen.typeexpr import TypeExpr
 from idlc.codegen.views import (
@@ -18,6 +20,7 @@ from idlc.codegen.views import (
     Doc,
     EnumMemberView,
     FieldView,
+    ForwardCompatibleView,
     ModuleView,
     UnionInfoView,
     VariantInfoView,
@@ -25,6 +28,14 @@ from idlc.codegen.views import (
 )
 from idlc.semantics import model as m
 from idlc.targets.python import mapping as python_mapping
+from idlc.targets.python.definitions import (
+    AliasDefinition,
+    Definition,
+    EnumDefinition,
+    RecordDefinition,
+    UnionDefinition,
+    VariantDefinition,
+)
 from idlc.targets.python.hints import PLAIN
 from idlc.targets.python.mapping import OPEN_RECORD_EXTRA, CaseClass, CaseNames
 
@@ -41,7 +52,7 @@ class TypeBuilder:
         self.plan = plan
         #: record class name → union base classes it must derive from
         self.extra_bases = plan.union_bases
-        #: name → the stable package's module it is imported from (`idlc.codegen.overlay`)
+        #: name → the stable package's module it is imported from (`idlc.targets.python.overlay`)
         self.borrowed: dict[str, str] = {} if borrowed is None else borrowed
 
     def context(self, module: ModuleView) -> ModuleContext:
@@ -54,8 +65,7 @@ class TypeBuilder:
         annotation = ctx.expr(field_.type)
         default: str | None = None
         factory: str | None = None
-        type_ = field_.type
-        facts = self.plan.fields.get(id(field_), PLAIN)
+        facts = self.plan.fields.get(field_, PLAIN)
         if facts.tristate:
             # Absent, `null` and a value apart (docs/language.md, "Nullable and tri-state
             # fields"): absent is `msgspec.UNSET`, which msgspec never encodes.
@@ -64,10 +74,9 @@ class TypeBuilder:
         elif facts.default is not None:
             assert field_.default is not None
             default, factory = ctx.literal(facts.default, field_.default)
-        elif isinstance(type_, m.Optional) and type_.nullable:
-            pass  # `nullable<T>`: required; `None` is encoded as `null`
         elif annotation.optional or annotation.is_none:
-            default = "None"
+            if field_ not in self.plan.nullable_fields:  # `nullable<T>`: required, `null`
+                default = "None"
         renamed = attribute != field_.name
         return FieldView(
             attribute=attribute,
@@ -90,23 +99,25 @@ class TypeBuilder:
         marker: str | None = None,
         tag: tuple[str, str] | None = None,
         shared: tuple[m.Field, ...] = (),
-        inherited: tuple[m.Field, ...] = (),
     ) -> ClassView:
         """The struct of a record or of a variant case (deriving from the case's record class
-        `parent`, whose fields are `inherited`, and from the variant's `marker`, with its
-        `tag`: field and value, and the variant's `shared` fields first)."""
+        `parent` and from the variant's `marker`, with its `tag`: field and value, and the
+        variant's `shared` fields first)."""
         union_bases = self.extra_bases.get(name, [])
         choices = [*([] if marker is None else [marker]), *union_bases]
         after = (*([] if parent is None else [parent]), *choices)
         written = shared + (record.fields if record is not None else ())
         fields = [self.field_view(ctx, field_) for field_ in written]
-        # The runtime takes the first registration along the class's MRO: a case class
-        # with shared fields registers its inherited ones too.
-        registered = written + (inherited if shared else ())
-        if written and (
-            registration := leniency.registration(name, registered, self.plan.attributes)
-        ):
-            ctx.module.registrations.append(registration)
+        registration = self.plan.forward_compatible.get(name)
+        if registration is not None:  # (the plan's: `idlc.targets.python.leniency`)
+            ctx.module.registrations.append(
+                ForwardCompatibleView(
+                    name,
+                    [python_string(attribute) for attribute in registration.lenient],
+                    [python_string(attribute) for attribute in registration.skip_invalid],
+                    [python_string(attribute) for attribute in registration.null_default],
+                )
+            )
         # A `{}` default calls the record's class when the class statement runs.
         factories = tuple(
             f.factory for f in fields if f.factory is not None and f.factory not in ("list", "dict")
@@ -125,50 +136,57 @@ class TypeBuilder:
 
     # -- definitions --
 
-    def define(self, module: ModuleView, type_: m.Type, name: str, doc: str | None) -> None:
-        """Emit the definition of named type `type_` (a typedef, or an inline type) into `module`."""
+    def define_all(self, module: ModuleView, definitions: Sequence[Definition]) -> None:
+        """Emit `definitions` (the plan's, of a typedef or an interface) into `module`."""
+        for definition in definitions:
+            self.define(module, definition)
+
+    def define(self, module: ModuleView, definition: Definition) -> None:
+        """Emit one definition of the plan (a typedef's, or an inline type's) into `module`."""
         ctx = self.context(module)
-        if isinstance(type_, m.Record):
-            if name in self.plan.case_records:
-                return  # its variant defines the class, as a case class (`define_variant`)
-            if type_.open:
-                self.define_open_record(ctx, type_, name, doc)
-                return
-            module.classes.append(self.record_class(ctx, name, type_, doc))
-            module.public.append(name)
-        elif isinstance(type_, m.Enum):
-            members = [
-                # Unique: the front end reports values with one member name (E0113).
-                EnumMemberView(
-                    self.plan.enum_members[value.value],
-                    python_string(value.value),
-                    doc_of(value.doc),
+        match definition:
+            case RecordDefinition(name, record, fields_class, doc):
+                if fields_class is not None:
+                    self.define_open_record(ctx, record, name, fields_class, doc)
+                    return
+                module.classes.append(self.record_class(ctx, name, record, doc))
+                module.public.append(name)
+            case EnumDefinition(name, enum, doc):
+                members = [
+                    # Unique: the front end reports values with one member name (E0113).
+                    EnumMemberView(
+                        self.plan.enum_members[value.value],
+                        python_string(value.value),
+                        doc_of(value.doc),
+                    )
+                    for value in enum.values
+                ]
+                module.classes.append(
+                    ClassView(name, "enum", doc_of(doc), members=members, open=enum.open)
                 )
-                for value in type_.values
-            ]
-            module.classes.append(
-                ClassView(name, "enum", doc_of(doc), members=members, open=type_.open)
-            )
-            module.public.append(name)
-        elif isinstance(type_, m.Variant):
-            self.define_variant(ctx, type_, name, doc)
-        elif isinstance(type_, m.Union_):
-            self.define_union(ctx, type_, name, doc)
-        else:
-            expression = ctx.expr(type_)
-            module.aliases.append(
-                AliasView(name, [expression], None, doc_of(doc), frozenset(ctx.depends), type_.span)
-            )
-            module.public.append(name)
+                module.public.append(name)
+            case VariantDefinition():
+                self.define_variant(ctx, definition)
+            case UnionDefinition():
+                self.define_union(ctx, definition)
+            case AliasDefinition(name, type_, doc):
+                expression = ctx.expr(type_)
+                module.aliases.append(
+                    AliasView(
+                        name, [expression], None, doc_of(doc), frozenset(ctx.depends), type_.span
+                    )
+                )
+                module.public.append(name)
+            case _:
+                assert_never(definition)
 
     def define_open_record(
-        self, ctx: ModuleContext, record: m.Record, name: str, doc: str | None
+        self, ctx: ModuleContext, record: m.Record, name: str, fields_class: str, doc: str | None
     ) -> None:
         """An `open record` (docs/language.md, "Open records"): a private struct of its
         declared fields, decoded and encoded as any record's, and the public class wrapping
         it, which keeps the undeclared members in `extra` (`hooks.OpenRecord`)."""
         module = ctx.module
-        fields_class = self.plan.open_record_fields[id(record)]
         struct = self.record_class(
             ctx, fields_class, record, f"The declared fields of `{name}`, which it wraps."
         )
@@ -196,11 +214,15 @@ class TypeBuilder:
         )
         module.public.append(name)
 
-    def define_variant(
-        self, ctx: ModuleContext, variant: m.Variant, name: str, doc: str | None
-    ) -> None:
+    def define_variant(self, ctx: ModuleContext, definition: VariantDefinition) -> None:
         module = ctx.module
-        names = self.plan.variants[id(variant)]
+        variant, name, names, doc = (
+            definition.variant,
+            definition.name,
+            definition.classes,
+            definition.doc,
+        )
+        assert names is not None  # (the mapping names every variant it notes)
         marker = names.marker
         cases: list[tuple[str | None, str]] = []
         classes: list[str] = []  # what the variant's alias is a union of
@@ -293,7 +315,6 @@ class TypeBuilder:
             marker=marker,
             tag=tag,
             shared=shared,
-            inherited=case_class.inherited,
         )
 
     def define_unknown_case(
@@ -444,13 +465,16 @@ class TypeBuilder:
         )
         return case_base, names
 
-    def define_union(self, ctx: ModuleContext, union: m.Union_, name: str, doc: str | None) -> None:
+    def define_union(self, ctx: ModuleContext, definition: UnionDefinition) -> None:
         module = ctx.module
-        for alternative in union.alternatives:
-            if isinstance(alternative, (m.Record, m.Enum, m.Variant, m.Union_)):
-                self.define(module, alternative, self.plan.inline[id(alternative)][0], None)
+        union, name, marker, doc = (
+            definition.union,
+            definition.name,
+            definition.marker,
+            definition.doc,
+        )
+        self.define_all(module, definition.alternatives)
         expressions = [ctx.expr(alternative) for alternative in union.alternatives]
-        marker = self.plan.union_markers.get(id(union))
         if marker is None:  # msgspec decodes it natively
             module.aliases.append(
                 AliasView(name, expressions, None, doc_of(doc), frozenset(ctx.depends))
@@ -461,24 +485,12 @@ class TypeBuilder:
         # A union of lists decodes to an instance of the marker, which is then a list
         # (msgspec checks what the hook returns against the annotation; it encodes a list
         # subclass).
-        of_lists = id(union) in self.plan.list_unions
-        module.classes.append(ClassView(marker, "marker", marks="union", of_lists=of_lists))
+        module.classes.append(
+            ClassView(marker, "marker", marks="union", of_lists=definition.of_lists)
+        )
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))
         module.public.append(name)
-
-    def define_tree(self, module: ModuleView, type_: m.Type, name: str, doc: str | None) -> None:
-        """`define`, and every inline type inside `type_` beside it."""
-        self.define(module, type_, name, doc)
-        if not isinstance(type_, (m.Record, m.Enum, m.Variant, m.Union_)):
-            # An alias (list, map, optional): the inline types inside it are defined here.
-            for inner in inline_types(type_):
-                inner_name, _ = self.plan.inline[id(inner)]
-                self.define_tree(module, inner, inner_name, None)
-            return
-        for inner in nested(type_):
-            inner_name, _ = self.plan.inline[id(inner)]
-            self.define(module, inner, inner_name, None)
 
 
 def _constant_field(wire: str, attribute: str, value: str) -> FieldView:

@@ -36,7 +36,7 @@ class ModuleContext:
     def __init__(self, plan: Plan, module: ModuleView, borrowed: dict[str, str]) -> None:
         self.plan = plan
         self.module = module
-        #: name → module of the stable package it is imported from (`idlc.codegen.overlay`)
+        #: name → module of the stable package it is imported from (`idlc.targets.python.overlay`)
         self.borrowed = borrowed
         self.depends: set[str] = set()
 
@@ -60,7 +60,7 @@ class ModuleContext:
                 return self._integer(kind) if simple is None else simple
             case m.Optional():
                 inner = self.expr(type_.inner)
-                return inner if id(type_) in self.plan.optional_of_none else inner.or_none()
+                return inner if type_ in self.plan.optional_of_none else inner.or_none()
             case m.List():
                 return generic("list", self.expr(type_.inner))
             case m.Map():
@@ -73,7 +73,7 @@ class ModuleContext:
                 return self.use(self.plan.typedefs[type_.name], TYPES_MODULE)
             case m.Record() | m.Enum() | m.Variant() | m.Union_():
                 # An inline type: the class the plan named for it.
-                name, module = self.plan.inline[id(type_)]
+                name, module = self.plan.inline[type_]
                 return self.use(name, module)
             case _:
                 assert_never(type_)

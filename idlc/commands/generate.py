@@ -92,10 +92,8 @@ def run_generate(
             continue
         names = source_names(compilation.model.sources, job.root)
         base = None
-        if job.stable_package is not None and compilation.stable is not None:
-            from idlc.codegen.overlay import StableBase
-
-            base = StableBase(compilation.stable, job.stable_package)
+        if job.stable_package is not None:
+            base = compilation.overlay(job.stable_package)
         generated = generate(
             compilation.model, package, source_names=names, plan=compilation.plan, base=base
         )

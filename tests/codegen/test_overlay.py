@@ -1,5 +1,5 @@
 """A package of unstable features that borrows the stable package's classes
-(idlc/codegen/overlay.py; docs/python-mapping.md, "Packages of unstable features")."""
+(idlc/targets/python/overlay.py; docs/python-mapping.md, "Packages of unstable features")."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from idlc.codegen.overlay import changed
 from idlc.pipeline import compile_files
+from idlc.targets.python.overlay import Overlay
 
 IDL = """\
 external atom Note id "atom:example:note";
@@ -87,8 +87,8 @@ def test_what_changes_is_what_the_features_touch_and_what_depends_on_it(tmp_path
     path.write_text(IDL)
     view = compile_files([path], features=frozenset({"x"}))
     assert view.model is not None and view.stable is not None
-    assert view.plan is not None
-    found = changed(view.model, view.stable, view.plan)
+    found = view.overlay("pkg.protocol")
+    assert found is not None and found.package == "pkg.protocol"
     # Grows and Kind change; UsesGrows names Grows; Either names UsesGrows, and its
     # alternatives derive from its classes, so Plain changes with it, and Holder names Plain.
     # Shape gains a case: ShapeCircle is its case class, so it changes with it; Memo is only
@@ -104,12 +104,17 @@ def test_what_changes_is_what_the_features_touch_and_what_depends_on_it(tmp_path
         "ShapeCircle",
     }
     assert found.interfaces == {"Api", "Ext"}
+    # The reference classes the stable package has, which the package imports from it.
+    assert found.stable_refs == ("Note", "Api", "Ext")
     path.write_text(IDL.replace("type Either = union { Plain; UsesGrows; };\n", ""))
     view = compile_files([path], features=frozenset({"x"}))
-    assert view.model is not None and view.stable is not None and view.plan is not None
-    found = changed(view.model, view.stable, view.plan)
+    found = view.overlay("pkg.protocol")
+    assert isinstance(found, Overlay)
     assert found.typedefs == {"Grows", "Kind", "UsesGrows", "Shape", "ShapeCircle"}
     assert found.interfaces == {"Ext"}
+    # Without anything unstable there is no stable view to borrow from.
+    path.write_text("type Plain = record { a : string; };\n")
+    assert compile_files([path], features=frozenset({"x"})).overlay("pkg.protocol") is None
 
 
 def _run(project: Path, code: str) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Literal, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
-from idlc.nodes import field, node
+from idlc.nodes import ByNode, NodeSet, field, node
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
@@ -34,7 +34,17 @@ from idlc.semantics.types import name_span
 from idlc.source import Span
 from idlc.targets.python import hints, naming
 from idlc.targets.python.decoding import hooked, native_union
+from idlc.targets.python.definitions import (
+    NAMED_KINDS,
+    Definition,
+    EnumDefinition,
+    RecordDefinition,
+    UnionDefinition,
+    VariantDefinition,
+    definitions,
+)
 from idlc.targets.python.hints import FieldFacts
+from idlc.targets.python.leniency import ForwardCompatible, forward_compatible
 from idlc_runtime.contract import RESERVED_NAMES
 
 TYPES_MODULE = naming.TYPES_MODULE
@@ -45,8 +55,6 @@ ATOMS = naming.ATOMS
 OPEN_RECORD_EXTRA = naming.OPEN_RECORD_EXTRA
 
 
-#: The types that get a class (or a named alias) of their own wherever they stand.
-NAMED_KINDS = (m.Record, m.Enum, m.Variant, m.Union_)
 #: The types that are, or may hold, one of them (the others need no name: a quick test).
 _MAY_HOLD_INLINE = (*NAMED_KINDS, m.Optional, m.List, m.Map)
 #: What the unknown case of an open variant has itself (`idlc_runtime.hooks.UnknownCase`):
@@ -82,6 +90,8 @@ class MemberNames:
     #: (docs/wire.md §4), or None
     params: str | None
     input_style: InputStyle = "none"
+    #: The `fields` style: the inline record's fields, its keyword arguments.
+    input_fields: tuple[m.Field, ...] = ()
 
 
 @node
@@ -161,31 +171,34 @@ class Plan:
     relate, and how each type's Python form is written: code generation reads these facts
     and asks the model no question (`tests/test_layers.py`)."""
 
-    #: id(type node) → (class name, module), for every inline record, enum, variant, union
-    inline: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: type node → (class name, module), for every inline record, enum, variant, union
+    inline: ByNode[m.Type, tuple[str, str]] = field(default_factory=ByNode)
     #: atom or interface (also an imported one) → its reference class, in `_refs`
     refs: dict[str, str] = field(default_factory=dict)
     #: typedef → its class or alias, in `_types`
     typedefs: dict[str, str] = field(default_factory=dict)
     #: interface (defined here) → its names
     interfaces: dict[str, InterfaceNames] = field(default_factory=dict)
-    #: id(variant node) → its classes, for every variant (inline or a typedef)
-    variants: dict[int, VariantNames] = field(default_factory=dict)
-    #: id(union node) → the marker base class of a union msgspec cannot decode natively
-    union_markers: dict[int, str] = field(default_factory=dict)
-    #: id(union node), of the unions with a marker whose alternatives are all lists: tried
-    #: in order, into a list (docs/language.md, "Unions")
-    list_unions: set[int] = field(default_factory=set)
-    #: id(open record node) → the private struct of its declared fields
-    open_record_fields: dict[int, str] = field(default_factory=dict)
+    #: variant node → its classes, for every variant (inline or a typedef)
+    variants: ByNode[m.Variant, VariantNames] = field(default_factory=ByNode)
+    #: union node → the marker base class of a union msgspec cannot decode natively
+    union_markers: ByNode[m.Union_, str] = field(default_factory=ByNode)
+    #: the unions with a marker whose alternatives are all lists: tried in order, into a
+    #: list (docs/language.md, "Unions")
+    list_unions: NodeSet[m.Union_] = field(default_factory=NodeSet)
+    #: open record node → the private struct of its declared fields
+    open_record_fields: ByNode[m.Record, str] = field(default_factory=ByNode)
     #: a field's wire name → its attribute (also its keyword argument), for every field
     attributes: dict[str, str] = field(default_factory=dict)
-    #: id(field node) → how it is written beside its name and type, for every field that
-    #: is not `hints.PLAIN` (most are)
-    fields: dict[int, FieldFacts] = field(default_factory=dict)
-    #: id(optional node), of the optionals whose inner type's expression is `None` itself
-    #: (`unit`…, through aliases): theirs is the inner one (`None | None` would not load)
-    optional_of_none: set[int] = field(default_factory=set)
+    #: field node → how it is written beside its name and type, for every field that is
+    #: not `hints.PLAIN` (most are)
+    fields: ByNode[m.Field, FieldFacts] = field(default_factory=ByNode)
+    #: the optionals whose inner type's expression is `None` itself (`unit`…, through
+    #: aliases): theirs is the inner one (`None | None` would not load)
+    optional_of_none: NodeSet[m.Optional] = field(default_factory=NodeSet)
+    #: the fields whose type is written `nullable<T>`: required (no default), their `None`
+    #: sent as `null`
+    nullable_fields: NodeSet[m.Field] = field(default_factory=NodeSet)
     #: an enum value → its enum member, for every value of every enum
     enum_members: dict[str, str] = field(default_factory=dict)
     #: an integer kind (`"uint8"`) → the module-level alias bounding it (`_UInt8`)
@@ -195,6 +208,15 @@ class Plan:
     #: Record typedefs (Python names) whose class is a variant's case class: named like
     #: that case class and used nowhere else (docs/language.md, "Variants").
     case_records: set[str] = field(default_factory=set)
+    #: typedef → the definitions it writes into `_types`, in order: its own (none for a
+    #: record that is a variant's case class: the variant writes it), then those of the
+    #: inline types inside it (`idlc.targets.python.definitions`)
+    typedef_definitions: dict[str, tuple[Definition, ...]] = field(default_factory=dict)
+    #: interface (defined here) → the definitions of its members' inline types, in order
+    interface_definitions: dict[str, tuple[Definition, ...]] = field(default_factory=dict)
+    #: record class name → the attributes it registers as forward-compatible with the
+    #: runtime, for every class with such fields (`idlc.targets.python.leniency`)
+    forward_compatible: dict[str, ForwardCompatible] = field(default_factory=dict)
 
 
 def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
@@ -212,10 +234,10 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         namer.list_unions,
         namer.open_record_fields,
         namer.attributes,
-        {},
-        set(),
-        namer.enum_members,
-        {kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES},
+        enum_members=namer.enum_members,
+        integer_aliases={
+            kind.value: naming.integer_alias_name(kind.value) for kind in m.INTEGER_RANGES
+        },
         case_records=namer.case_records,
     )
     _collect_union_bases(model, namer, result, diagnostics)
@@ -227,10 +249,17 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
         for field_ in namer.named_fields:
             facts = hints.field_facts(model, field_)
             if facts is not hints.PLAIN:
-                result.fields[id(field_)] = facts
-        result.optional_of_none = {
-            id(optional) for optional in namer.optionals if hints.is_none(model, optional.inner)
-        }
+                result.fields[field_] = facts
+            type_ = field_.type
+            if isinstance(type_, m.Optional) and type_.nullable:
+                result.nullable_fields.add(field_)
+        result.optional_of_none = NodeSet(
+            optional for optional in namer.optionals if hints.is_none(model, optional.inner)
+        )
+        result.typedef_definitions, result.interface_definitions = definitions(
+            model, namer.typedef_order, namer.interface_order, result
+        )
+        result.forward_compatible = forward_compatible(result)
     return result
 
 
@@ -274,10 +303,15 @@ class _Namer:
     def __init__(self, model: m.Model, diagnostics: Diagnostics) -> None:
         self.model = model
         self.diagnostics = diagnostics
-        #: id(type node) → (name, module)
-        self.inline: dict[int, tuple[str, str]] = {}
+        #: type node → (name, module)
+        self.inline: ByNode[m.Type, tuple[str, str]] = ByNode()
         #: every named type node, with the span of what names it (for diagnostics)
         self.named: list[tuple[m.Type, str, Span]] = []
+        #: the definitions of the types named in the typedef or interface being named, in
+        #: the order they are written, and those of each typedef and interface
+        self.order: list[Definition] = []
+        self.typedef_order: dict[str, list[Definition]] = {}
+        self.interface_order: dict[str, list[Definition]] = {}
         #: Python name → where it was given (package namespace: everything is re-exported)
         self.package_names: dict[str, Place] = {}
         #: interface module names
@@ -291,10 +325,10 @@ class _Namer:
         self.typedefs: dict[str, str] = {}
         self.interfaces: dict[str, InterfaceNames] = {}
         #: see `Plan.variants` and the rest of `Plan`'s names of types
-        self.variants: dict[int, VariantNames] = {}
-        self.union_markers: dict[int, str] = {}
-        self.list_unions: set[int] = set()
-        self.open_record_fields: dict[int, str] = {}
+        self.variants: ByNode[m.Variant, VariantNames] = ByNode()
+        self.union_markers: ByNode[m.Union_, str] = ByNode()
+        self.list_unions: NodeSet[m.Union_] = NodeSet()
+        self.open_record_fields: ByNode[m.Record, str] = ByNode()
         self.attributes: dict[str, str] = {}
         #: the fields named that may have facts, for `Plan.fields`
         self.named_fields: list[m.Field] = []
@@ -365,38 +399,60 @@ class _Namer:
                 )
 
     def name_inline(
-        self, type_: m.Type, name: str, module: str, what: str, span: Span | None = None
+        self,
+        type_: m.Type,
+        name: str,
+        module: str,
+        what: str,
+        span: Span | None = None,
+        into: list[Definition] | None = None,
     ) -> None:
         """Name the inline types in `type_`, which stands where `name` describes; `span` is
-        the name it is named after (default: the type itself)."""
+        the name it is named after (default: the type itself). Each named type's definition
+        is noted in `order` before those of the types inside it (the order they are
+        written); `into`: where it is noted instead (a union's alternatives)."""
         if isinstance(type_, NAMED_KINDS):
-            self.inline[id(type_)] = (name, module)
+            self.inline[type_] = (name, module)
             self.named.append((type_, name, span or type_.span))
             self.claim(name, module, span or type_.span, what)
+            noted = self.order if into is None else into
         match type_:
             case m.Record():
-                self.name_fields(type_.fields, name, module)
+                fields_class = None
                 if type_.open:
-                    self.open_record_fields[id(type_)] = naming.open_record_fields_class_name(name)
+                    fields_class = naming.open_record_fields_class_name(name)
+                    self.open_record_fields[type_] = fields_class
+                noted.append(RecordDefinition(name, type_, fields_class))
+                self.name_fields(type_.fields, name, module)
             case m.Optional() | m.List():
                 self.name_inline(type_.inner, name, module, what, span)
             case m.Map():
                 self.name_inline(type_.value, name, module, what, span)
             case m.Variant():
+                variant = VariantDefinition(name, type_)
+                noted.append(variant)
                 self.name_variant(type_, name, module, span)
+                variant.classes = self.variants[type_]
             case m.Union_():
+                marker = None
+                of_lists = False
                 if not native_union(self.model, type_):
-                    self.union_markers[id(type_)] = naming.choice_base_name(name)
+                    marker = self.union_markers[type_] = naming.choice_base_name(name)
                     if list_union(self.model, type_):
-                        self.list_unions.add(id(type_))
+                        self.list_unions.add(type_)
+                        of_lists = True
+                union = UnionDefinition(name, type_, marker, of_lists)
+                noted.append(union)
                 for index, alternative in enumerate(type_.alternatives):
                     self.name_inline(
                         alternative,
                         naming.union_alternative_name(name, index),
                         module,
                         f"alternative {index + 1} of `{name}`",
+                        into=union.alternatives,
                     )
             case m.Enum():
+                noted.append(EnumDefinition(name, type_))
                 for value in type_.values:
                     self.enum_members[value.value] = naming.enum_attribute_name(value.value)
             case m.Primitive() | m.AtomRef() | m.InterfaceRef() | m.TypeRef():
@@ -455,7 +511,7 @@ class _Namer:
                 continue  # its typedef has claimed the name
             if isinstance(case.type, m.Record):
                 # The case class is the inline record itself.
-                self.inline[id(case.type)] = (case_name, module)
+                self.inline[case.type] = (case_name, module)
                 self.name_fields(case.type.fields, case_name, module)
             self.claim(
                 case_name,
@@ -476,7 +532,7 @@ class _Namer:
                 shape, what = naming.unknown_shape_name(unknown), f"`unknown` of `{name}`"
                 self.name_inline(type_.unknown.type, shape, module, what, span)
         marker = naming.choice_base_name(name) if hooked(self.model, type_) else None
-        self.variants[id(type_)] = VariantNames(
+        self.variants[type_] = VariantNames(
             marker, tuple(cases), unknown, shared_fields, unknown_fields
         )
 
@@ -551,7 +607,7 @@ class _Namer:
             if isinstance(alternative, m.Record) and case.type is union:
                 # The case's own inline union: its record is the class's.
                 alternatives.append(CaseClass(alternative_name, alternative, doc=case.doc))
-                self.inline[id(alternative)] = (alternative_name, module)
+                self.inline[alternative] = (alternative_name, module)
                 self.name_fields(alternative.fields, alternative_name, module)
             else:
                 record = shapes.resolve_alias(self.model, alternative)
@@ -628,6 +684,7 @@ class _Namer:
                 ref, REFS_MODULE, span, f"the reference class of interface `{interface_name}`"
             )
         for typedef in model.typedefs.values():
+            self.order = self.typedef_order[typedef.name] = []
             name = self.typedefs[typedef.name] = naming.declared_name(typedef.name)
             span = typedef.name_span or typedef.span
             if isinstance(typedef.type, NAMED_KINDS):
@@ -639,6 +696,7 @@ class _Namer:
             self.name_interface(interface)
 
     def name_interface(self, interface: m.Interface) -> None:
+        self.order = self.interface_order[interface.name] = []
         span = interface.name_span or interface.span
         module = naming.interface_module_name(interface.name)
         first = self.modules.get(module)
@@ -666,12 +724,16 @@ class _Namer:
             method = naming.member_name(member.name)
             params = None
             style: InputStyle = "none"
+            fields: tuple[m.Field, ...] = ()
             if isinstance(member, m.Operation):
                 style = input_style(self.model, member.input)
                 if style == "wrapped":
                     params = naming.params_class_name(interface.name, member.name)
+                elif style == "fields":
+                    assert isinstance(member.input, m.Record)  # an inline closed record
+                    fields = member.input.fields
             invoke = naming.invoke_function_name(method)
-            members[member.name] = MemberNames(method, invoke, params, style)
+            members[member.name] = MemberNames(method, invoke, params, style, fields)
             if isinstance(member, m.Operation):
                 self.name_inline(
                     member.input,
@@ -745,7 +807,7 @@ def _collect_union_bases(
             continue
         if not all(is_record(model, alternative) for alternative in union.alternatives):
             continue  # a union of lists, or reported by _check_unions
-        module = result.inline[id(union)][1]
+        module = result.inline[union][1]
         for alternative in union.alternatives:
             _add_union_base(
                 model, result, diagnostics, alternative, naming.choice_base_name(name), name, module
@@ -771,7 +833,7 @@ def _add_union_base(
     if isinstance(target, m.TypeRef):
         class_name, class_module = naming.declared_name(target.name), TYPES_MODULE
     else:
-        class_name, class_module = result.inline[id(target)]
+        class_name, class_module = result.inline[target]
     if class_module != module:
         diagnostics.add(
             codes.UNREPRESENTABLE_UNION,
@@ -847,7 +909,7 @@ def _alias_uses(namer: _Namer, type_: m.Type) -> set[str]:
     if isinstance(type_, m.TypeRef):
         return {naming.declared_name(type_.name)}
     if isinstance(type_, NAMED_KINDS):
-        return {namer.inline[id(type_)][0]}
+        return {namer.inline[type_][0]}
     return set()
 
 

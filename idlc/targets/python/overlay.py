@@ -1,4 +1,5 @@
-"""A package of a view of some features that borrows the stable package's classes.
+"""What a package of a view of some features defines itself, and what it borrows from the
+stable package (the Python mapping's decision; code generation writes what it says).
 
 `idlc generate --features … --stable-package P` (docs/python-mapping.md, "Packages of
 unstable features") writes only what the view changes: a declaration the stable view does
@@ -15,30 +16,37 @@ leave alone, and the two packages share one family of types for it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import assert_never
 
+from idlc.nodes import node
 from idlc.semantics import model as m
-from idlc.targets.python.mapping import Plan
+from idlc.targets.python.mapping import Plan, all_interfaces
 
 
-@dataclass(frozen=True, slots=True)
-class StableBase:
-    """The stable view of the same sources, and the import path of its package."""
+@node
+class Overlay:
+    """What the package of a view defines itself; the rest it imports from `package`, the
+    package of the stable view of the same sources."""
 
-    model: m.Model
+    #: the stable package's import path
     package: str
-
-
-@dataclass(frozen=True, slots=True)
-class Changed:
-    """What a view's package defines itself: the rest it borrows."""
-
+    #: the typedefs and interfaces the package defines itself
     typedefs: frozenset[str]
     interfaces: frozenset[str]
+    #: the atoms and interfaces (also imported ones) whose reference classes the stable
+    #: package has, in its order
+    stable_refs: tuple[str, ...]
 
 
-def changed(view: m.Model, stable: m.Model, plan: Plan) -> Changed:
+def overlay(view: m.Model, stable: m.Model, plan: Plan, package: str) -> Overlay:
+    """What the package of `view` (whose plan is `plan`) defines itself and what it imports
+    from `package`, generated from `stable`."""
+    typedefs, interfaces = changed(view, stable, plan)
+    stable_refs = (*stable.atoms, *(name for name, _ in all_interfaces(stable)))
+    return Overlay(package, typedefs, interfaces, stable_refs)
+
+
+def changed(view: m.Model, stable: m.Model, plan: Plan) -> tuple[frozenset[str], frozenset[str]]:
     """The typedefs and interfaces of `view` whose code differs from the stable view's
     (`plan`: `view`'s, which says which classes derive from which)."""
     names = {name: set(_named(typedef.type)) for name, typedef in view.typedefs.items()}
@@ -62,7 +70,7 @@ def changed(view: m.Model, stable: m.Model, plan: Plan) -> Changed:
                     for type_ in _member_types(member):
                         typedefs |= set(_chosen(type_, plan)) & view.typedefs.keys()
         if (len(typedefs), len(interfaces)) == before:
-            return Changed(frozenset(typedefs), frozenset(interfaces))
+            return frozenset(typedefs), frozenset(interfaces)
 
 
 def _member_types(member: m.Member) -> tuple[m.Type, ...]:
@@ -124,7 +132,7 @@ def _chosen(type_: m.Type, plan: Plan) -> Iterator[str]:
             for field in type_.fields:
                 yield from _chosen(field.type, plan)
         case m.Variant():
-            classes = plan.variants[id(type_)]
+            classes = plan.variants[type_]
             for case, names in zip(type_.cases, classes.cases, strict=True):
                 if names.variant is not None:
                     # A case of an inner variant: its classes derive from the inner
@@ -140,7 +148,7 @@ def _chosen(type_: m.Type, plan: Plan) -> Iterator[str]:
             if type_.unknown is not None:
                 yield from _chosen(type_.unknown.type, plan)
         case m.Union_():
-            marker = plan.union_markers.get(id(type_))
+            marker = plan.union_markers.get(type_)
             for alternative in type_.alternatives:
                 if marker is not None:
                     yield from (
