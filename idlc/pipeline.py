@@ -275,6 +275,7 @@ def compile_files(
     *,
     loader: _Loader | None = None,
     features: frozenset[str] | None = None,
+    plan_facts: bool = True,
 ) -> Compilation:
     """Read, parse and resolve `paths` (files or folders) as one compilation.
 
@@ -290,10 +291,18 @@ def compile_files(
     and those of these `@unstable` features; None (the default) for every item. Files with
     unstable items are also checked whole and in their stable view, so that every package
     generated from sources `idlc check` accepts compiles in both.
+
+    `plan_facts`: whether the Python plan (`Compilation.plan`) also holds the facts code
+    generation reads (`idlc.targets.python.mapping.Plan.has_facts`); a command that writes
+    no code passes False, and is told the same problems.
     """
     with paused_gc():
         return _compile(
-            paths, include_dirs, loader or _Loader(Diagnostics(), SourceMap()), features
+            paths,
+            include_dirs,
+            loader or _Loader(Diagnostics(), SourceMap()),
+            features,
+            plan_facts,
         )
 
 
@@ -302,6 +311,7 @@ def _compile(
     include_dirs: Sequence[Path],
     loader: _Loader,
     features: frozenset[str] | None,
+    plan_facts: bool,
 ) -> Compilation:
     diagnostics = loader.diagnostics
     sources = loader.sources
@@ -361,7 +371,9 @@ def _compile(
         problems = Diagnostics()
         with paused_gc():
             resolved = resolve_unsorted(selected, problems, sources=infos, source_map=sources)
-            plan = python.map_model(resolved, problems, complete=not problems.has_errors)
+            plan = python.map_model(
+                resolved, problems, complete=not problems.has_errors, facts=plan_facts
+            )
         diagnostics.extend(_in_view(sort_diagnostics(problems, selected), view))
         if problems.has_errors:
             return Compilation(None, diagnostics, sources, files)

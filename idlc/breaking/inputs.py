@@ -74,7 +74,7 @@ class Loaded:
 
 
 def load_paths(paths: Sequence[Path], include: Sequence[Path]) -> Loaded:
-    return Loaded(compile_files(paths, include))
+    return Loaded(compile_files(paths, include, plan_facts=False))
 
 
 def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
@@ -122,7 +122,7 @@ def load_git(ref: str, paths: Sequence[Path], include: Sequence[Path]) -> Loaded
             for path in include
             if (found := _extract(root, sha, ref, path, folder, labels)) is not None
         ]
-        compilation = compile_files(mapped, mapped_include)
+        compilation = compile_files(mapped, mapped_include, plan_facts=False)
         return Loaded(compilation, labels)
 
 

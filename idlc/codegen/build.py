@@ -157,12 +157,13 @@ def build(
     """The view of the whole generated package, and the problems found on the way.
 
     `plan`: the model's plan as the pipeline made it (without errors: it reported them);
-    None to run the mapping stage here. `base`: for a package of unstable features, what it
-    defines itself and the stable package it imports the rest from (the mapping's
-    `idlc.targets.python.overlay`).
+    None, or a plan without the facts code generation reads (`Plan.has_facts`: a
+    `compile_files(…, plan_facts=False)`'s), to run the mapping stage here. `base`: for a
+    package of unstable features, what it defines itself and the stable package it imports
+    the rest from (the mapping's `idlc.targets.python.overlay`).
     """
     diagnostics = Diagnostics()
-    if plan is None:
+    if plan is None or not plan.has_facts:
         plan = python.map_model(model, diagnostics)
     if plan is None or diagnostics.has_errors:
         return PackageView([], [], [], RUNTIME_API), diagnostics.items

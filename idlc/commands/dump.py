@@ -15,7 +15,7 @@ def run_dump(files: Sequence[Path], include: Sequence[Path], error_format: str, 
     from idlc.pipeline import compile_files
     from idlc.semantics.dump import model_to_json
 
-    compilation = compile_files(files, include)
+    compilation = compile_files(files, include, plan_facts=False)  # (writes no code)
     report(compilation.diagnostics.items, compilation.sources, error_format, echo)
     if compilation.model is None:
         return exit_code(compilation.diagnostics, failed=True)

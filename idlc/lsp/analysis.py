@@ -127,7 +127,9 @@ def analyze(unit: Unit, texts: Mapping[Path, str], cache: ParseCache, revision: 
 
 def _analyze(unit: Unit, texts: Mapping[Path, str], cache: ParseCache, revision: int) -> Analysis:
     loader = _EditorLoader(texts, cache)
-    compilation = pipeline.compile_files(list(unit.paths), list(unit.include), loader=loader)
+    compilation = pipeline.compile_files(
+        list(unit.paths), list(unit.include), loader=loader, plan_facts=False
+    )
     parsed = [item.file for item in loader.loaded.values() if item.file is not None]
     broken = [
         cache.last_good[item.display]

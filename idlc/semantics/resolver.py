@@ -159,7 +159,10 @@ class _Resolver:
         resolved = model.Model(
             tuple(sources), atoms, typedefs, interfaces, opaque, tuple(self.types.scopes)
         )
-        check_references(resolved, self.diagnostics)
+        if any(file.has_attributes for file in self.files):
+            # (Without an attribute no item is unstable, and no use can be of one: the walk
+            # over every type would find nothing.)
+            check_references(resolved, self.diagnostics)
         return resolved
 
     def _wins(self, decl: ast.TypeDecl | ast.InterfaceDecl) -> bool:

@@ -12,7 +12,7 @@ from idlc.commands.generate import GenerateJob, run_generate
 from idlc.diagnostics import Diagnostics
 from idlc.pipeline import compile_files
 from idlc.targets.python import mapping as python_mapping
-from tests.conftest import SEEDS
+from tests.conftest import REPO, SEEDS
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -46,3 +46,48 @@ def test_the_resolvers_plan_gives_the_same_package(monkeypatch: pytest.MonkeyPat
     made_here = generate(compilation.model, "seeds")
     assert len(calls) == 1
     assert given == made_here
+
+
+# The files whose plans have every kind of fact: fields written with a default or a
+# container, `nullable<T>`, optionals of `unit`, inline definitions, forward-compatible
+# registrations.
+_FACTFUL = [
+    *SEEDS,
+    REPO / "tests" / "corpus" / "valid" / "forward_compatible.idl",
+    REPO / "tests" / "codegen" / "corpus" / "edge_shapes.idl",
+]
+
+
+@pytest.mark.parametrize("path", _FACTFUL, ids=lambda path: path.name)
+def test_a_plan_without_facts_reports_the_same_and_generate_completes_it(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `idlc check` plans without the facts only code generation reads (plan_facts=False):
+    # told the same problems, and code generation given such a plan makes a whole one
+    # rather than writing a package from empty facts.
+    whole = compile_files([path])
+    bare = compile_files([path], plan_facts=False)
+    assert bare.diagnostics.items == whole.diagnostics.items
+    assert whole.model is not None and whole.plan is not None and whole.plan.has_facts
+    assert bare.model is not None and bare.plan is not None and not bare.plan.has_facts
+    assert not bare.plan.typedef_definitions and not bare.plan.forward_compatible
+    calls = _counting(monkeypatch)
+    completed = generate(bare.model, "p", plan=bare.plan)
+    assert len(calls) == 1
+    assert completed == generate(whole.model, "p", plan=whole.plan)
+
+
+def test_check_plans_without_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from idlc.commands.check import run_check
+
+    asked: list[bool] = []
+    real = python_mapping.plan
+
+    def recorded(*args, facts: bool = True, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(facts)
+        return real(*args, facts=facts, **kwargs)
+
+    monkeypatch.setattr(python_mapping, "plan", recorded)
+    printed: list[str] = []
+    assert run_check(SEEDS, (), (), "human", lambda text, **_: printed.append(text)) == 0
+    assert asked == [False]

@@ -25,16 +25,19 @@ if TYPE_CHECKING:
     from idlc.targets.python.mapping import Plan
 
 
-def map_model(model: Model, diagnostics: Diagnostics, *, complete: bool = True) -> Plan | None:
+def map_model(
+    model: Model, diagnostics: Diagnostics, *, complete: bool = True, facts: bool = True
+) -> Plan | None:
     """Check `model`'s Python names and, when it is `complete` (the front end found no
-    error), plan its package; every problem is added to `diagnostics`. None when the model
-    is not complete or cannot be mapped."""
+    error), plan its package, with the facts code generation reads when `facts`
+    (`mapping.plan`); every problem is added to `diagnostics`. None when the model is not
+    complete or cannot be mapped."""
     from idlc.targets.python import mapping, names
 
     found = Diagnostics()
     names.check_names(model, found)
     planned = None
     if complete and not found.has_errors:
-        planned = mapping.plan(model, found)
+        planned = mapping.plan(model, found, facts=facts)
     diagnostics.extend(found)
     return None if found.has_errors else planned

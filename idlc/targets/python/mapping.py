@@ -16,7 +16,7 @@ that `check` did not. Names come from `idlc.targets.python.naming` only. See doc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Literal, assert_never
+from typing import TYPE_CHECKING, Literal, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
 from idlc.nodes import ByNode, NodeSet, field, node
@@ -32,7 +32,7 @@ from idlc.semantics.shapes import (
 )
 from idlc.semantics.types import name_span
 from idlc.source import Span
-from idlc.targets.python import hints, naming
+from idlc.targets.python import naming
 from idlc.targets.python.decoding import hooked, native_union
 from idlc.targets.python.definitions import (
     NAMED_KINDS,
@@ -43,9 +43,11 @@ from idlc.targets.python.definitions import (
     VariantDefinition,
     definitions,
 )
-from idlc.targets.python.hints import FieldFacts
-from idlc.targets.python.leniency import ForwardCompatible, forward_compatible
 from idlc_runtime.contract import RESERVED_NAMES
+
+if TYPE_CHECKING:
+    from idlc.targets.python.hints import FieldFacts
+    from idlc.targets.python.leniency import ForwardCompatible
 
 TYPES_MODULE = naming.TYPES_MODULE
 REFS_MODULE = naming.REFS_MODULE
@@ -217,11 +219,17 @@ class Plan:
     #: record class name → the attributes it registers as forward-compatible with the
     #: runtime, for every class with such fields (`idlc.targets.python.leniency`)
     forward_compatible: dict[str, ForwardCompatible] = field(default_factory=dict)
+    #: Whether the facts only code generation reads were made: `fields`, `nullable_fields`,
+    #: `optional_of_none`, the definitions and `forward_compatible` (`plan(…, facts=True)`).
+    #: `idlc check` plans without them; no diagnostic comes from them.
+    has_facts: bool = False
 
 
-def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
+def plan(model: m.Model, diagnostics: Diagnostics, *, facts: bool = True) -> Plan:
     """The names and union bases of the package generated from `model`; every problem is
-    added to `diagnostics`."""
+    added to `diagnostics`. With `facts`, and no error, also how code generation writes
+    each field, type and definition (`Plan.has_facts`); a command that writes nothing
+    (`idlc check`) leaves them out: it reports the same problems."""
     namer = _Namer(model, diagnostics)
     namer.run()
     result = Plan(
@@ -243,13 +251,17 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
     _collect_union_bases(model, namer, result, diagnostics)
     _check_unions(model, namer, diagnostics)
     _check_alias_cycles(model, namer, diagnostics)
-    if not diagnostics.has_errors:
+    if facts and not diagnostics.has_errors:
+        # (Imported here: `idlc check` plans without these facts, and loads neither.)
+        from idlc.targets.python import hints
+        from idlc.targets.python.leniency import forward_compatible
+
         # The facts of how types are written look through aliases and unions: only once
         # the checks above found every type one Python can hold (no alias of itself).
         for field_ in namer.named_fields:
-            facts = hints.field_facts(model, field_)
-            if facts is not hints.PLAIN:
-                result.fields[field_] = facts
+            written = hints.field_facts(model, field_)
+            if written is not hints.PLAIN:
+                result.fields[field_] = written
             type_ = field_.type
             if isinstance(type_, m.Optional) and type_.nullable:
                 result.nullable_fields.add(field_)
@@ -260,6 +272,7 @@ def plan(model: m.Model, diagnostics: Diagnostics) -> Plan:
             model, namer.typedef_order, namer.interface_order, result
         )
         result.forward_compatible = forward_compatible(result)
+        result.has_facts = True
     return result
 
 
