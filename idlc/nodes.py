@@ -24,8 +24,10 @@ default value for each object, as `dataclasses.field` does.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
+from types import CodeType, FunctionType
 from typing import Any, Generic, TypeVar, dataclass_transform, overload
 
 __all__ = ["ByNode", "FrozenInstanceError", "NodeSet", "node", "field", "fields_of", "is_node"]
@@ -143,32 +145,57 @@ def _make(cls: _Class, frozen: bool) -> _Class:
     return made
 
 
+#: The compiled `__init__` of each shape of fields (for each field in order: "p" plain, "d"
+#: with a default, "f" made by a factory), its parameters named `p0`, `p1`, …: a class
+#: takes the one of its shape with the parameters renamed after its fields and its own
+#: setters, defaults and factories. The ~70 node classes a command defines at start-up
+#: have ~26 shapes, so most of them compile nothing (docs/benchmarks.md, "Code generation").
+_INIT_CODE: dict[tuple[str, ...], CodeType] = {}
+
+
 def _initializer(cls: type, names: tuple[str, ...], defaults: dict[str, Any]) -> Any:
-    # Locals: each slot's setter (`_set_<name>`) and default (`_default_<name>`).
-    scope: dict[str, Any] = {}
+    if "self" in names:
+        raise TypeError(f"{cls.__name__}: a node's field cannot be named 'self'")
+    shape = tuple(
+        ("f" if isinstance(defaults[name], _Factory) else "d") if name in defaults else "p"
+        for name in names
+    )
+    code = _INIT_CODE.get(shape)
+    if code is None:
+        code = _INIT_CODE[shape] = _init_code(shape)
+    # The function's globals: each field's slot setter (`_s<i>`), factory (`_m<i>`).
+    scope: dict[str, Any] = {"__builtins__": builtins, "_NOT_GIVEN": _NOT_GIVEN}
+    given_defaults = []
+    for index, (name, kind) in enumerate(zip(names, shape, strict=True)):
+        scope[f"_s{index}"] = cls.__dict__[name].__set__
+        if kind == "f":
+            scope[f"_m{index}"] = defaults[name].make
+            given_defaults.append(_NOT_GIVEN)
+        elif kind == "d":
+            given_defaults.append(defaults[name])
+    qualname = f"{cls.__qualname__}.__init__"
+    # Renaming the parameters is renaming the first locals (the bytecode reads them by
+    # index): keywords and error messages use the fields' names.
+    renamed = code.replace(co_varnames=("self", *names), co_qualname=qualname)
+    init = FunctionType(renamed, scope, "__init__", tuple(given_defaults) or None)
+    init.__qualname__ = qualname
+    return init
+
+
+def _init_code(shape: tuple[str, ...]) -> CodeType:
     parameters = []
     lines = []
-    scope["_NOT_GIVEN"] = _NOT_GIVEN
-    for name in names:
-        scope[f"_set_{name}"] = cls.__dict__[name].__set__
-        default = defaults.get(name, _NOT_GIVEN)
-        if isinstance(default, _Factory):
-            scope[f"_make_{name}"] = default.make
-            parameters.append(f"{name}=_NOT_GIVEN")
-            value = f"_make_{name}() if {name} is _NOT_GIVEN else {name}"
-        elif name in defaults:
-            scope[f"_default_{name}"] = default
-            parameters.append(f"{name}=_default_{name}")
-            value = name
-        else:
-            parameters.append(name)
-            value = name
-        lines.append(f"    _set_{name}(self, {value})")
+    for index, kind in enumerate(shape):
+        parameter = f"p{index}"
+        # (The defaults written here are placeholders: each class gives its own.)
+        parameters.append(parameter if kind == "p" else f"{parameter}=None")
+        value = f"_m{index}() if {parameter} is _NOT_GIVEN else {parameter}"
+        lines.append(f"    _s{index}(self, {value if kind == 'f' else parameter})")
     source = f"def __init__(self, {', '.join(parameters)}):\n" + ("\n".join(lines) or "    pass")
-    exec(source, scope)  # noqa: S102 - the source is made of the class's own field names
-    init = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
+    scope: dict[str, Any] = {}
+    exec(source, scope)  # noqa: S102 - the source is made of placeholder names only
+    code: CodeType = scope["__init__"].__code__
+    return code
 
 
 def _single(name: str) -> Callable[[Any], tuple[Any]]:

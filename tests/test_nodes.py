@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import keyword
 import pickle
 import typing
 
@@ -271,3 +272,65 @@ def test_by_node_and_node_set_behave_as_lists_searched_with_is(
     assert len(facts) == len(reference) and len(members) == len(reference_members)
     assert sorted(id(k) for k in facts) == sorted(id(k) for k, _ in reference)
     assert sorted(id(m) for m in members) == sorted(id(m) for m in reference_members)
+
+
+# -- one compiled `__init__` per shape of fields ------------------------------------------
+
+_FIELD_NAMES = st.from_regex(r"\A[a-z][a-z0-9_]{0,6}\Z").filter(
+    lambda name: name != "self" and not keyword.iskeyword(name)
+)
+#: A class's fields: plain ones first, then those with a default or a factory.
+_SHAPES = st.tuples(st.integers(0, 3), st.lists(st.sampled_from("df"), max_size=3)).map(
+    lambda parts: "p" * parts[0] + "".join(parts[1])
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shapes=st.lists(_SHAPES, min_size=1, max_size=4),
+    data=st.data(),
+)
+def test_classes_sharing_a_shape_each_get_their_own_names_defaults_and_factories(
+    shapes: list[str], data: st.DataObject
+) -> None:
+    # Classes of one shape share a compiled `__init__` whose parameters each renames
+    # (idlc.nodes._INIT_CODE): each must still behave as the dataclass of its own fields
+    # (keywords by its names, its defaults, a new factory value per object, its errors).
+    for index, shape in enumerate(shapes * 2):  # every shape twice: the second one shared
+        names = data.draw(
+            st.lists(_FIELD_NAMES, min_size=len(shape), max_size=len(shape), unique=True)
+        )
+        namespace: dict[str, object] = {"__annotations__": {name: "object" for name in names}}
+        for name, kind in zip(names, shape, strict=True):
+            if kind == "d":
+                namespace[name] = f"default of {name} in {index}"
+            elif kind == "f":
+                namespace[name] = field(default_factory=list)
+        made = node(type(f"Made{index}", (), dict(namespace)))
+        for name, kind in zip(names, shape, strict=True):
+            if kind == "f":
+                namespace[name] = dataclasses.field(default_factory=list)
+        expected = dataclasses.dataclass(frozen=True)(type(f"Made{index}", (), namespace))
+        values = [f"{name} given" for name in names]
+        required = shape.count("p")
+        for given_count in range(required, len(names) + 1):
+            positional = values[:given_count]
+            by_keyword = dict(zip(names[:given_count], positional, strict=True))
+            for args, kwargs in ((positional, {}), ([], by_keyword)):
+                got, want = made(*args, **kwargs), expected(*args, **kwargs)
+                assert [getattr(got, name) for name in names] == [
+                    getattr(want, name) for name in names
+                ]
+        if required:
+            with pytest.raises(TypeError, match=names[required - 1]):
+                made(*values[: required - 1])
+        if "f" in shape:
+            first, second = made(*values[:required]), made(*values[:required])
+            factory_made = names[shape.index("f")]
+            assert getattr(first, factory_made) == []
+            assert getattr(first, factory_made) is not getattr(second, factory_made)
+
+
+def test_a_field_named_self_is_refused() -> None:
+    with pytest.raises(TypeError, match="self"):
+        node(type("Selfish", (), {"__annotations__": {"self": "object"}}))

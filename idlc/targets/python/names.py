@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.nodes import node
 from idlc.semantics import model as m
 from idlc.semantics import queries
 from idlc.semantics.checks import case_shown_short
@@ -27,7 +27,7 @@ from idlc.targets.python import naming
 _Item = TypeVar("_Item")
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class _Scope(Generic[_Item]):
     """One kind of scope: how its items are named, and how their collisions read."""
 
