@@ -37,7 +37,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 Json = Any
 
@@ -819,17 +819,31 @@ def main() -> None:
     stable_only = "--stable" in arguments
     version = V2 if "--v2" in arguments else V1
     arguments = [argument for argument in arguments if argument not in ("--stable", "--v2")]
-    folder = (
-        Path(arguments[0]) if arguments else Path(__file__).resolve().parents[1] / version.folder
-    )
-    schema = json.loads((folder / "schema.json").read_text())
-    meta = (
-        json.loads((folder / "meta.json").read_text())
-        if (folder / "meta.json").is_file()
-        else meta_of(schema)
-    )
-    unstable = None if stable_only else json.loads((folder / "schema.unstable.json").read_text())
-    sys.stdout.write(Converter(schema, meta, unstable, version).run())
+    options = [argument for argument in arguments if argument.startswith("-")]
+    if options or len(arguments) > 1:
+        fail(f"unknown argument {(options or arguments)[-1]!r}: use [--stable] [--v2] [folder]")
+    root = Path(__file__).resolve().parents[1]
+    folder = Path(arguments[0]) if arguments else root / version.folder
+    schema = read_json(folder / "schema.json")
+    meta = read_json(folder / "meta.json") if (folder / "meta.json").is_file() else meta_of(schema)
+    unstable = None if stable_only else read_json(folder / "schema.unstable.json")
+    try:
+        sys.stdout.write(Converter(schema, meta, unstable, version).run())
+    except (KeyError, ValueError, AssertionError) as error:
+        fail(f"cannot convert the schema in {folder}: {error}")
+
+
+def read_json(path: Path) -> Json:
+    """The JSON document at `path`, or a clear message and exit 2."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        fail(f"cannot read {path}: {error}")
+
+
+def fail(message: str) -> NoReturn:
+    sys.stderr.write(f"acp_idl: {message}\n")
+    raise SystemExit(2)
 
 
 if __name__ == "__main__":
