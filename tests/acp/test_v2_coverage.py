@@ -20,7 +20,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from idlc.diagnostics import Diagnostics
 from idlc.pipeline import compile_files
@@ -262,6 +265,36 @@ def test_the_one_thing_the_language_cannot_say_yet_is_a_variant_two_deep() -> No
     assert spans == [("E0119", "StateUpdate")]
     assert 'case "state_update"' in errors[0].message and '"idle"' in errors[0].message
     assert compilation.model is None
+
+
+def _open_enums() -> list[type[Any]]:
+    from idlc_acp.protocol import _types
+    from idlc_runtime.codec.hooks import OpenEnum
+
+    return [
+        value
+        for value in vars(_types).values()
+        if isinstance(value, type) and issubclass(value, OpenEnum) and value is not OpenEnum
+    ]
+
+
+@given(data=st.data(), suffix=st.text(min_size=1, max_size=20))
+def test_an_implementation_specific_value_of_an_open_enum_travels_as_it_came(
+    data: st.DataObject, suffix: str
+) -> None:
+    """The draft's `_`-prefixed values need no language change (docs/language.md, "Enums"):
+    an `open enum` keeps them, `.known` False, and encodes them back unchanged."""
+    from idlc_runtime.codec.decoders import decoder_for
+    from idlc_runtime.hooks import enc_hook
+
+    enums = _open_enums()
+    assert enums  # v1's CompactionStatus, NoticeSeverity, SessionConfigOptionCategory
+    cls = data.draw(st.sampled_from(enums))
+    raw = msgspec.json.encode(f"_{suffix}")
+    value = decoder_for(cls).decode(raw)
+    assert isinstance(value, cls) and not value.known
+    assert value.value == f"_{suffix}"
+    assert msgspec.json.encode(value, enc_hook=enc_hook) == raw
 
 
 @pytest.mark.parametrize("arguments", [["--v2", "/nonexistent-acp-schema"], ["--v9"]])
