@@ -20,8 +20,10 @@ With `--v2` it writes `idl/acp-v2.idl` the same way from the vendored draft of p
 version 2 (`idl/acp-schema/v2`, which has no meta.json: each `x-method` is listed by its
 `x-side`). The draft's `SessionUpdate` has a `state_update` case that is `StateUpdate`, a
 variant whose `idle` case is `IdleStateUpdate`, a variant again: three tags in one object,
-which the language cannot say yet (one level of variant inside a case: E0119), so
-`idl/acp-v2.idl` does not compile and `idlc_acp.v2` is not generated yet (docs/acp.md,
+which the language cannot say yet (one level of variant inside a case: E0119,
+docs/acp-gaps.md G18); and `ErrorData` and `ElicitationContentValue` end in "any other
+value", written as a last `json` alternative, which the Python target refuses (E0203, G19).
+So `idl/acp-v2.idl` does not compile and `idlc_acp.v2` is not generated yet (docs/acp.md,
 "Protocol version 2").
 
 The script knows the member names of the `Agent` and `Client` interfaces (from the MoonBit
