@@ -108,7 +108,8 @@ def test_the_vendored_schemas_are_the_draft_of_2_4_0() -> None:
 def test_every_definition_is_declared_and_marked_as_the_schemas_say() -> None:
     typedefs = _typedefs()
     defs = unstable()["$defs"]
-    assert ENVELOPES & set(defs) == {name for name in ENVELOPES if name in defs}
+    # The envelopes of the agent, client, proxy and extension messages: 12, none declared.
+    assert len(ENVELOPES & set(defs)) == 12
     assert sorted(typedefs) == sorted(set(defs) - ENVELOPES)
     stable_defs = set(stable()["$defs"])
     marked = {name for name, typedef in typedefs.items() if typedef.unstable is not None}
