@@ -22,9 +22,11 @@ FORBIDDEN = {
             re.escape(prefix)
             for prefix in ("/" + "work/", "/" + "root/", "/" + "Users/", "/" + "opt/")
         )
-        # The placeholder user u of ACP payload examples (`/home/u/p`) is no machine's.
+        # The placeholder users of ACP payload examples (`/home/u/p`) and of the v2 draft
+        # schema's descriptions, which idl/acp-v2.idl carries (`/home/user/project`), are no
+        # machine's.
         + "|/"
-        + r"home/(?!u/)"
+        + r"home/(?!u/|user/project)"
     ),
 }
 

@@ -3,6 +3,7 @@
 
     python tools/acp_idl.py [idl/acp-schema/v1] > idl/acp.idl && idlc fmt idl/acp.idl
     python tools/acp_idl.py --stable [idl/acp-schema/v1]    # schema.json alone
+    python tools/acp_idl.py --v2 [idl/acp-schema/v2] > idl/acp-v2.idl && idlc fmt idl/acp-v2.idl
 
 The unstable schema is the stable protocol plus what is not part of the spec yet
 (`session/fork`, archive, title, status, providers, auth status, `mcp/message`, plans,
@@ -15,6 +16,16 @@ the stable view into `idlc_acp.protocol` and the unstable items into `idlc_acp.u
 which imports everything else from the stable package (`tests/interop/test_unstable.py`
 checks both, and that `idl/acp.idl` is exactly this script's output, formatted).
 
+With `--v2` it writes `idl/acp-v2.idl` the same way from the vendored draft of protocol
+version 2 (`idl/acp-schema/v2`, which has no meta.json: each `x-method` is listed by its
+`x-side`). The draft's `SessionUpdate` has a `state_update` case that is `StateUpdate`, a
+variant whose `idle` case is `IdleStateUpdate`, a variant again: three tags in one object,
+which the language cannot say yet (one level of variant inside a case: E0119,
+docs/acp-gaps.md G18); and `ErrorData` and `ElicitationContentValue` end in "any other
+value", written as a last `json` alternative, which the Python target refuses (E0203, G19).
+So `idl/acp-v2.idl` does not compile and `idlc_acp.v2` is not generated yet (docs/acp.md,
+"Protocol version 2").
+
 The script knows the member names of the `Agent` and `Client` interfaces (from the MoonBit
 SDK's traits) and the handful of schema shapes the language cannot say directly
 (`docs/acp-gaps.md`, G1–G9).
@@ -26,8 +37,9 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 Json = Any
 
@@ -103,6 +115,96 @@ SNAPSHOT = {
     "providers/list",
     "auth/status",
 }
+
+#: The v2 draft's members (idl/acp-schema/v2): the same names as v1's where the method is
+#: v1's, and for what v2 adds or renames: `auth/login` and `auth/logout` (v1's
+#: `authenticate` and `logout`), `tool_call/cancel` and `terminal/cancel`. The draft drops
+#: `session/load`, `session/set_mode`, the file system and the client-side terminal methods.
+V2_MEMBERS: dict[str, tuple[str, str, bool, bool]] = {
+    "initialize": ("Agent", "initialize", True, False),
+    "auth/login": ("Agent", "login", False, False),
+    "auth/logout": ("Agent", "logout", False, False),
+    "session/new": ("Agent", "newSession", True, False),
+    "session/resume": ("Agent", "resumeSession", False, False),
+    "session/list": ("Agent", "listSessions", False, False),
+    "session/delete": ("Agent", "deleteSession", False, False),
+    "session/close": ("Agent", "closeSession", False, False),
+    "session/set_config_option": ("Agent", "setConfigOption", False, False),
+    "session/prompt": ("Agent", "prompt", True, False),
+    "session/cancel": ("Agent", "cancel", False, True),
+    "tool_call/cancel": ("Agent", "cancelToolCall", False, False),
+    "terminal/cancel": ("Agent", "cancelTerminal", False, False),
+    "session/update": ("Client", "update", True, True),
+    "session/request_permission": ("Client", "requestPermission", True, False),
+    "elicitation/create": ("Client", "elicit", False, False),
+    "elicitation/complete": ("Client", "completeElicitation", False, True),
+    "$/cancel_request": ("Protocol", "cancelRequest", False, True),
+}
+
+
+@dataclass(frozen=True)
+class Version:
+    """What differs between the protocol versions the script writes: the folder of the
+    vendored schema, the members of the stable and of the unstable schema, and the file's
+    first comment line."""
+
+    number: int
+    members: dict[str, tuple[str, str, bool, bool]]
+    unstable_members: dict[str, tuple[str, str, bool, bool]]
+    header: tuple[str, ...]
+    unstable_note: tuple[str, ...]
+    #: Of `SKIPPED`, what the stable schema's types use (the v2 draft's
+    #: `ErrorStopReason.error` is a JSON-RPC error object).
+    types: frozenset[str] = frozenset()
+
+    @property
+    def folder(self) -> str:
+        return f"idl/acp-schema/v{self.number}"
+
+
+V1 = Version(
+    1,
+    MEMBERS,
+    UNSTABLE_MEMBERS,
+    (
+        "// The Agent Client Protocol (ACP), protocol version 1, as the schema vendored in",
+        "// idl/acp-schema/v1 says it (from @agentclientprotocol/sdk 2.4.0, Apache-2.0; see",
+        "// idl/acp-schema/NOTICE). Member names and the required set follow the seed traits",
+        "// of the ACP `Agent` and `Client` (the MoonBit SDK's style). Doc comments",
+        "// are the schema's descriptions. Member ids are the wire method names (docs/acp-gaps.md",
+        "// G6). It says the schema exactly: no workaround is left (docs/acp-gaps.md).",
+    ),
+    ('// "The unstable surface"). idlc_acp.unstable has them; idlc_acp.protocol not.',),
+)
+#: The unstable additions of the v2 draft are v1's unstable methods, by the same names.
+V2 = Version(
+    2,
+    V2_MEMBERS,
+    UNSTABLE_MEMBERS,
+    (
+        "// The Agent Client Protocol (ACP), the draft of protocol version 2, as the schema",
+        "// vendored in idl/acp-schema/v2 says it (from @agentclientprotocol/sdk 2.4.0,",
+        "// Apache-2.0; see idl/acp-schema/NOTICE), written by tools/acp_idl.py --v2. Member",
+        "// names and the required set are v1's (idl/acp.idl) for the methods v1 has. Doc",
+        "// comments are the schema's descriptions. Member ids are the wire method names.",
+    ),
+    ('// "The unstable surface"). idlc_acp.v2.unstable has them; idlc_acp.v2 not.',),
+    frozenset(UNSTABLE_TYPES),
+)
+VERSIONS = {version.number: version for version in (V1, V2)}
+
+
+def meta_of(schema: Json) -> Json:
+    """The method list of a schema without a meta.json (the v2 draft): each `x-method` by
+    its `x-side` (the side that answers it), as v1's meta.json lists them."""
+    keys = {"agent": "agentMethods", "client": "clientMethods", "protocol": "protocolMethods"}
+    found: dict[str, dict[str, str]] = {key: {} for key in keys.values()}
+    for node in schema["$defs"].values():
+        method, side = node.get("x-method"), node.get("x-side")
+        if method is not None and side in keys:
+            found[keys[side]][method] = method
+    return found
+
 
 INTERFACE_DOCS = {
     "Agent": (
@@ -294,18 +396,21 @@ def in_merged_order(ours: list[str], theirs: list[str]) -> list[str]:
 
 
 class Converter:
-    def __init__(self, schema: Json, meta: Json, unstable: Json | None = None) -> None:
+    def __init__(
+        self, schema: Json, meta: Json, unstable: Json | None = None, version: Version = V1
+    ) -> None:
         """The protocol of `schema`; with `unstable` (the unstable schema), merged with what
         that one adds, each addition marked (`merged`)."""
         self.meta = meta
+        self.version = version
         self.order: list[str] = []
         self.seen: set[str] = set()
         self.merging = unstable is not None
         self.defs: dict[str, Json] = schema["$defs"]
-        self.members = MEMBERS
+        self.members = version.members
         self.stable_order: list[str] = []
         if unstable is not None:
-            stable = Converter(schema, meta)
+            stable = Converter(schema, meta, version=version)
             stable.reach_members()
             self.stable_order = stable.order
             kept = set(stable.order)
@@ -313,7 +418,7 @@ class Converter:
                 name: merged(schema["$defs"][name], node) if name in kept else node
                 for name, node in unstable["$defs"].items()
             }
-            self.members = {**MEMBERS, **UNSTABLE_MEMBERS}
+            self.members = {**version.members, **version.unstable_members}
         self.methods = self.method_types()
 
     def unstable(self, name: str) -> bool:
@@ -328,7 +433,7 @@ class Converter:
     # -- reachability, in the order a reader meets the types --
 
     def reach(self, name: str) -> None:
-        skipped = SKIPPED - UNSTABLE_TYPES if self.merging else SKIPPED
+        skipped = SKIPPED - UNSTABLE_TYPES if self.merging else SKIPPED - self.version.types
         if name in self.seen or name in skipped:
             return
         self.seen.add(name)
@@ -550,7 +655,11 @@ class Converter:
                 raise ValueError(f"an unknown {tag!r} must be a union of named records")
             case = "union { " + " ".join(f"{scope};" for scope in scopes) + " }"
         elif own:
-            case = self.record({**alternative, "properties": own}, "    ")
+            # The unknown case keeps the object as received, so the members the record does
+            # not declare travel anyway: `additionalProperties: true` (the v2 draft's
+            # `AuthMethod`) needs no `open record`, which a case cannot be (E0130).
+            closed = {**alternative, "properties": own, "additionalProperties": None}
+            case = self.record(closed, "    ")
         else:
             return []
         lines = doc_lines(alternative.get("description"), "    ")
@@ -662,17 +771,12 @@ class Converter:
         # of the merged file is the stable file, byte for byte.
         order = in_merged_order(self.stable_order, self.order) if self.merging else self.order
         out = [
-            "// The Agent Client Protocol (ACP), protocol version 1, as the schema vendored in",
-            "// idl/acp-schema/v1 says it (from @agentclientprotocol/sdk 2.4.0, Apache-2.0; see",
-            "// idl/acp-schema/NOTICE). Member names and the required set follow the seed traits",
-            "// of the ACP `Agent` and `Client` (the MoonBit SDK's style). Doc comments",
-            "// are the schema's descriptions. Member ids are the wire method names (docs/acp-gaps.md",
-            "// G6). It says the schema exactly: no workaround is left (docs/acp-gaps.md).",
+            *self.version.header,
             *(
                 (
                     f"// Items marked `{ATTRIBUTE}` are schema.unstable.json's additions: not",
                     "// part of the spec yet, they may change or go at any time (docs/acp.md,",
-                    '// "The unstable surface"). idlc_acp.unstable has them; idlc_acp.protocol not.',
+                    *self.version.unstable_note,
                 )
                 if self.merging
                 else ()
@@ -690,7 +794,7 @@ class Converter:
                 wire = wire_of(member_id)
                 params, output = self.signature(member_id)
                 out += doc_lines(self.defs[params].get("description"), "    ")
-                if not whole and member_id in UNSTABLE_MEMBERS and self.merging:
+                if not whole and member_id in self.version.unstable_members and self.merging:
                     out.append(f"    {ATTRIBUTE}")
                 binding = (
                     f'notify id "{wire}";'
@@ -715,16 +819,33 @@ class Converter:
 def main() -> None:
     arguments = sys.argv[1:]
     stable_only = "--stable" in arguments
-    arguments = [argument for argument in arguments if argument != "--stable"]
-    folder = (
-        Path(arguments[0])
-        if arguments
-        else Path(__file__).resolve().parents[1] / "idl" / "acp-schema" / "v1"
-    )
-    schema = json.loads((folder / "schema.json").read_text())
-    meta = json.loads((folder / "meta.json").read_text())
-    unstable = None if stable_only else json.loads((folder / "schema.unstable.json").read_text())
-    sys.stdout.write(Converter(schema, meta, unstable).run())
+    version = V2 if "--v2" in arguments else V1
+    arguments = [argument for argument in arguments if argument not in ("--stable", "--v2")]
+    options = [argument for argument in arguments if argument.startswith("-")]
+    if options or len(arguments) > 1:
+        fail(f"unknown argument {(options or arguments)[-1]!r}: use [--stable] [--v2] [folder]")
+    root = Path(__file__).resolve().parents[1]
+    folder = Path(arguments[0]) if arguments else root / version.folder
+    schema = read_json(folder / "schema.json")
+    meta = read_json(folder / "meta.json") if (folder / "meta.json").is_file() else meta_of(schema)
+    unstable = None if stable_only else read_json(folder / "schema.unstable.json")
+    try:
+        sys.stdout.write(Converter(schema, meta, unstable, version).run())
+    except (KeyError, ValueError, AssertionError) as error:
+        fail(f"cannot convert the schema in {folder}: {error}")
+
+
+def read_json(path: Path) -> Json:
+    """The JSON document at `path`, or a clear message and exit 2."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        fail(f"cannot read {path}: {error}")
+
+
+def fail(message: str) -> NoReturn:
+    sys.stderr.write(f"acp_idl: {message}\n")
+    raise SystemExit(2)
 
 
 if __name__ == "__main__":
