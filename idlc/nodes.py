@@ -30,7 +30,16 @@ from operator import attrgetter
 from types import CodeType, FunctionType
 from typing import Any, Generic, TypeVar, dataclass_transform, overload
 
-__all__ = ["ByNode", "FrozenInstanceError", "NodeSet", "node", "field", "fields_of", "is_node"]
+__all__ = [
+    "ByNode",
+    "FrozenInstanceError",
+    "NodeSet",
+    "node",
+    "field",
+    "fields_of",
+    "is_node",
+    "replace",
+]
 
 _Class = TypeVar("_Class", bound=type)
 _Value = TypeVar("_Value")
@@ -76,6 +85,21 @@ def fields_of(cls_or_node: Any) -> tuple[str, ...]:
 def is_node(value: Any) -> bool:
     """Whether `value` is a node (an instance of a class made by `@node`)."""
     return hasattr(type(value), _FIELDS)
+
+
+_Node = TypeVar("_Node")
+
+
+def replace(value: _Node, /, **changes: Any) -> _Node:
+    """A copy of node `value` with the fields named in `changes` changed
+    (`dataclasses.replace`); an unknown field name is a TypeError, as there."""
+    cls = type(value)
+    fields = {name: getattr(value, name) for name in fields_of(cls)}
+    unknown = changes.keys() - fields.keys()
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
+    fields.update(changes)
+    return cls(**fields)
 
 
 @overload

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from idlc.boundedread import InputTooLarge, NotARegularFile, read_input, size_text
 from idlc.diagnostics import Diagnostic, Diagnostics, codes
 from idlc.gcpause import paused_gc
+from idlc.nodes import field, node, replace
 from idlc.source import SourceFile, SourceMap
 from idlc.source import display_path as _display_path
 from idlc.syntax import ast, parser, reader
@@ -35,7 +35,7 @@ __all__ = ["Compilation", "ParsedFile", "Parsed", "compile_files", "parse_files"
 _IDL_SUFFIX = "*.idl"
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class ParsedFile:
     """One file read: its display path, its bytes' digest, its text and its syntax tree.
 
@@ -50,7 +50,7 @@ class ParsedFile:
     file: ast.File | None
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Parsed:
     """What `parse_files` gives: every file, and the problems met on the way."""
 
@@ -63,7 +63,7 @@ class Parsed:
         return not self.diagnostics.has_errors
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Compilation:
     """The result of `compile_files`. `model` is None when there is any error."""
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -112,15 +111,17 @@ class Span:
         }
 
 
-@dataclass(slots=True)
 class SourceFile:
     """One file's text, with what is needed to turn offsets into lines and columns."""
 
-    path: str
-    text: str
-    _line_starts: list[int] = field(init=False, repr=False)
+    # A plain class, not a dataclass: `idlc check` imports no `dataclasses` (it loads
+    # `inspect`, docs/benchmarks.md), and `_line_starts` is worked out, not given.
+    __slots__ = ("path", "text", "_line_starts")
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value: unhashable
 
-    def __post_init__(self) -> None:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
         starts = [0]
         find = self.text.find
         position = find("\n")
@@ -128,6 +129,14 @@ class SourceFile:
             starts.append(position + 1)
             position = find("\n", position + 1)
         self._line_starts = starts
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not SourceFile:
+            return NotImplemented
+        return self.path == other.path and self.text == other.text
+
+    def __repr__(self) -> str:
+        return f"SourceFile(path={self.path!r}, text={self.text!r})"
 
     @property
     def line_count(self) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from idlc.boundedread import MAX_INPUT_BYTES, size_text
 from idlc.diagnostics import Diagnostic, Related
+from idlc.nodes import replace
 from idlc.pipeline import Compilation, compile_files
 from idlc.source import SourceFile, SourceMap, Span, display_path
 
@@ -67,9 +68,7 @@ class Loaded:
                 Related(item.message, self.span(item.span) or item.span)
                 for item in diagnostic.related
             )
-            result.append(
-                dataclasses.replace(diagnostic, span=self.span(diagnostic.span), related=related)
-            )
+            result.append(replace(diagnostic, span=self.span(diagnostic.span), related=related))
         return result
 
 

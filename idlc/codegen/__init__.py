@@ -29,11 +29,11 @@ Generated packages import only `idlc_runtime`, msgspec and the standard library.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from idlc.diagnostics import Diagnostic
 from idlc.gcpause import paused_gc
+from idlc.nodes import field, node
 from idlc.semantics.model import Model
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["GeneratedPackage", "generate"]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class GeneratedPackage:
     """The files of one generated package, by path relative to the package folder."""
 

@@ -117,7 +117,7 @@ def environment() -> jinja2.Environment:
         **options,  # type: ignore[arg-type]
     )
     env.filters.update(FILTERS)
-    # Plain attribute access: the view models are dataclasses, never mappings, so `x.name`
+    # Plain attribute access: the view models are nodes, never mappings, so `x.name`
     # needs no fallback to `x["name"]`. Templates read attributes about a million times for
     # a large schema; the builtin itself answers them without a Python call of Jinja's.
     env.getattr = getattr  # type: ignore[method-assign, assignment]

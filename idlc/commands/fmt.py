@@ -7,19 +7,19 @@ configured sources when it is given none.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from idlc.commands.console import Echo, exit_code, report
 from idlc.commands.project import configuration_of, discovered
 from idlc.diagnostics import Diagnostics, codes, without_allowed
+from idlc.nodes import field, node
 from idlc.output.atomic import write_atomic
 from idlc.pipeline import parse_files
 from idlc.source import SourceMap
 from idlc.syntax.format import format_file, is_canonical
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class FormatResult:
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     sources: SourceMap = field(default_factory=SourceMap)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 
 from idlc.diagnostics.codes import Code
+from idlc.nodes import field, node
 from idlc.source import Span
 
 __all__ = ["Code", "Diagnostic", "Diagnostics", "Related", "Severity", "without_allowed"]
@@ -21,7 +21,7 @@ class Severity(enum.Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Related:
     """A second place a diagnostic points at ("first declared here")."""
 
@@ -29,7 +29,7 @@ class Related:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Diagnostic:
     code: Code
     message: str
@@ -47,7 +47,7 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Diagnostics:
     """What one run has found so far, in the order it was found."""
 

@@ -7,10 +7,10 @@ that every code registered here is documented there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from idlc.nodes import node
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Code:
     id: str
     title: str

@@ -20,7 +20,6 @@ raises on a model with errors: a name that does not resolve leaves the default u
 
 from __future__ import annotations
 
-import base64
 import binascii
 from collections.abc import Iterable
 from typing import Literal, assert_never
@@ -208,6 +207,8 @@ def _primitive_default_problem(literal: model.Literal, kind: model.PrimitiveKind
         return f"{_literal_kind(literal)} is not a `string`", 'write a string: `"…"`'
     if kind is model.PrimitiveKind.BYTES:
         if isinstance(value, str):
+            import base64  # only a `bytes` default needs it: `idlc check` starts without
+
             try:
                 base64.b64decode(value, validate=True)
             except (binascii.Error, ValueError):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from idlc.diagnostics import Diagnostics, Related, codes
+from idlc.nodes import field, node
 from idlc.source import Span
 from idlc.suggest import NameIndex
 from idlc.syntax import ast
@@ -33,7 +33,7 @@ class Kind(enum.Enum):
         return f"{self.article} {self.value}"
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Entry:
     kind: Kind
     name: str

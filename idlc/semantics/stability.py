@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar, assert_never
 
 from idlc.diagnostics import Diagnostics, Related, codes
-from idlc.nodes import fields_of, is_node
+from idlc.nodes import fields_of, is_node, replace
 from idlc.semantics import model
 from idlc.source import Span
 from idlc.syntax import ast
@@ -153,7 +153,7 @@ def _file(file: ast.File, features: frozenset[str]) -> ast.File:
                     decls.append(_same_or(decl, members=members))
             case _:
                 assert_never(decl)
-    return _replace(file, decls=tuple(decls))
+    return replace(file, decls=tuple(decls))
 
 
 def _members(members: tuple[ast.Member, ...], features: frozenset[str]) -> Iterator[ast.Member]:
@@ -218,13 +218,7 @@ def _same_or(node: _Item, **parts: object) -> _Item:
     with the new parts."""
     if all(_same(getattr(node, name), part) for name, part in parts.items()):
         return node
-    return _replace(node, **parts)
-
-
-def _replace(node: _Item, **parts: object) -> _Item:
-    values = {name: getattr(node, name) for name in fields_of(type(node))}
-    values.update(parts)
-    return type(node)(**values)
+    return replace(node, **parts)
 
 
 def _same(old: object, new: object) -> bool:

@@ -9,13 +9,13 @@ attribute, is the target's to check: `idlc.targets.python.names`.)
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from idlc.diagnostics import Code, Diagnostics, Related
+from idlc.nodes import field, node
 from idlc.source import Span
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Wording:
     """How the diagnostics of one kind of scope read."""
 
@@ -27,7 +27,7 @@ class Wording:
     first: str  # label at the first one ("first declared here")
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class UniqueNames:
     wording: Wording
     diagnostics: Diagnostics

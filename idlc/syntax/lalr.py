@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Protocol
+
+from idlc.nodes import node
 
 
 class Tok:
@@ -54,7 +55,7 @@ Callback = Callable[[Any, list[Any]], Any]
 END = "$END"
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class RulePlan:
     """How the values of one rule's children become the rule's value (Lark's semantics).
 
@@ -70,7 +71,7 @@ class RulePlan:
     trailing: int
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class TableData:
     """Everything the parser needs, as plain data: built once with Lark, then cached."""
 
@@ -92,7 +93,7 @@ class TableData:
     gotos: list[dict[str, int]]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Tables:
     actions: list[dict[str, Action]]
     start: int

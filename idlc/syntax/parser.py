@@ -24,6 +24,7 @@ from typing import Any
 from idlc import __version__, cachedir
 from idlc.diagnostics import Diagnostics, codes
 from idlc.gcpause import paused_gc
+from idlc.nodes import fields_of
 from idlc.resources import data_dir
 from idlc.source import SourceFile, Span
 from idlc.syntax import ast, escapes, lalr
@@ -496,7 +497,7 @@ def _table_data() -> lalr.TableData:
     key = hashlib.sha256(
         grammar
         + f"|{__version__}|{_CACHE_FORMAT}|{sys.version}|lark {_lark_version()}".encode()
-        + ",".join(lalr.TableData.__dataclass_fields__).encode()
+        + ",".join(fields_of(lalr.TableData)).encode()
     ).hexdigest()[:20]
     name = f"idl-tables-{key}.marshal"
     entries = cachedir.store()
@@ -515,14 +516,14 @@ def _table_data() -> lalr.TableData:
 
 def _to_plain(data: lalr.TableData) -> tuple[Any, ...]:
     """`data` as nested tuples, dicts, lists, sets and strings (what `marshal` stores)."""
-    values = [getattr(data, name) for name in lalr.TableData.__dataclass_fields__]
+    values = [getattr(data, name) for name in fields_of(lalr.TableData)]
     values[1] = [(r.method, r.expand1, r.include, r.trailing) for r in data.rules]
     return tuple(values)
 
 
 def _from_plain(values: Any) -> lalr.TableData:
     """The inverse of `_to_plain`; a `TypeError` or `ValueError` for anything else."""
-    if type(values) is not tuple or len(values) != len(lalr.TableData.__dataclass_fields__):
+    if type(values) is not tuple or len(values) != len(fields_of(lalr.TableData)):
         raise ValueError("not a table cache")
     fields = list(values)
     fields[1] = [lalr.RulePlan(*rule) for rule in fields[1]]

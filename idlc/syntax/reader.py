@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import _thread
 import codecs
 import hashlib
-import threading
 
 from idlc.diagnostics import Diagnostics, codes
 from idlc.source import SourceFile
@@ -13,7 +13,9 @@ from idlc.source import SourceFile
 MAX_REPORTED = 5
 
 _runs: list[tuple[int, int]] = []  # filled by the error handler during one decode
-_decoding = threading.Lock()  # the error handler is process-wide: one repair at a time
+# The error handler is process-wide: one repair at a time. (`_thread`'s lock is
+# `threading.Lock`; `threading` itself is more of `idlc check`'s start-up than it needs.)
+_decoding = _thread.allocate_lock()
 
 
 def _collect(error: UnicodeError) -> tuple[str, int]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from idlc.codegen import GeneratedPackage
+from idlc.nodes import replace
 from idlc.output import package as output
 from idlc.output.atomic import folder_lock
 from idlc.output.package import MANIFEST, OutputConflict, check_package, conflicts, write_package
