@@ -3,3 +3,4 @@
 // "@idlc/runtime/node".
 export * from "./contract.js";
 export * from "./errors.js";
+export * from "./codec/index.js";
