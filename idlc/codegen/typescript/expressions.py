@@ -120,12 +120,12 @@ def uses_json(type_: TsType) -> bool:
 
 def key(name: str) -> str:
     """A property name: as it is when an identifier, else a string literal."""
-    return name if is_identifier(name) else json.dumps(name, ensure_ascii=False)
+    return name if is_identifier(name) else json.dumps(name, ensure_ascii=True)
 
 
 def string(text: str) -> str:
     """A TypeScript string literal."""
-    return json.dumps(text, ensure_ascii=False)
+    return json.dumps(text, ensure_ascii=True)
 
 
 def doc(text: str | None, indent: int = 0) -> str:

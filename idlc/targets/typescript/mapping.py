@@ -388,7 +388,7 @@ class _Mapper:
             elif stands_for in ("empty-map", "empty-record"):
                 default, omit = "{}", stands_for == "empty-map"
             else:
-                default, omit = json.dumps(field_.default.value, ensure_ascii=False), True
+                default, omit = json.dumps(field_.default.value, ensure_ascii=True), True
             type_ = self.ts(inner if optional else field_.type, inline_name, span, what)
         elif queries.is_tristate(field_.type, model.typedefs):
             presence = "tristate"
