@@ -77,14 +77,17 @@ def build(plan: Plan, package: str, runtime_range: str) -> PackageView:
             if method.input is not None:
                 used.append(method.input)
             used.append(method.output)
-        _imports(module, used, interface=True)
+        _imports(module, used, interface=interface)
         modules.append(module)
     return PackageView(package, runtime_range, modules)
 
 
-def _imports(module: ModuleView, types: Iterable[TsType], *, interface: bool = False) -> None:
+def _imports(
+    module: ModuleView, types: Iterable[TsType], *, interface: InterfacePlan | None = None
+) -> None:
     by_module: dict[str, dict[str, None]] = {}
     json = False
+    types = list(types)
     for type_ in types:
         json = json or uses_json(type_)
         for named in uses(type_):
@@ -95,17 +98,18 @@ def _imports(module: ModuleView, types: Iterable[TsType], *, interface: bool = F
     for source in (naming.REFS_MODULE, naming.TYPES_MODULE):
         if source in by_module:
             module.imports.append(ImportView(f"./{source}.js", tuple(by_module[source])))
-    runtime = ["codec as $c"]
+    runtime = []
+    methods = interface.methods if interface is not None else ()
+    if module.definitions or methods:
+        runtime.append("codec as $c")
     if json:
         runtime.append("type JsonValue as $JsonValue")
-    if interface:
-        runtime += [
-            "type CallContext as $CallContext",
-            "type CallOptions as $CallOptions",
-            "type Caller as $Caller",
-            "type InterfaceSpec as $InterfaceSpec",
-            "Unsupported as $Unsupported",
-        ]
+    if methods:
+        runtime += ["type CallContext as $CallContext", "type CallOptions as $CallOptions"]
+    if interface is not None:
+        runtime += ["type Caller as $Caller", "type InterfaceSpec as $InterfaceSpec"]
+    if any(not method.required for method in methods):
+        runtime.append("Unsupported as $Unsupported")
     module.runtime = tuple(runtime)
 
 
