@@ -6,7 +6,7 @@ import pytest
 
 from idlc.codegen import GeneratedPackage
 
-from .support import PACKAGES, Tools, build, find_tools
+from .support import PACKAGES, Tools, build, build_runtime, find_tools
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +17,10 @@ def tools() -> Tools:
 @pytest.fixture(scope="session")
 def ts_packages() -> dict[str, GeneratedPackage]:
     return {name: build(name, paths) for name, paths in PACKAGES.items()}
+
+
+@pytest.fixture(scope="session")
+def runtime(tools: Tools) -> Tools:
+    """The tools, with runtime-ts/dist built from the sources as they are."""
+    build_runtime(tools)
+    return tools
