@@ -36,7 +36,8 @@ function kindOf(value: unknown): string {
     case "number":
       return Number.isInteger(value) ? "int" : "float";
     case "bigint":
-      return "int";
+      // msgspec reads an integer past 64 bits as a float.
+      return value >= -(2n ** 63n) && value < 2n ** 64n ? "int" : "float";
     case "object":
       return "object";
     default:
@@ -89,7 +90,7 @@ export function int(min: number, max: number): Codec<number> {
     decode(value, path = "$") {
       let number: number;
       if (typeof value === "number" && Number.isInteger(value)) number = value;
-      else if (typeof value === "bigint") number = Number(value);
+      else if (typeof value === "bigint" && kindOf(value) === "int") number = Number(value);
       else expected("int", value, path);
       if (number < min) throw new DecodeError(path, `Expected \`int\` >= ${min}`);
       if (number > max) throw new DecodeError(path, `Expected \`int\` <= ${max}`);
@@ -203,12 +204,29 @@ export function enumeration<E extends string>(values: readonly string[], open: b
 
 // -- containers ---------------------------------------------------------------------------
 
+/** A T-or-null's refusal of a value of the wrong kind, said as msgspec says it:
+ * "Expected `str | null`, got `int`". */
+function orNull(error: unknown, path: string): unknown {
+  if (!(error instanceof DecodeError) || error.path !== path) return error;
+  const match = /^Expected `([^`]*)`, got (.*)$/.exec(error.reason);
+  if (match === null || match[1]?.endsWith("| null")) return error;
+  return new DecodeError(path, `Expected \`${match[1]} | null\`, got ${match[2]}`);
+}
+
+function decodeOrNull<T>(inner: Codec<T>, value: unknown, path: string): T {
+  try {
+    return inner.decode(value, path);
+  } catch (error) {
+    throw orNull(error, path);
+  }
+}
+
 /** `optional<T>` outside a record field: `null` (or absent) is `null`. */
 export function optional<T>(inner: Codec<T>): Codec<T | null> {
   return {
     decode(value, path = "$") {
       if (value === null || value === undefined) return inner.acceptsNull ? inner.decode(null, path) : null;
-      return inner.decode(value, path);
+      return decodeOrNull(inner, value, path);
     },
     encode: (value) => (value === null || value === undefined ? null : inner.encode(value)),
     acceptsNull: true,
@@ -218,7 +236,7 @@ export function optional<T>(inner: Codec<T>): Codec<T | null> {
 /** `nullable<T>`: a T or `null`. */
 export function nullable<T>(inner: Codec<T>): Codec<T | null> {
   return {
-    decode: (value, path = "$") => (value === null ? null : inner.decode(value, path)),
+    decode: (value, path = "$") => (value === null ? null : decodeOrNull(inner, value, path)),
     encode: (value) => (value === null || value === undefined ? null : inner.encode(value)),
     acceptsNull: true,
   };
@@ -352,7 +370,7 @@ function decodeField(field: Field, object: Record<string, unknown>, path: string
     return field.codec.decode(raw, fieldPath);
   } catch (error) {
     if (field.lenient && error instanceof DecodeError) return fallBack();
-    throw error;
+    throw field.presence === "optional" ? orNull(error, fieldPath) : error;
   }
 }
 
