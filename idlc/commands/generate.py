@@ -84,9 +84,7 @@ def run_generate(
             continue
         package = job.package or default_package_name(job.sources)
         typescript = job.target == "typescript"
-        problem = (typescript_package_name_problem if typescript else package_name_problem)(
-            package
-        )
+        problem = (typescript_package_name_problem if typescript else package_name_problem)(package)
         if problem is not None:
             diagnostics.add(
                 codes.RESERVED_GENERATED_NAME,
@@ -304,9 +302,7 @@ def run_generate_command(
                                 (*p.allow, *allow),
                                 root=configuration.path.parent,
                                 features=feature_set(p.features),
-                                stable_package=(
-                                    p.stable_package if language == "python" else None
-                                ),
+                                stable_package=(p.stable_package if language == "python" else None),
                                 target=language,
                             )
                         )
@@ -326,9 +322,7 @@ def run_generate_command(
         echo(text, nl=False)
     if outcome.out_of_date:
         # Last, after the diffs: the line a person (or a pre-commit log) reads first.
-        command = fix_command(
-            files, out, package, include, allow, features, stable_package, target
-        )
+        command = fix_command(files, out, package, include, allow, features, stable_package, target)
         echo(f"run `{command}` to update the generated files", err=True)
     return exit_code(diagnostics, failed=outcome.failed)
 

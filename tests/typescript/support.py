@@ -70,7 +70,9 @@ def find_tools() -> Tools:
     return Tools(node, TSC, RUNTIME)
 
 
-def build(name: str, paths: list[Path], features: frozenset[str] | None = frozenset()) -> GeneratedPackage:
+def build(
+    name: str, paths: list[Path], features: frozenset[str] | None = frozenset()
+) -> GeneratedPackage:
     compilation = compile_files(paths, features=features)
     assert compilation.model is not None, list(compilation.diagnostics)
     generated = generate(compilation.model, name)

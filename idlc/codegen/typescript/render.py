@@ -31,9 +31,7 @@ def environment() -> jinja2.Environment:
 def render(package: PackageView, source_names: Sequence[str]) -> dict[str, str]:
     """Every file of `package`, by path in the package folder."""
     env = environment()
-    header = env.get_template("header.ts.j2").render(
-        version=idlc.__version__, sources=source_names
-    )
+    header = env.get_template("header.ts.j2").render(version=idlc.__version__, sources=source_names)
     files: dict[str, str] = {}
     module = env.get_template("module.ts.j2")
     for view in package.modules:

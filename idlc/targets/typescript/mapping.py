@@ -212,9 +212,7 @@ class _Mapper:
                 )
             case m.Relation():
                 target = member.target
-                declaration = (
-                    target.atom if isinstance(target, m.AtomTarget) else target.interface
-                )
+                declaration = target.atom if isinstance(target, m.AtomTarget) else target.interface
                 ref = self.refs[declaration]
                 one: TsType = Named(ref, naming.codec_name(ref), naming.REFS_MODULE)
                 if member.cardinality is m.Cardinality.MANY_UNIQUE:
@@ -267,7 +265,7 @@ class _Mapper:
         defined (named `name`, or after it)."""
         match type_:
             case m.Primitive():
-                return Prim(type_.kind.value)  # type: ignore[arg-type]
+                return Prim(type_.kind.value)
             case m.Optional():
                 inner = self.ts(type_.inner, name, span, what)
                 return Nullable(inner) if type_.nullable else Opt(inner)
