@@ -66,31 +66,35 @@ def result_expr(type_: TsType) -> str:
     return "void" if type_ == Prim("unit") else type_expr(type_)
 
 
-def codec_expr(type_: TsType, lazy: bool = True) -> str:
-    """The runtime codec of `type_` (`$c` is the runtime's `codec` namespace). A named
-    type's codec is taken `lazy`ly where it is defined (definitions may come in any order
-    and refer to themselves); a function body, run once every module is, names it."""
+def codec_expr(type_: TsType, module: str | None = None) -> str:
+    """The runtime codec of `type_` (`$c` is the runtime's `codec` namespace), written in
+    `module`. A codec of the same module is taken lazily (its definitions may come in any
+    order and refer to themselves); another module's was made before this one was
+    imported (`_refs` ← `_types` ← interface modules: no cycle), and so is every codec by
+    the time a function body runs (`module` None)."""
     match type_:
         case Prim():
             return f"$c.{type_.kind}"
         case Named():
-            return f"$c.lazy(() => {type_.codec})" if lazy else type_.codec
+            if type_.module == module:
+                return f"$c.lazy(() => {type_.codec})"
+            return type_.codec
         case Opt():
-            return f"$c.optional({codec_expr(type_.inner, lazy)})"
+            return f"$c.optional({codec_expr(type_.inner, module)})"
         case Nullable():
-            return f"$c.nullable({codec_expr(type_.inner, lazy)})"
+            return f"$c.nullable({codec_expr(type_.inner, module)})"
         case ListOf():
-            return f"$c.list({codec_expr(type_.inner, lazy)})"
+            return f"$c.list({codec_expr(type_.inner, module)})"
         case UniqueOf():
-            return f"$c.uniqueList({codec_expr(type_.inner, lazy)})"
+            return f"$c.uniqueList({codec_expr(type_.inner, module)})"
         case MapOf():
-            return f"$c.map({codec_expr(type_.inner, lazy)})"
+            return f"$c.map({codec_expr(type_.inner, module)})"
         case _:
             assert_never(type_)
 
 
 def codec_now(type_: TsType) -> str:
-    return codec_expr(type_, lazy=False)
+    return codec_expr(type_)
 
 
 def uses(type_: TsType) -> list[Named]:
