@@ -78,17 +78,6 @@ def _check_allow(
     return value
 
 
-def _check_package(
-    context: click.Context, parameter: click.Parameter, value: str | None
-) -> str | None:
-    from idlc.config import package_name_problem
-
-    problem = package_name_problem(value) if value is not None else None
-    if problem is not None:
-        raise click.BadParameter(f"{value!r}: {problem}", context, parameter)
-    return value
-
-
 def _check_features(
     context: click.Context, parameter: click.Parameter, value: str
 ) -> tuple[str, ...]:
@@ -192,8 +181,14 @@ def dump(
 )
 @click.option(
     "--package",
-    callback=_check_package,
-    help="The Python package name (default: the first file's name).",
+    help="The package name (default: the first file's name in snake_case).",
+)
+@click.option(
+    "--target",
+    type=click.Choice(["python", "typescript"]),
+    default="python",
+    show_default=True,
+    help="The language of the generated package (docs/typescript-mapping.md for TypeScript).",
 )
 @_include_option
 @click.option(
@@ -220,6 +215,7 @@ def generate(
     files: tuple[Path, ...],
     out: Path | None,
     package: str | None,
+    target: str,
     include: tuple[Path, ...],
     check_only: bool,
     features: tuple[str, ...],
@@ -227,9 +223,18 @@ def generate(
     allow: tuple[str, ...],
     error_format: str,
 ) -> None:
-    """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
-    it, every *.idl file under the current folder into `--out`)."""
+    """Generate a typed Python (or TypeScript) package from FILES (or every package in
+    [tool.idlc]; without it, every *.idl file under the current folder into `--out`)."""
     from idlc.commands.generate import run_generate_command
+    from idlc.config import package_name_problem, typescript_package_name_problem
+
+    if package is not None:
+        check = typescript_package_name_problem if target == "typescript" else package_name_problem
+        problem = check(package)
+        if problem is not None:
+            raise click.BadParameter(f"{package!r}: {problem}", param_hint="'--package'")
+    if stable_package is not None and target == "typescript":
+        raise click.UsageError("`--stable-package` is for Python packages only")
 
     _run(
         lambda: run_generate_command(
@@ -243,6 +248,7 @@ def generate(
             click.echo,
             features,
             stable_package,
+            target,
         )
     )
 

@@ -13,6 +13,9 @@ allow = []                        # more warnings not to report (optional)
 out = "generated"                 # the folder the package is written into (optional with
                                   # the build hook, which generates it into the wheel)
 format = true                     # false: `idlc fmt` without files leaves the sources as written
+target = ["python"]               # the languages generated: "python", "typescript" or both
+typescript-out = "web/generated"  # where the TypeScript package goes (default: `out`;
+                                  # required when both targets share `out`)
 ```
 Paths are relative to the folder holding `pyproject.toml`. Without the table (or without a
 pyproject.toml) `check` and `fmt` find the IDL files themselves (`idlc.discovery`).
@@ -49,6 +52,14 @@ class PackageConfig:
     #: The import path of the stable package of the same sources, which a package of some
     #: features imports every declaration they leave alone from (`stable-package`).
     stable_package: str | None = None
+    #: The target languages the package is generated for (`target`), in the order given.
+    targets: tuple[str, ...] = ("python",)
+    #: The folder the TypeScript package is written into (`typescript-out`; default `out`).
+    typescript_out: Path | None = None
+
+
+#: The target languages `idlc generate` writes (`--target`, `target`).
+TARGETS = ("python", "typescript")
 
 
 @node
@@ -171,10 +182,28 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
         if not isinstance(name, str):
             bad(f"`{where}.name` must be a string naming a Python package, got {name!r}")
             continue
-        problem = package_name_problem(name)
-        if problem is not None:
-            bad(f"`{where}.name` must be a Python package name, got {name!r}: {problem}")
+        targets = entry.get("target", ["python"])
+        if (
+            not isinstance(targets, list)
+            or not targets
+            or not all(target in TARGETS for target in targets)
+            or len(set(targets)) != len(targets)
+        ):
+            bad(
+                f"`{where}.target` must be a non-empty list of target languages, got {targets!r}",
+                help='known targets: "python", "typescript"',
+            )
             continue
+        if "python" in targets:
+            problem = package_name_problem(name)
+            if problem is not None:
+                bad(f"`{where}.name` must be a Python package name, got {name!r}: {problem}")
+                continue
+        else:
+            problem = typescript_package_name_problem(name)
+            if problem is not None:
+                bad(f"`{where}.name` must be a TypeScript package name, got {name!r}: {problem}")
+                continue
         if name in names:
             bad(f"package `{name}` is configured twice")
             continue
@@ -188,6 +217,19 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             bad(
                 f"`{where}.out` must be a folder path, got {out!r}",
                 help="or leave `out` out when only the build hook generates the package",
+            )
+            continue
+        typescript_out = entry.get("typescript-out")
+        if typescript_out is not None and (
+            not isinstance(typescript_out, str) or not typescript_out
+        ):
+            bad(f"`{where}.typescript-out` must be a folder path, got {typescript_out!r}")
+            continue
+        if len(targets) > 1 and out is not None and typescript_out in (None, out):
+            bad(
+                f"`{where}`: the Python and the TypeScript package `{name}` would both be "
+                f"written into `{out}`",
+                help="set `typescript-out` to another folder",
             )
             continue
         include = _paths(entry.get("include", []), f"{where}.include", root, bad)
@@ -223,6 +265,8 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
                 format_,
                 tuple(features),
                 stable_package,
+                tuple(targets),
+                None if typescript_out is None else root / typescript_out,
             )
         )
     if diagnostics.has_errors:
@@ -239,6 +283,8 @@ _PACKAGE_KEYS = (
     "format",
     "features",
     "stable-package",
+    "target",
+    "typescript-out",
 )
 
 
@@ -268,6 +314,19 @@ def package_name_problem(name: str) -> str | None:
         # imports msgspec, typing, enum, abc, idlc_runtime) and for every other importer.
         return f"it would shadow the module `{name}` (choose a name of the project's own)"
     return None
+
+
+def typescript_package_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a generated TypeScript package (its folder under `out` and
+    its package.json's `name`), or None when it can."""
+    if not _TYPESCRIPT_PACKAGE.fullmatch(name):
+        return "use lower-case letters, digits, `-`, `_` and `.`, first a letter or digit"
+    if name in ("node_modules", "favicon.ico"):
+        return "npm refuses that name"
+    return None
+
+
+_TYPESCRIPT_PACKAGE = re.compile(r"[a-z0-9][a-z0-9._-]{0,213}")
 
 
 #: What generated code imports besides the standard library (docs/python-mapping.md).

@@ -43,6 +43,8 @@ class GenerateJob:
     #: The import path of the package generated from the same sources' stable view, which
     #: this one (of some features) imports every declaration they leave alone from.
     stable_package: str | None = None
+    #: The target language: "python" or "typescript" (docs/typescript-mapping.md).
+    target: str = "python"
 
 
 @node(frozen=False)
@@ -67,7 +69,7 @@ def run_generate(
     # Imported here: Jinja2 and the templates are only needed by this command.
     from idlc.codegen import generate
     from idlc.codegen.provenance import source_names
-    from idlc.config import package_name_problem
+    from idlc.config import package_name_problem, typescript_package_name_problem
     from idlc.output.package import check_package
     from idlc.pipeline import compile_files
 
@@ -81,7 +83,8 @@ def run_generate(
         if compilation.model is None:
             continue
         package = job.package or default_package_name(job.sources)
-        problem = package_name_problem(package)
+        typescript = job.target == "typescript"
+        problem = (typescript_package_name_problem if typescript else package_name_problem)(package)
         if problem is not None:
             diagnostics.add(
                 codes.RESERVED_GENERATED_NAME,
@@ -91,6 +94,21 @@ def run_generate(
             )
             continue
         names = source_names(compilation.model.sources, job.root)
+        if typescript:
+            from idlc.codegen.typescript import generate as generate_typescript
+
+            if job.stable_package is not None:
+                diagnostics.add(
+                    codes.BAD_CONFIGURATION,
+                    f"package `{package}`: a TypeScript package has no `stable-package` "
+                    "(it is generated whole)",
+                    None,
+                )
+                continue
+            generated = generate_typescript(compilation.model, package, source_names=names)
+            diagnostics.extend(generated.diagnostics)
+            planned.append((job, generated))
+            continue
         base = None
         if job.stable_package is not None:
             base = compilation.overlay(job.stable_package)
@@ -234,6 +252,7 @@ def run_generate_command(
     echo: Echo,
     features: Sequence[str] = (),
     stable_package: str | None = None,
+    target: str = "python",
 ) -> int:
     """Generate a typed Python package from FILES (or every package in [tool.idlc]; without
     it, every *.idl file under the current folder into `out`); with `check_only`, write
@@ -255,32 +274,38 @@ def run_generate_command(
                 allow,
                 features=feature_set(features),
                 stable_package=stable_package,
+                target=target,
             )
         )
     else:
         configuration = configuration_of(diagnostics)
         if configuration is None or isinstance(configuration, Config):
-            if out is not None or package is not None:
+            if out is not None or package is not None or target != "python":
                 raise UsageProblem(
-                    "`--out` and `--package` go with named files (`[tool.idlc]` sets both)"
+                    "`--out`, `--package` and `--target` go with named files (`[tool.idlc]` sets them)"
                 )
             if configuration is not None:
                 for p in configuration.packages:
-                    if p.out is None:
-                        echo(_hook_only_note(p.name, check_only), err=True)
-                        continue
-                    jobs.append(
-                        GenerateJob(
-                            p.sources,
-                            (*p.include, *include),
-                            p.out,
-                            p.name,
-                            (*p.allow, *allow),
-                            root=configuration.path.parent,
-                            features=feature_set(p.features),
-                            stable_package=p.stable_package,
+                    for language in p.targets:
+                        folder = p.out
+                        if language == "typescript" and p.typescript_out is not None:
+                            folder = p.typescript_out
+                        if folder is None:
+                            echo(_hook_only_note(p.name, check_only), err=True)
+                            continue
+                        jobs.append(
+                            GenerateJob(
+                                p.sources,
+                                (*p.include, *include),
+                                folder,
+                                p.name,
+                                (*p.allow, *allow),
+                                root=configuration.path.parent,
+                                features=feature_set(p.features),
+                                stable_package=(p.stable_package if language == "python" else None),
+                                target=language,
+                            )
                         )
-                    )
         elif out is None:
             raise UsageProblem("no output folder", needs_output=True)
         else:
@@ -297,7 +322,7 @@ def run_generate_command(
         echo(text, nl=False)
     if outcome.out_of_date:
         # Last, after the diffs: the line a person (or a pre-commit log) reads first.
-        command = fix_command(files, out, package, include, allow, features, stable_package)
+        command = fix_command(files, out, package, include, allow, features, stable_package, target)
         echo(f"run `{command}` to update the generated files", err=True)
     return exit_code(diagnostics, failed=outcome.failed)
 
@@ -310,6 +335,7 @@ def fix_command(
     allow: Sequence[str],
     features: Sequence[str] = (),
     stable_package: str | None = None,
+    target: str = "python",
 ) -> str:
     """The `idlc generate` command line that rewrites what `idlc generate --check` checked
     with these arguments: the same one, less `--check`, quoted for a POSIX shell."""
@@ -328,6 +354,8 @@ def fix_command(
         words += ["--features", ",".join(features)]
     if stable_package is not None:
         words += ["--stable-package", stable_package]
+    if target != "python":
+        words += ["--target", target]
     return shlex.join(words)
 
 
