@@ -55,13 +55,15 @@ export function spawn(command: string, args: readonly string[] = [], options: Sp
 }
 
 /** Serves `root` on this process's stdin and stdout until the input ends; nothing else may
- * write to stdout (console.log included: use console.error). */
-export async function serveStdio(root: object, options: PeerOptions = {}): Promise<Peer> {
+ * write to stdout (console.log included: use console.error). `root` may be a function of
+ * the peer, which may register keyed objects on it, as `serveWebSocket`'s factory does. */
+export async function serveStdio(root: object | ((peer: Peer) => object), options: PeerOptions = {}): Promise<Peer> {
   const transport = new StreamTransport(process.stdin, process.stdout, {
     maxMessageSize: options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE,
     endOutput: false,
   });
-  const peer = new Peer(transport, nodeOptions(options)).serve(root).start();
+  const peer = new Peer(transport, nodeOptions(options));
+  peer.serve(typeof root === "function" ? (root as (peer: Peer) => object)(peer) : root).start();
   await peer.closed;
   return peer;
 }
