@@ -6,7 +6,9 @@ calls through `idlc_runtime.spawn`, and raw lines for what a well-behaved client
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 from quixos_agent import AgentDirectory
 
 from idlc_runtime import PeerOptions, RpcError, Unsupported, spawn
+from idlc_runtime.web import connect_websocket
 from tests.runtime_ts.support import JS, TIMEOUT
 
 #: One step of a test (an answer awaited): far less than the whole test's bound.
@@ -22,14 +25,65 @@ STEP = 15.0
 
 
 def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """An async test run in a fresh loop, bounded in time."""
+    """An async test run in a fresh loop, bounded in time; `transport` parametrizes it over
+    stdio and WebSocket when the test takes it."""
+    takes_transport = "transport" in inspect.signature(test).parameters
 
-    def wrapper(node: str) -> None:
-        asyncio.run(asyncio.wait_for(test(node), TIMEOUT))
+    if takes_transport:
 
+        @pytest.mark.parametrize("transport", ["stdio", "ws"])
+        def with_transport(node: str, transport: str) -> None:
+            asyncio.run(asyncio.wait_for(test(node, transport), TIMEOUT))
+
+        wrapper: Callable[..., None] = with_transport
+    else:
+
+        def without(node: str) -> None:
+            asyncio.run(asyncio.wait_for(test(node), TIMEOUT))
+
+        wrapper = without
     wrapper.__name__ = test.__name__
     wrapper.__doc__ = test.__doc__
     return wrapper
+
+
+@asynccontextmanager
+async def ws_server(node: str, *args: str) -> AsyncIterator[str]:
+    """js/server.mjs over WebSocket on a free port of 127.0.0.1: its URL."""
+    process = await asyncio.create_subprocess_exec(
+        node, str(JS / "server.mjs"), "ws", *args, stderr=asyncio.subprocess.PIPE
+    )
+    assert process.stderr is not None
+    drain: asyncio.Task[bytes] | None = None
+    try:
+        line = await asyncio.wait_for(process.stderr.readline(), STEP)
+        found = re.search(rb"listening on (ws://\S+)", line)
+        assert found, f"the server did not listen: {line!r}"
+        drain = asyncio.ensure_future(process.stderr.read())  # never lets the pipe fill
+        yield found.group(1).decode()
+    finally:
+        process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), STEP)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+        if drain is not None:
+            await drain
+
+
+@asynccontextmanager
+async def connect(
+    node: str, transport: str, *args: str, root: object | None = None, options: Any = None
+) -> AsyncIterator[Any]:
+    """A Python peer connected to js/server.mjs over `transport` ("stdio" or "ws")."""
+    if transport == "stdio":
+        async with spawn(server(node, *args), root=root, options=options) as peer:
+            yield peer
+    else:
+        async with ws_server(node, *args) as url:
+            async with connect_websocket(url, root=root, options=options) as peer:
+                yield peer
 
 
 def server(node: str, *args: str) -> list[str]:
@@ -52,8 +106,8 @@ async def call(peer: Any, method: str, params: Any = None, **kwargs: Any) -> Any
 
 
 @run
-async def test_calls_and_errors(node: str) -> None:
-    async with spawn(server(node)) as peer:
+async def test_calls_and_errors(node: str, transport: str) -> None:
+    async with connect(node, transport) as peer:
         assert await call(peer, "test:echo", {"text": "héllo"}) == "héllo"
         assert await call(peer, "test:required") == "yes"
         # 64-bit integers stay exact both ways (bigint on the Node side).
@@ -82,8 +136,8 @@ async def test_calls_and_errors(node: str) -> None:
 
 
 @run
-async def test_keyed_objects(node: str) -> None:
-    async with spawn(server(node)) as peer:
+async def test_keyed_objects(node: str, transport: str) -> None:
+    async with connect(node, transport) as peer:
         with pytest.raises(RpcError) as unknown:
             await call(peer, "counter:get", None, target="c1")
         assert (unknown.value.code, unknown.value.data) == (-32900, {"target": "c1"})
@@ -102,8 +156,8 @@ async def test_keyed_objects(node: str) -> None:
 
 
 @run
-async def test_cancelling_a_call_cancels_the_node_handler(node: str) -> None:
-    async with spawn(server(node)) as peer:
+async def test_cancelling_a_call_cancels_the_node_handler(node: str, transport: str) -> None:
+    async with connect(node, transport) as peer:
         slow = asyncio.ensure_future(peer.request("test:slow", None, Any))
         # The request is on the wire once the echo after it is answered (one pipe, in order).
         assert await call(peer, "test:echo", {"text": "x"}) == "x"
@@ -114,8 +168,8 @@ async def test_cancelling_a_call_cancels_the_node_handler(node: str) -> None:
 
 
 @run
-async def test_notifications_are_handled_in_order(node: str) -> None:
-    async with spawn(server(node)) as peer:
+async def test_notifications_are_handled_in_order(node: str, transport: str) -> None:
+    async with connect(node, transport) as peer:
         for n in range(5):
             await peer.notify("test:log", {"n": n})
         # Requests are not ordered: this one runs while notification 0 holds the others.
@@ -126,8 +180,8 @@ async def test_notifications_are_handled_in_order(node: str) -> None:
 
 
 @run
-async def test_concurrent_notifications_opt_out(node: str) -> None:
-    async with spawn(server(node, "--concurrent", "test:log")) as peer:
+async def test_concurrent_notifications_opt_out(node: str, transport: str) -> None:
+    async with connect(node, transport, "--concurrent", "test:log") as peer:
         for n in range(3):
             await peer.notify("test:log", {"n": n})
         # Notification 0 waits for its gate; 1 and 2 did not wait behind it.
@@ -137,9 +191,10 @@ async def test_concurrent_notifications_opt_out(node: str) -> None:
 
 
 @run
-async def test_a_notification_handler_may_call_the_other_side(node: str) -> None:
+async def test_a_notification_handler_may_call_the_other_side(node: str, transport: str) -> None:
     # A root that implements nothing: `client:ping`, undeclared, goes to the fallback.
-    async with spawn(server(node), root=Bystander(), options=PeerOptions(fallback=ping)) as peer:
+    options = PeerOptions(fallback=ping)
+    async with connect(node, transport, root=Bystander(), options=options) as peer:
         await peer.notify("test:log-call", {"n": 7})
         await peer.notify("test:log-call", {"n": 8})
         handled = await call(peer, "test:wait-logged", {"count": 2})
@@ -376,3 +431,79 @@ async def test_oversized_lines(node: str) -> None:
         # The next line is read normally; one just under the limit is fine.
         text = "y" * (limit - 200)
         assert (await raw.call(4, "test:echo", {"text": text}))["result"] == text
+
+
+# ---------------------------------------------------------------- raw frames
+
+
+@run
+async def test_websocket_frames(node: str) -> None:
+    from websockets.asyncio.client import connect as ws_connect
+
+    limit = 4096
+    async with ws_server(node, "--max", str(limit)) as url:
+        async with ws_connect(url, max_size=2**24) as socket:
+
+            async def answer() -> Any:
+                return json.loads(await asyncio.wait_for(socket.recv(), STEP))
+
+            # A frame is one message: newlines in it are whitespace (docs/wire.md §2).
+            await socket.send(
+                '{"jsonrpc":"2.0",\n"id":1,\n"method":"test:echo","params":{"text":"a"}}'
+            )
+            assert (await answer())["result"] == "a"
+            # A binary frame is read as UTF-8 text; an empty frame is ignored.
+            await socket.send(b"")
+            await socket.send(
+                b'{"jsonrpc":"2.0","id":2,"method":"test:echo","params":{"text":"b"}}'
+            )
+            assert (await answer())["result"] == "b"
+            # Two messages in one frame are unreadable; the id is in the first KiB.
+            await socket.send(
+                '{"jsonrpc":"2.0","id":3,"method":"test:required"}\n'
+                '{"jsonrpc":"2.0","id":4,"method":"test:required"}'
+            )
+            message = await answer()
+            assert (message["id"], code(message)) == (3, -32700)
+            # Over the limit (but under the limit plus 1 MiB): -32600, the connection goes on.
+            frame = '{"jsonrpc":"2.0","id":5,"method":"test:echo","params":{"text":"PAD"}}'
+            frame = frame.replace("PAD", "x" * (2 * limit))
+            await socket.send(frame)
+            message = await answer()
+            assert (message["id"], code(message)) == (5, -32600)
+            assert message["error"]["data"] == {"size": len(frame), "limit": limit}
+            # A batch over WebSocket is one frame out.
+            await socket.send(
+                json.dumps(
+                    [
+                        {"jsonrpc": "2.0", "id": 6, "method": "test:required"},
+                        {"jsonrpc": "2.0", "id": 7, "method": "test:echo", "params": {"text": "c"}},
+                    ]
+                )
+            )
+            batch = await answer()
+            assert sorted(item["id"] for item in batch) == [6, 7]
+            # Far over the limit (past the limit plus 1 MiB): closed with 1009.
+            await socket.send("x" * (limit + 2 * 2**20))
+            with pytest.raises(Exception) as closed:
+                await asyncio.wait_for(socket.recv(), STEP)
+            assert "1009" in str(closed.value)
+
+
+@run
+async def test_websocket_origins(node: str) -> None:
+    from websockets.asyncio.client import connect as ws_connect
+    from websockets.exceptions import InvalidStatus
+
+    async with ws_server(node, "--origin", "https://app.example") as url:
+        # A browser page of another origin is refused (cross-site WebSocket hijacking).
+        with pytest.raises(InvalidStatus) as refused:
+            async with ws_connect(url, origin="https://evil.example"):  # type: ignore[arg-type]
+                pass
+        assert refused.value.response.status_code == 403
+        async with ws_connect(url, origin="https://app.example") as socket:  # type: ignore[arg-type]
+            await socket.send('{"jsonrpc":"2.0","id":1,"method":"test:required"}')
+            assert json.loads(await asyncio.wait_for(socket.recv(), STEP))["result"] == "yes"
+        # No Origin: a program, not a browser.
+        async with connect_websocket(url) as peer:
+            assert await call(peer, "test:required") == "yes"

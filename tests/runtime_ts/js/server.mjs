@@ -1,7 +1,7 @@
 // A Node server of runtime-ts for the Python client tests (tests/runtime_ts/test_node_server.py).
 // Its interfaces are written by hand (./interface.mjs), as the generator will write them.
 //   node server.mjs stdio [--max BYTES] [--concurrent METHOD] [--no-batches]
-//   node server.mjs ws [--max BYTES] [--origin ORIGIN]   (prints "listening on ws://…" on stderr)
+//   node server.mjs ws [the same options] [--origin ORIGIN]   (prints "listening on ws://…" on stderr)
 import { RpcError } from "../../../runtime-ts/dist/index.js";
 import { serveStdio, serveWebSocket } from "../../../runtime-ts/dist/node/index.js";
 import { defineInterface, record, unit } from "./interface.mjs";
