@@ -16,6 +16,8 @@ export class JsonSyntaxError extends SyntaxError {
 // 2^53 has 16 digits: any integer a double cannot hold has at least that many. A
 // three-digit exponent may overflow a double (`1e400`), which JSON.parse reads as Infinity.
 const MAYBE_LONG = /\d{16}|[eE][+-]?\d{3}/;
+/** How deep the slow reader nests (JSON.parse, the fast path, goes as deep as V8 does). */
+export const MAX_DEPTH = 1000;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
@@ -31,7 +33,13 @@ export function parseJson(text: string): unknown {
       throw new JsonSyntaxError(error instanceof Error ? error.message : String(error));
     }
   }
-  return new Reader(text).document();
+  try {
+    return new Reader(text).document();
+  } catch (error) {
+    // Nesting deeper than the stack goes: unreadable too, never a crash.
+    if (error instanceof RangeError) throw new JsonSyntaxError("nesting too deep");
+    throw error;
+  }
 }
 
 class Reader {
@@ -85,9 +93,8 @@ class Reader {
   }
 
   private enter(): void {
-    // An explicit bound rather than the engine's stack: as deep as JSON.parse goes is
-    // plenty, and a RangeError thrown from deep recursion is awkward to tell apart.
-    if (++this.depth > 10_000) this.fail("nesting too deep");
+    // An explicit bound rather than the engine's stack, whose depth depends on the caller.
+    if (++this.depth > MAX_DEPTH) this.fail("nesting too deep");
   }
 
   private object(): Record<string, unknown> {
