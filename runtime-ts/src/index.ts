@@ -11,3 +11,4 @@ export * from "./dispatch.js";
 export * from "./transport.js";
 export * from "./peer.js";
 export * from "./websocket.js";
+export * from "./memory.js";
