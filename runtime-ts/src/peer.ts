@@ -133,8 +133,8 @@ export class Peer implements Caller {
     if (this.started) return this;
     this.started = true;
     this.transport.start({
-      message: (incoming) => this.onIncoming(incoming),
-      end: (error) => this.onEnd(error),
+      message: (incoming) => this.take(incoming),
+      end: (error) => this.take({ kind: "end", error }),
     });
     return this;
   }
@@ -573,20 +573,58 @@ export class Peer implements Caller {
   /** The handler bound (docs/wire.md §11): at it, the transport stops reading. */
   private handlerStarted(): void {
     this.active++;
-    if (!this.paused && this.active >= this.maxHandlers && this.transport.pause !== undefined) {
+    if (!this.paused && this.active >= this.maxHandlers) {
       this.paused = true;
-      this.transport.pause();
+      this.transport.pause?.();
     }
   }
 
   private handlerEnded(): void {
     this.active--;
+    if (this.backlog.length > 0) this.scheduleBacklog();
+    else this.resumeReading();
+    if (this.active === 0) this.whenIdle?.();
+  }
+
+  private resumeReading(): void {
     if (this.paused && this.active < this.maxHandlers) {
       this.paused = false;
       this.transport.resume?.();
     }
-    if (this.active === 0) this.whenIdle?.();
   }
+
+  /** A message taken from the transport: handled now, or, at the handler bound (or behind
+   * messages already waiting), kept in arrival order until a handler ends (docs/wire.md
+   * §11). A transport delivers a whole read at once, and pausing it stops only the next
+   * reads: the backlog holds the rest of this one. */
+  private take(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
+    if (this.backlog.length > 0 || this.active >= this.maxHandlers) {
+      this.backlog.push(item);
+      return;
+    }
+    this.handle(item);
+  }
+
+  private handle(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
+    if (item.kind === "end") this.onEnd(item.error);
+    else this.onIncoming(item);
+  }
+
+  private scheduleBacklog(): void {
+    if (this.backlogScheduled) return;
+    this.backlogScheduled = true;
+    // Not from inside the handler's answer: the next message starts from a clean stack.
+    queueMicrotask(() => {
+      this.backlogScheduled = false;
+      while (this.backlog.length > 0 && this.active < this.maxHandlers && !this.closing) {
+        this.handle(this.backlog.shift()!);
+      }
+      if (this.backlog.length === 0) this.resumeReading();
+    });
+  }
+
+  private readonly backlog: (Incoming | { readonly kind: "end"; readonly error: unknown })[] = [];
+  private backlogScheduled = false;
 
   /** Set at the end of input: called once no handler runs any more. */
   private whenIdle: (() => void) | undefined;

@@ -6,6 +6,7 @@ calls through `idlc_runtime.spawn`, and raw lines for what a well-behaved client
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import re
@@ -25,25 +26,15 @@ STEP = 15.0
 
 
 def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """An async test run in a fresh loop, bounded in time; `transport` parametrizes it over
-    stdio and WebSocket when the test takes it."""
-    takes_transport = "transport" in inspect.signature(test).parameters
+    """An async test run in a fresh loop, bounded in time; parametrized over stdio and
+    WebSocket when it takes `transport`."""
 
-    if takes_transport:
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(asyncio.wait_for(test(*args, **kwargs), TIMEOUT))
 
-        @pytest.mark.parametrize("transport", ["stdio", "ws"])
-        def with_transport(node: str, transport: str) -> None:
-            asyncio.run(asyncio.wait_for(test(node, transport), TIMEOUT))
-
-        wrapper: Callable[..., None] = with_transport
-    else:
-
-        def without(node: str) -> None:
-            asyncio.run(asyncio.wait_for(test(node), TIMEOUT))
-
-        wrapper = without
-    wrapper.__name__ = test.__name__
-    wrapper.__doc__ = test.__doc__
+    if "transport" in inspect.signature(test).parameters:
+        return pytest.mark.parametrize("transport", ["stdio", "ws"])(wrapper)  # type: ignore[no-any-return]
     return wrapper
 
 
@@ -507,3 +498,36 @@ async def test_websocket_origins(node: str) -> None:
         # No Origin: a program, not a browser.
         async with connect_websocket(url) as peer:
             assert await call(peer, "test:required") == "yes"
+
+
+@pytest.mark.parametrize("bound", [1, 2])
+@run
+async def test_the_handler_bound_holds_later_messages(node: str, bound: int) -> None:
+    """At `maxConcurrentHandlers` the server takes no more messages, even those of the read
+    it has already made (docs/wire.md §11), until a handler ends."""
+    async with raw_server(node, "--max-handlers", str(bound)) as raw:
+        # One write, so one read on the other side: the bound holds the echo back.
+        await raw.send(
+            *(
+                '{"jsonrpc":"2.0","id":ID,"method":"test:sleep","params":{"ms":300}}'.replace(
+                    "ID", str(id)
+                )
+                for id in range(1, bound + 1)
+            ),
+            '{"jsonrpc":"2.0","id":99,"method":"test:echo","params":{"text":"x"}}',
+        )
+        ids = [(await raw.answer())["id"] for _ in range(bound + 1)]
+        # The echo waited for a slot: a sleep ended first.
+        assert ids[0] != 99, ids
+        assert sorted(ids) == [*range(1, bound + 1), 99]
+
+
+@run
+async def test_without_the_bound_the_echo_is_answered_first(node: str) -> None:
+    """The control of the test above: under the bound, the echo does not wait."""
+    async with raw_server(node) as raw:
+        await raw.send(
+            '{"jsonrpc":"2.0","id":1,"method":"test:sleep","params":{"ms":300}}',
+            '{"jsonrpc":"2.0","id":99,"method":"test:echo","params":{"text":"x"}}',
+        )
+        assert [(await raw.answer())["id"] for _ in range(2)] == [99, 1]

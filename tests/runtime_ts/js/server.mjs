@@ -1,6 +1,6 @@
 // A Node server of runtime-ts for the Python client tests (tests/runtime_ts/test_node_server.py).
 // Its interfaces are written by hand (./interface.mjs), as the generator will write them.
-//   node server.mjs stdio [--max BYTES] [--concurrent METHOD] [--no-batches]
+//   node server.mjs stdio [--max BYTES] [--concurrent METHOD] [--no-batches] [--max-handlers N]
 //   node server.mjs ws [the same options] [--origin ORIGIN]   (prints "listening on ws://…" on stderr)
 import { RpcError } from "../../../runtime-ts/dist/index.js";
 import { serveStdio, serveWebSocket } from "../../../runtime-ts/dist/node/index.js";
@@ -16,6 +16,7 @@ const options = {};
 if (option("--max") !== undefined) options.maxMessageSize = Number(option("--max"));
 if (option("--concurrent") !== undefined) options.concurrentNotifications = [option("--concurrent")];
 if (args.includes("--no-batches")) options.acceptBatches = false;
+if (option("--max-handlers") !== undefined) options.maxConcurrentHandlers = Number(option("--max-handlers"));
 
 const Test = defineInterface("Test", [
   { wire: "test:echo", member: "echo", decode: record({ text: "string" }) },
@@ -25,6 +26,7 @@ const Test = defineInterface("Test", [
   { wire: "test:fail", member: "fail", shape: "unit" },
   { wire: "test:app-error", member: "appError", shape: "unit" },
   { wire: "test:slow", member: "slow", shape: "unit" },
+  { wire: "test:sleep", member: "sleep", decode: record({ ms: "int" }) },
   { wire: "test:was-cancelled", member: "wasCancelled", shape: "unit" },
   { wire: "test:open", member: "open", decode: record({ key: "string" }) },
   { wire: "test:log", member: "log", notify: true, decode: record({ n: "int" }) },
@@ -94,6 +96,10 @@ class TestService extends Test {
         reject(context.signal.reason);
       });
     });
+  }
+  async sleep({ ms }) {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return ms;
   }
   async wasCancelled() {
     return (await within(this.cancelled.promise, 10_000)) === true;
