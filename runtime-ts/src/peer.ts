@@ -474,7 +474,9 @@ export class Peer implements Caller {
     void this.runRequest(id, method, params, controller.signal).then(
       (result) => state.answer(resultMessage(id, result)),
       (error) => {
-        if (error === CANCELLED) return; // answered -32800 when cancelled
+        // Cancelled (answered -32800 then) or closed (nothing is sent): not the handler's
+        // failure, so not logged either.
+        if (error === CANCELLED || state.answered) return;
         state.answer(this.errorAnswer(id, method, error));
       },
     );

@@ -531,3 +531,15 @@ async def test_without_the_bound_the_echo_is_answered_first(node: str) -> None:
             '{"jsonrpc":"2.0","id":99,"method":"test:echo","params":{"text":"x"}}',
         )
         assert [(await raw.answer())["id"] for _ in range(2)] == [99, 1]
+
+
+@run
+async def test_handlers_running_at_the_end_of_input_still_answer(node: str) -> None:
+    """The other side may still read after it stopped sending (docs/wire.md §10): running
+    handlers get `finishOnEof` to answer, then the server exits."""
+    async with raw_server(node) as raw:
+        await raw.send('{"jsonrpc":"2.0","id":1,"method":"test:sleep","params":{"ms":200}}')
+        assert raw.process.stdin is not None
+        raw.process.stdin.close()
+        assert (await raw.answer())["result"] == 200
+        assert await asyncio.wait_for(raw.process.wait(), STEP) == 0
