@@ -69,4 +69,7 @@ def test_stdio(node: str) -> None:
 
 
 def test_websocket(node: str, ws_url: str) -> None:
-    check(run_node(node, "quixos_client.mjs", "ws", ws_url))
+    seen = run_node(node, "quixos_client.mjs", "ws", ws_url)
+    check(seen)
+    assert seen["refused"]["name"] == "ConnectionClosed"
+    assert "403" in seen["refused"]["thrown"]

@@ -39,6 +39,11 @@ async function outcome(promise) {
 }
 
 const seen = {};
+if (mode !== "stdio") {
+  // Headers reach the upgrade request: a browser's Origin that the server does not admit
+  // is refused (docs/web.md), and the connection is never opened.
+  seen.refused = await outcome(connectWebSocket(rest[0], { headers: { Origin: "https://evil.example" } }));
+}
 const agentParams = { name: "writer", description: "d", instructions: "i", settings: "s" };
 seen.createAgent = await outcome(peer.request("agent:directory:create-agent:call", agentParams));
 seen.admit = await outcome(
