@@ -1,2 +1,12 @@
 export * from "./contract.js";
 export * from "./errors.js";
+export * from "./codec/index.js";
+export { JsonSyntaxError, MAX_DEPTH } from "./json.js";
+export * from "./framing.js";
+export * from "./envelope.js";
+export * from "./ordered.js";
+export * from "./dispatch.js";
+export * from "./transport.js";
+export * from "./peer.js";
+export * from "./websocket.js";
+export * from "./memory.js";

@@ -1,0 +1,684 @@
+// A JSON-RPC 2.0 peer (docs/wire.md): calls the other side and serves it, over any
+// Transport. This module ties the others together: messages come in from the transport
+// (framed by it), are classified (./envelope.ts), and go to the calls waiting for their
+// answers (./calls.ts), to request handlers found in the dispatch tables (./dispatch.ts),
+// each running on its own, or to notification handlers, which run in order on the ordered
+// worker (./ordered.ts). Every way a message can be wrong is answered where it is found
+// (§8); nothing a message holds closes the connection.
+
+import type { CallContext, CallOptions, Caller } from "./contract.js";
+import { Batch } from "./batch.js";
+import { PendingCalls, type PendingCall } from "./calls.js";
+import { tablesOf, type Entry } from "./dispatch.js";
+import {
+  CANCEL_METHOD,
+  classify,
+  encodeNotification,
+  encodeRequest,
+  errorMessage,
+  idKey,
+  isRequestId,
+  resultMessage,
+  type RequestId,
+} from "./envelope.js";
+import { ConnectionClosed, DecodeError, ErrorCode, ProtocolError, RpcError, Unsupported } from "./errors.js";
+import type { Incoming } from "./framing.js";
+import { JsonSyntaxError, parseJson, stringifyJson } from "./json.js";
+import { OrderedWorker, synchronousTracker, type ContextTracker } from "./ordered.js";
+import type { Transport } from "./transport.js";
+import { identify, identifyText } from "./unreadable.js";
+
+export const DEFAULT_MAX_MESSAGE_SIZE = 50 * 1024 * 1024;
+export const DEFAULT_MAX_CONCURRENT_HANDLERS = 1024;
+
+export interface Logger {
+  debug(message: string, ...details: unknown[]): void;
+  warn(message: string, ...details: unknown[]): void;
+  error(message: string, ...details: unknown[]): void;
+}
+
+/** The console, without debug: a stdio server's console writes to stderr, never stdout. */
+export const consoleLogger: Logger = {
+  debug: () => {},
+  warn: (message, ...details) => console.warn(`idlc: ${message}`, ...details),
+  error: (message, ...details) => console.error(`idlc: ${message}`, ...details),
+};
+
+export interface PeerOptions {
+  /** The longest message accepted, in UTF-8 bytes (docs/wire.md §2, §8). */
+  readonly maxMessageSize?: number;
+  /** Incoming requests and notifications handled at once; at the bound the transport is
+   * paused (docs/wire.md §11). */
+  readonly maxConcurrentHandlers?: number;
+  /** Notification methods (wire names) whose handlers run concurrently, each on its own,
+   * instead of in order (docs/wire.md §13, "Opting out"). */
+  readonly concurrentNotifications?: Iterable<string>;
+  /** Handle batches (docs/wire.md §7); when false an array is answered with one -32600. */
+  readonly acceptBatches?: boolean;
+  /** Read `$target` to route calls to keyed objects (docs/wire.md §5). */
+  readonly routeTargets?: boolean;
+  /** Send a failing handler's stack in the -32603's data. */
+  readonly debug?: boolean;
+  /** At the end of input, how long (ms) running handlers get to answer before they are
+   * aborted (docs/wire.md §10). */
+  readonly finishOnEof?: number;
+  /** Told of a notification whose params do not decode (docs/wire.md §4). */
+  readonly onUndecodableNotification?: (method: string, params: unknown, error: RpcError) => void;
+  readonly logger?: Logger;
+  /** How to tell a notification handler's calls (see ContextTracker); the Node entry
+   * gives one built on AsyncLocalStorage. */
+  readonly contextTracker?: ContextTracker;
+}
+
+/** Per-call options of `Peer.request`: CallOptions, and the key of the object called. */
+export interface PeerCallOptions extends CallOptions {
+  /** Sent as `$target` in params (docs/wire.md §5). */
+  readonly target?: string;
+}
+
+interface Running {
+  readonly controller: AbortController;
+  answered: boolean;
+  readonly answer: (message: object) => void;
+}
+
+const CANCELLED = Symbol("cancelled");
+
+export class Peer implements Caller {
+  private readonly maxMessageSize: number;
+  private readonly maxHandlers: number;
+  private readonly concurrent: ReadonlySet<string>;
+  private readonly acceptBatches: boolean;
+  private readonly routeTargets: boolean;
+  private readonly log: Logger;
+  private readonly tracker: ContextTracker;
+  private readonly worker: OrderedWorker;
+  private readonly calls = new PendingCalls();
+  private readonly running = new Map<string, Running>();
+  private readonly keyed = new Map<string, object>();
+  private readonly connection = new AbortController();
+  /** A Caller for notification handlers: its calls are known to be theirs (§13). */
+  private readonly exemptCaller: Caller;
+  private root: object | undefined;
+  private active = 0;
+  private paused = false;
+  private started = false;
+  private inputEnded = false;
+  private closing = false;
+  private resolveClosed!: () => void;
+  /** Settled once the connection is closed and every handler has answered or stopped. */
+  readonly closed: Promise<void>;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: PeerOptions = {},
+  ) {
+    this.maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
+    this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_MAX_CONCURRENT_HANDLERS;
+    this.concurrent = new Set(options.concurrentNotifications ?? []);
+    this.acceptBatches = options.acceptBatches ?? true;
+    this.routeTargets = options.routeTargets ?? true;
+    this.log = options.logger ?? consoleLogger;
+    this.tracker = options.contextTracker ?? synchronousTracker();
+    this.worker = new OrderedWorker(this.tracker, (error) => this.log.error("a notification handler failed", error));
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.exemptCaller = {
+      request: (method, params, callOptions) => this.call(method, params, callOptions, true),
+      notify: (method, params) => this.notify(method, params),
+    };
+  }
+
+  /** Starts reading. Serve the root (`serve`) before, so that no call finds nothing. */
+  start(): this {
+    if (this.started) return this;
+    this.started = true;
+    this.transport.start({
+      message: (incoming) => this.take(incoming),
+      end: (error) => this.take({ kind: "end", error }),
+    });
+    return this;
+  }
+
+  /** Serves `root` to calls without `$target`. */
+  serve(root: object): this {
+    this.root = root;
+    return this;
+  }
+
+  /** Serves `object` to calls with `"$target": key` on this connection (docs/wire.md §5). */
+  register(key: string, object: object): void {
+    this.keyed.set(key, object);
+  }
+
+  unregister(key: string): void {
+    this.keyed.delete(key);
+  }
+
+  get isClosed(): boolean {
+    return this.closing;
+  }
+
+  /** Calls `method` and resolves with its JSON result. Rejects with `RpcError`
+   * (`Unsupported` for -32601), `ConnectionClosed`, or the abort reason of `options.signal`,
+   * which also sends `$/cancel_request` (docs/wire.md §9). */
+  request(method: string, params: unknown, options?: PeerCallOptions): Promise<unknown> {
+    return this.call(method, params, options, this.tracker.inside());
+  }
+
+  /** Sends a notification; rejects with ConnectionClosed once the peer is closing. */
+  async notify(method: string, params: unknown, options?: { readonly target?: string }): Promise<void> {
+    if (this.closing) throw new ConnectionClosed("the connection is closed");
+    const text = encodeNotification(method, withTarget(params, options?.target));
+    await this.write(text);
+  }
+
+  /** Fails pending calls, aborts running handlers and closes the transport. */
+  async close(): Promise<void> {
+    this.shutDown(new ConnectionClosed("the connection is closed"));
+    await this.closed;
+  }
+
+  // ------------------------------------------------------------------ calling
+
+  private call(method: string, params: unknown, options: PeerCallOptions | undefined, exempt: boolean): Promise<unknown> {
+    if (this.closing || this.inputEnded) {
+      return Promise.reject(new ConnectionClosed(this.closing ? "the connection is closed" : "the connection ended"));
+    }
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let sent: unknown;
+    try {
+      sent = withTarget(params, options?.target);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { call, promise } = this.calls.open(method, exempt);
+    let text: string;
+    try {
+      text = encodeRequest(call.id, method, sent);
+    } catch (error) {
+      this.calls.take(call.id);
+      return Promise.reject(error); // params that cannot be written (a cycle, …)
+    }
+    if (signal !== undefined) {
+      const onAbort = () => {
+        if (this.calls.take(call.id) === undefined) return; // answered meanwhile
+        if (!this.closing && !this.inputEnded) {
+          this.write(encodeNotification(CANCEL_METHOD, { requestId: call.id })).catch(() => {});
+        }
+        call.reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      const forget = () => signal.removeEventListener("abort", onAbort);
+      promise.then(forget, forget);
+    }
+    this.write(text).catch((error) => {
+      if (this.calls.take(call.id) !== undefined) {
+        call.reject(error instanceof ConnectionClosed ? error : new ConnectionClosed(`the connection closed during ${method}`));
+      }
+    });
+    return promise;
+  }
+
+  private async write(text: string): Promise<void> {
+    if (this.closing) throw new ConnectionClosed("the connection is closed");
+    try {
+      await this.transport.send(text);
+    } catch (error) {
+      throw error instanceof ConnectionClosed ? error : new ConnectionClosed(String(error));
+    }
+  }
+
+  /** Writes an answer; a transport gone by now is no one's error. */
+  private reply(batch: Batch | null, message: object): void {
+    if (batch !== null) {
+      batch.immediate(message);
+      return;
+    }
+    this.sendAnswers(message);
+  }
+
+  private sendAnswers(message: object): void {
+    if (this.closing) return;
+    let text: string;
+    try {
+      text = stringifyJson(message);
+    } catch (error) {
+      // A result that cannot be written (a cycle, a function): -32603 instead.
+      this.log.error("an answer could not be encoded", error);
+      const id = Array.isArray(message) ? null : ((message as { id?: RequestId | null }).id ?? null);
+      text = stringifyJson(errorMessage(id, ErrorCode.INTERNAL_ERROR, "Internal error: the result could not be encoded"));
+    }
+    try {
+      const sent = this.transport.send(text);
+      if (sent !== undefined) sent.catch(() => {});
+    } catch {
+      // the transport is gone: nobody reads the answer
+    }
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  private onIncoming(incoming: Incoming): void {
+    try {
+      switch (incoming.kind) {
+        case "oversized":
+          this.onOversized(incoming.size, incoming.head, incoming.tail);
+          return;
+        case "invalid-utf8":
+          this.onUnreadable(identify(incoming.head, incoming.tail), "Parse error: the message is not UTF-8");
+          return;
+        case "text":
+          this.onText(incoming.text);
+          return;
+      }
+    } catch (error) {
+      // A bug of this runtime: logged and answered -32603, the connection goes on (§8).
+      this.log.error("handling a message failed", error);
+      const text = incoming.kind === "text" ? incoming.text : "";
+      const identity = incoming.kind === "text" ? identifyText(text) : identify(incoming.head, incoming.tail);
+      if (!identity.response) this.sendAnswers(errorMessage(identity.id, ErrorCode.INTERNAL_ERROR, "Internal error"));
+    }
+  }
+
+  private onText(text: string): void {
+    let value: unknown;
+    try {
+      value = parseJson(text);
+    } catch (error) {
+      if (!(error instanceof JsonSyntaxError)) throw error;
+      this.onUnreadable(identifyText(text), `Parse error: ${error.message}`);
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.onBatch(value);
+      return;
+    }
+    this.onValue(value, null);
+  }
+
+  private onUnreadable(identity: { id: RequestId | null; response: boolean }, reason: string): void {
+    if (identity.response) {
+      this.failCall(identity.id, new ProtocolError(`Unreadable response: ${reason}`));
+      return;
+    }
+    this.sendAnswers(errorMessage(identity.id, ErrorCode.PARSE_ERROR, reason));
+  }
+
+  private onOversized(size: number, head: string, tail: string): void {
+    const limit = this.maxMessageSize;
+    const text = `Message of ${size} bytes exceeds the limit of ${limit} bytes`;
+    const data = { size, limit };
+    const identity = identify(head, tail);
+    if (identity.response) {
+      this.failCall(identity.id, new ProtocolError(`Response too large: ${text}`, data));
+      return;
+    }
+    this.sendAnswers(errorMessage(identity.id, ErrorCode.INVALID_REQUEST, text, data));
+  }
+
+  /** A response this side cannot read fails the call it names (docs/wire.md §8). */
+  private failCall(id: RequestId | null, error: ProtocolError): void {
+    const call = id === null ? undefined : this.calls.take(id);
+    if (call === undefined) {
+      this.log.warn(`dropped: ${error.message}`);
+      return;
+    }
+    this.deliver(call, () => call.reject(error));
+  }
+
+  private onBatch(members: unknown[]): void {
+    if (!this.acceptBatches) {
+      this.sendAnswers(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported"));
+      return;
+    }
+    if (members.length === 0) {
+      this.sendAnswers(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch"));
+      return;
+    }
+    const batch = new Batch((answers) => this.sendAnswers(answers));
+    for (const member of members) {
+      if (Array.isArray(member)) {
+        batch.immediate(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: a batch member must not be an array"));
+        continue;
+      }
+      try {
+        this.onValue(member, batch);
+      } catch (error) {
+        this.log.error("handling a batch member failed", error);
+      }
+    }
+    batch.seal();
+  }
+
+  private onValue(value: unknown, batch: Batch | null): void {
+    const message = classify(value);
+    switch (message.kind) {
+      case "invalid":
+        this.reply(batch, errorMessage(message.id, ErrorCode.INVALID_REQUEST, message.reason));
+        return;
+      case "malformed-response":
+        this.failCall(message.id, new ProtocolError(`Malformed response: ${message.reason}`));
+        return;
+      case "response":
+        this.onResponse(message.id, message.isError, message.result, message.error);
+        return;
+      case "notification":
+        this.onNotification(message.method, message.params);
+        return;
+      case "request":
+        this.onRequest(message.id, message.method, message.params, batch);
+        return;
+    }
+  }
+
+  // ------------------------------------------------------------------ answers to our calls
+
+  private onResponse(id: RequestId | null, isError: boolean, result: unknown, error: unknown): void {
+    if (id === null) {
+      // The other side's answer to a message it could not read: names no call (§8).
+      this.log.warn("response without an id", error ?? result);
+      return;
+    }
+    const call = this.calls.take(id);
+    if (call === undefined) {
+      this.log.debug(`a response to no pending call: ${String(id)}`);
+      return;
+    }
+    if (isError) {
+      const shape = error as { code: number | bigint; message: string; data?: unknown };
+      const code = Number(shape.code);
+      const failure =
+        code === ErrorCode.METHOD_NOT_FOUND
+          ? new Unsupported(call.method, shape.message, shape.data)
+          : new RpcError(code, shape.message, shape.data);
+      this.deliver(call, () => call.reject(failure));
+    } else {
+      this.deliver(call, () => call.resolve(result));
+    }
+  }
+
+  /** Resumes a caller after the notifications that arrived before its answer (§13), or at
+   * once when the call is a notification handler's own (it holds those notifications). */
+  private deliver(call: PendingCall, settle: () => void): void {
+    if (call.exempt || !this.worker.busy) {
+      settle();
+      return;
+    }
+    this.worker.enqueue({ run: settle, abandon: () => call.reject(new ConnectionClosed("the connection is closed")) });
+  }
+
+  // ------------------------------------------------------------------ serving
+
+  /** The object a call is for and its params without `$target` (docs/wire.md §5). */
+  private route(params: unknown): { object: object; params: unknown; target: string | undefined } {
+    if (
+      this.routeTargets &&
+      params !== null &&
+      typeof params === "object" &&
+      !Array.isArray(params) &&
+      Object.prototype.hasOwnProperty.call(params, "$target")
+    ) {
+      const { $target: target, ...rest } = params as Record<string, unknown>;
+      if (typeof target !== "string") {
+        const reason = "$target must be a string";
+        throw new RpcError(ErrorCode.INVALID_PARAMS, `Invalid params: ${reason}`, { path: "$.$target", reason });
+      }
+      const object = this.keyed.get(target);
+      if (object === undefined) {
+        throw new RpcError(ErrorCode.UNKNOWN_TARGET, `Unknown target: ${target}`, { target });
+      }
+      return { object, params: rest, target };
+    }
+    if (this.root === undefined) throw new RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found: nothing is served");
+    return { object: this.root, params, target: undefined };
+  }
+
+  private decode(entry: Entry, params: unknown): unknown {
+    try {
+      return entry.method.decodeParams(params);
+    } catch (error) {
+      if (error instanceof DecodeError) {
+        throw new RpcError(ErrorCode.INVALID_PARAMS, `Invalid params: ${error.message}`, {
+          path: error.path,
+          reason: error.reason,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private onRequest(id: RequestId, method: string, params: unknown, batch: Batch | null): void {
+    const key = idKey(id);
+    if (this.running.has(key)) {
+      const text = `Invalid request: id ${JSON.stringify(typeof id === "bigint" ? id.toString() : id)} is already in use`;
+      this.reply(batch, errorMessage(id, ErrorCode.INVALID_REQUEST, text));
+      return;
+    }
+    batch?.expect();
+    const controller = new AbortController();
+    const state: Running = {
+      controller,
+      answered: false,
+      answer: (message) => {
+        if (state.answered) return;
+        state.answered = true;
+        this.running.delete(key);
+        this.handlerEnded();
+        if (batch !== null) batch.answer(message);
+        else this.sendAnswers(message);
+      },
+    };
+    this.running.set(key, state);
+    this.handlerStarted();
+    void this.runRequest(id, method, params, controller.signal).then(
+      (result) => state.answer(resultMessage(id, result)),
+      (error) => {
+        // Cancelled (answered -32800 then) or closed (nothing is sent): not the handler's
+        // failure, so not logged either.
+        if (error === CANCELLED || state.answered) return;
+        state.answer(this.errorAnswer(id, method, error));
+      },
+    );
+  }
+
+  private async runRequest(_id: RequestId, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    const routed = this.route(params);
+    const entry = tablesOf(routed.object).requests.get(method);
+    if (entry === undefined) throw new RpcError(ErrorCode.METHOD_NOT_FOUND, `Method not found: ${method}`);
+    // Not provided: -32601 without decoding its params (docs/wire.md §4).
+    if (!entry.provided) throw new Unsupported(method, `Method not found: ${method}`);
+    const input = this.decode(entry, routed.params);
+    const context: CallContext = { caller: this, signal, target: routed.target };
+    const result = await entry.method.invoke(routed.object, input, context);
+    if (signal.aborted) throw CANCELLED;
+    return entry.method.encodeResult(result);
+  }
+
+  private errorAnswer(id: RequestId, method: string, error: unknown): object {
+    if (error instanceof RpcError) return errorMessage(id, error.code, error.message, error.data);
+    this.log.error(`the handler of ${method} failed`, error);
+    const data = this.options.debug && error instanceof Error ? { traceback: error.stack ?? String(error) } : undefined;
+    return errorMessage(id, ErrorCode.INTERNAL_ERROR, "Internal error", data);
+  }
+
+  private onCancel(params: unknown): void {
+    if (params === null || typeof params !== "object") return;
+    const requestId = (params as { requestId?: unknown }).requestId;
+    if (!isRequestId(requestId)) return; // a cancel that does not decode is ignored (§9)
+    const state = this.running.get(idKey(requestId));
+    if (state === undefined) return;
+    // Answered now: a handler cannot be stopped from outside, only told (its signal). What
+    // it returns afterwards is dropped, so there is still exactly one answer (§9).
+    state.controller.abort(new RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled"));
+    state.answer(errorMessage(requestId, ErrorCode.REQUEST_CANCELLED, "Request cancelled"));
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    if (method === CANCEL_METHOD) {
+      // Never behind the ordered worker: a slow notification must not delay a cancel.
+      this.onCancel(params);
+      return;
+    }
+    let routed: { object: object; params: unknown; target: string | undefined };
+    try {
+      routed = this.route(params);
+    } catch (error) {
+      this.log.debug(`a notification ${method} names nothing served`, error);
+      return;
+    }
+    const entry = tablesOf(routed.object).notifications.get(method);
+    if (entry === undefined || !entry.provided) {
+      this.log.debug(`a notification not served: ${method}`);
+      return;
+    }
+    let input: unknown;
+    try {
+      input = this.decode(entry, routed.params);
+    } catch (error) {
+      const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.INVALID_PARAMS, String(error));
+      const hook = this.options.onUndecodableNotification;
+      if (hook === undefined) {
+        this.log.warn(`a notification ${method} whose params do not decode: ${failure.message}`);
+      } else {
+        try {
+          hook(method, routed.params, failure);
+        } catch (hookError) {
+          this.log.error("onUndecodableNotification failed", hookError);
+        }
+      }
+      return;
+    }
+    const context: CallContext = { caller: this.exemptCaller, signal: this.connection.signal, target: routed.target };
+    const run = () => entry.method.invoke(routed.object, input, context);
+    this.handlerStarted();
+    if (this.concurrent.has(method)) {
+      // Opted out of ordering (§13): a task of its own, as a request is.
+      void Promise.resolve()
+        .then(run)
+        .catch((error) => this.log.error(`the handler of ${method} failed`, error))
+        .finally(() => this.handlerEnded());
+      return;
+    }
+    this.worker.enqueue({
+      run: async () => {
+        try {
+          await run();
+        } finally {
+          this.handlerEnded();
+        }
+      },
+      abandon: () => this.handlerEnded(),
+    });
+  }
+
+  /** The handler bound (docs/wire.md §11): at it, the transport stops reading. */
+  private handlerStarted(): void {
+    this.active++;
+    if (!this.paused && this.active >= this.maxHandlers) {
+      this.paused = true;
+      this.transport.pause?.();
+    }
+  }
+
+  private handlerEnded(): void {
+    this.active--;
+    if (this.backlog.length > 0) this.scheduleBacklog();
+    else this.resumeReading();
+    if (this.active === 0) this.whenIdle?.();
+  }
+
+  private resumeReading(): void {
+    if (this.paused && this.active < this.maxHandlers) {
+      this.paused = false;
+      this.transport.resume?.();
+    }
+  }
+
+  /** A message taken from the transport: handled now, or, at the handler bound (or behind
+   * messages already waiting), kept in arrival order until a handler ends (docs/wire.md
+   * §11). A transport delivers a whole read at once, and pausing it stops only the next
+   * reads: the backlog holds the rest of this one. */
+  private take(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
+    if (this.backlog.length > 0 || this.active >= this.maxHandlers) {
+      this.backlog.push(item);
+      return;
+    }
+    this.handle(item);
+  }
+
+  private handle(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
+    if (item.kind === "end") this.onEnd(item.error);
+    else this.onIncoming(item);
+  }
+
+  private scheduleBacklog(): void {
+    if (this.backlogScheduled) return;
+    this.backlogScheduled = true;
+    // Not from inside the handler's answer: the next message starts from a clean stack.
+    queueMicrotask(() => {
+      this.backlogScheduled = false;
+      while (this.backlog.length > 0 && this.active < this.maxHandlers && !this.closing) {
+        this.handle(this.backlog.shift()!);
+      }
+      if (this.backlog.length === 0) this.resumeReading();
+    });
+  }
+
+  private readonly backlog: (Incoming | { readonly kind: "end"; readonly error: unknown })[] = [];
+  private backlogScheduled = false;
+
+  /** Set at the end of input: called once no handler runs any more. */
+  private whenIdle: (() => void) | undefined;
+
+  // ------------------------------------------------------------------ closing
+
+  private onEnd(error?: unknown): void {
+    if (this.inputEnded) return;
+    this.inputEnded = true;
+    if (error !== undefined) this.log.debug("the transport failed", error);
+    // Calls waiting for an answer fail at once; answers already in, queued behind
+    // notifications, are still delivered in order (§10, §13).
+    this.calls.failAll(new ConnectionClosed("the connection ended"));
+    if (this.closing) return;
+    // Running handlers get `finishOnEof` to answer: the other side may still read.
+    const finished = new Promise<void>((resolve) => {
+      if (this.active === 0) resolve();
+      else this.whenIdle = resolve;
+    });
+    const grace = this.options.finishOnEof ?? 2000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace)));
+    void Promise.race([finished, timeout]).then(() => {
+      clearTimeout(timer);
+      this.shutDown(new ConnectionClosed("the connection ended"));
+    });
+  }
+
+  private shutDown(error: ConnectionClosed): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.calls.failAll(error);
+    this.worker.stop(error);
+    this.connection.abort(error);
+    for (const state of this.running.values()) {
+      state.answered = true; // nothing is sent once closing
+      state.controller.abort(error);
+    }
+    this.running.clear();
+    void Promise.resolve()
+      .then(() => this.transport.close())
+      .catch((failure) => this.log.debug("closing the transport failed", failure))
+      .finally(() => this.resolveClosed());
+  }
+}
+
+/** Params with `"$target"` added first (docs/wire.md §5); a unit input sends only it. */
+function withTarget(params: unknown, target: string | undefined): unknown {
+  if (target === undefined) return params;
+  if (params === undefined || params === null) return { $target: target };
+  if (typeof params !== "object" || Array.isArray(params)) {
+    throw new TypeError("params of a targeted call must be a JSON object");
+  }
+  return { $target: target, ...(params as Record<string, unknown>) };
+}

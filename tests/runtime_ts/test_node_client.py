@@ -1,0 +1,75 @@
+"""A Node client (runtime-ts) against the Python runtime, over stdio and WebSocket: raw wire
+methods of the quixos directory, the errors, `$target`, cancellation, ordered notifications
+(tests/runtime_ts/js/quixos_client.mjs against tests/runtime_ts/py_server.py)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.runtime_ts.support import HERE, PYTHON, TIMEOUT, python_env, run_node
+
+SERVER = str(HERE / "py_server.py")
+
+
+@pytest.fixture(scope="module")
+def ws_url() -> Iterator[str]:
+    """py_server.py over WebSocket on a free port of 127.0.0.1."""
+    process = subprocess.Popen(
+        [PYTHON, SERVER, "--listen"],
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=python_env(),
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:  # the server says where it listens, then serves
+            found = re.search(r"listening on (ws://\S+)", line)
+            if found:
+                # Drained from here on, so that a chatty server never fills the pipe.
+                threading.Thread(target=process.stderr.read, daemon=True).start()
+                yield found.group(1)
+                break
+        else:
+            pytest.fail(f"the server exited ({process.wait()}) without listening")
+    finally:
+        process.terminate()
+        process.wait(TIMEOUT)
+
+
+def check(seen: dict[str, Any]) -> None:
+    assert seen["createAgent"] == {"result": "agent-1"}
+    assert seen["admit"]["result"]["accepted"] is True
+    assert seen["targeted"]["result"]["text"] == "hello"
+    assert seen["unknownTarget"]["code"] == -32900
+    assert seen["unknownTarget"]["data"] == {"target": "request-404"}
+    assert seen["nonStringTarget"]["code"] == -32602
+    assert seen["unknownMethod"]["code"] == -32601
+    assert seen["unknownMethod"]["unsupported"] is True
+    assert seen["unimplemented"]["code"] == -32601
+    assert seen["badParams"]["code"] == -32602
+    assert seen["badParams"]["data"]["path"] == "$.name"
+    # Aborting rejected the call with the abort's reason and cancelled the Python handler.
+    assert seen["slow"] == {"thrown": "Error: no longer wanted", "name": "Error"}
+    assert seen["wasCancelled"] == {"result": True}
+    # The answer to test:ticks came after the 20 notifications before it were handled.
+    assert seen["ticks"]["answer"] == {"result": "done"}
+    assert seen["ticks"]["handledBeforeAnswer"] == list(range(20))
+    assert seen["afterClose"]["name"] == "ConnectionClosed"
+
+
+def test_stdio(node: str) -> None:
+    check(run_node(node, "quixos_client.mjs", "stdio", PYTHON, SERVER))
+
+
+def test_websocket(node: str, ws_url: str) -> None:
+    seen = run_node(node, "quixos_client.mjs", "ws", ws_url)
+    check(seen)
+    assert seen["refused"]["name"] == "ConnectionClosed"
+    assert "403" in seen["refused"]["thrown"]
