@@ -68,6 +68,15 @@ export interface PeerOptions {
   /** How to tell a notification handler's calls (see ContextTracker); the Node entry
    * gives one built on AsyncLocalStorage. */
   readonly contextTracker?: ContextTracker;
+  /** Called with the method of every incoming request before it is looked up or its params
+   * decoded; an `RpcError` it throws is the answer (docs/wire.md §4, "Admission"). */
+  readonly admitRequest?: (method: string) => void;
+  /** Answers the methods the served object does not declare (params without `$target`,
+   * `undefined` when absent); its result is sent as is. Throwing `Unsupported` keeps the
+   * usual -32601. Without one, they are -32601 (notifications: ignored). */
+  readonly fallback?: (method: string, params: unknown, notify: boolean, context: CallContext) => unknown;
+  /** Hand `fallback` also the members the object declares but does not implement. */
+  readonly fallbackForUnimplemented?: boolean;
 }
 
 /** Per-call options of `Peer.request`: CallOptions, and the key of the object called. */
@@ -483,13 +492,21 @@ export class Peer implements Caller {
   }
 
   private async runRequest(_id: RequestId, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    // Before anything else, so that every request is refused alike (docs/wire.md §4).
+    this.options.admitRequest?.(method);
     const routed = this.route(params);
     const entry = tablesOf(routed.object).requests.get(method);
+    const context: CallContext = { caller: this, signal, target: routed.target };
+    const fallback = this.options.fallback;
+    if (fallback !== undefined && (entry === undefined || (!entry.provided && this.options.fallbackForUnimplemented))) {
+      const result = await fallback(method, routed.params, false, context);
+      if (signal.aborted) throw CANCELLED;
+      return result;
+    }
     if (entry === undefined) throw new RpcError(ErrorCode.METHOD_NOT_FOUND, `Method not found: ${method}`);
     // Not provided: -32601 without decoding its params (docs/wire.md §4).
     if (!entry.provided) throw new Unsupported(method, `Method not found: ${method}`);
     const input = this.decode(entry, routed.params);
-    const context: CallContext = { caller: this, signal, target: routed.target };
     const result = await entry.method.invoke(routed.object, input, context);
     if (signal.aborted) throw CANCELLED;
     return entry.method.encodeResult(result);
@@ -528,6 +545,12 @@ export class Peer implements Caller {
       return;
     }
     const entry = tablesOf(routed.object).notifications.get(method);
+    const context: CallContext = { caller: this.exemptCaller, signal: this.connection.signal, target: routed.target };
+    const fallback = this.options.fallback;
+    if (fallback !== undefined && (entry === undefined || (!entry.provided && this.options.fallbackForUnimplemented))) {
+      this.runNotification(method, () => fallback(method, routed.params, true, context));
+      return;
+    }
     if (entry === undefined || !entry.provided) {
       this.log.debug(`a notification not served: ${method}`);
       return;
@@ -549,8 +572,12 @@ export class Peer implements Caller {
       }
       return;
     }
-    const context: CallContext = { caller: this.exemptCaller, signal: this.connection.signal, target: routed.target };
-    const run = () => entry.method.invoke(routed.object, input, context);
+    this.runNotification(method, () => entry.method.invoke(routed.object, input, context));
+  }
+
+  /** A notification's handler: in order on the ordered worker, or on its own for the
+   * methods that opted out (docs/wire.md §13). */
+  private runNotification(method: string, run: () => unknown): void {
     this.handlerStarted();
     if (this.concurrent.has(method)) {
       // Opted out of ordering (§13): a task of its own, as a request is.
