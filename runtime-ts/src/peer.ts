@@ -480,7 +480,7 @@ export class Peer implements Caller {
     };
     this.running.set(key, state);
     this.handlerStarted();
-    void this.runRequest(id, method, params, controller.signal).then(
+    void this.runRequest(method, params, controller.signal).then(
       (result) => state.answer(resultMessage(id, result)),
       (error) => {
         // Cancelled (answered -32800 then) or closed (nothing is sent): not the handler's
@@ -491,7 +491,7 @@ export class Peer implements Caller {
     );
   }
 
-  private async runRequest(_id: RequestId, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+  private async runRequest(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
     // Before anything else, so that every request is refused alike (docs/wire.md §4).
     this.options.admitRequest?.(method);
     const routed = this.route(params);
@@ -643,13 +643,15 @@ export class Peer implements Caller {
     if (this.backlogScheduled) return;
     this.backlogScheduled = true;
     // Not from inside the handler's answer: the next message starts from a clean stack.
-    queueMicrotask(() => {
-      this.backlogScheduled = false;
-      while (this.backlog.length > 0 && this.active < this.maxHandlers && !this.closing) {
-        this.handle(this.backlog.shift()!);
-      }
-      if (this.backlog.length === 0) this.resumeReading();
-    });
+    queueMicrotask(() =>
+      this.tracker.outside(() => {
+        this.backlogScheduled = false;
+        while (this.backlog.length > 0 && this.active < this.maxHandlers && !this.closing) {
+          this.handle(this.backlog.shift()!);
+        }
+        if (this.backlog.length === 0) this.resumeReading();
+      }),
+    );
   }
 
   private readonly backlog: (Incoming | { readonly kind: "end"; readonly error: unknown })[] = [];
