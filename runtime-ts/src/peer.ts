@@ -1,18 +1,17 @@
 // A JSON-RPC 2.0 peer (docs/wire.md): calls the other side and serves it, over any
 // Transport. This module ties the others together: messages come in from the transport
-// (framed by it), are classified (./envelope.ts), and go to the calls waiting for their
-// answers (./calls.ts), to request handlers found in the dispatch tables (./dispatch.ts),
-// each running on its own, or to notification handlers, which run in order on the ordered
-// worker (./ordered.ts). Every way a message can be wrong is answered where it is found
-// (§8); nothing a message holds closes the connection.
+// (framed by it), within the handler bound (a backlog here), are classified and checked by
+// ./inbound.ts, and come back here as answers to the calls waiting in ./calls.ts, as
+// requests for the handlers found in the dispatch tables (./dispatch.ts), each running on
+// its own, or as notifications, whose handlers run in order on the ordered worker
+// (./ordered.ts). Nothing a message holds closes the connection (§8).
 
 import type { CallContext, CallOptions, Caller } from "./contract.js";
-import { Batch } from "./batch.js";
+import type { Batch } from "./batch.js";
 import { PendingCalls, type PendingCall } from "./calls.js";
 import { tablesOf, type Entry } from "./dispatch.js";
 import {
   CANCEL_METHOD,
-  classify,
   encodeNotification,
   encodeRequest,
   errorMessage,
@@ -23,10 +22,10 @@ import {
 } from "./envelope.js";
 import { ConnectionClosed, DecodeError, ErrorCode, ProtocolError, RpcError, Unsupported } from "./errors.js";
 import type { Incoming } from "./framing.js";
-import { JsonSyntaxError, parseJson, stringifyJson } from "./json.js";
+import { stringifyJson } from "./json.js";
+import { Inbound, type Receiver } from "./inbound.js";
 import { OrderedWorker, synchronousTracker, type ContextTracker } from "./ordered.js";
 import type { Transport } from "./transport.js";
-import { identify, identifyText } from "./unreadable.js";
 
 export const DEFAULT_MAX_MESSAGE_SIZE = 50 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_HANDLERS = 1024;
@@ -102,6 +101,7 @@ export class Peer implements Caller {
   private readonly log: Logger;
   private readonly tracker: ContextTracker;
   private readonly worker: OrderedWorker;
+  private readonly inbound: Inbound;
   private readonly calls = new PendingCalls();
   private readonly running = new Map<string, Running>();
   private readonly keyed = new Map<string, object>();
@@ -131,6 +131,15 @@ export class Peer implements Caller {
     this.tracker = options.contextTracker ?? synchronousTracker();
     this.worker = new OrderedWorker(this.tracker, (error) => this.log.error("a notification handler failed", error));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    // Closures rather than `this`: what Inbound calls stays private to the peer.
+    const receiver: Receiver = {
+      send: (answer) => this.send(answer),
+      failCall: (id, error) => this.failCall(id, error),
+      onResponse: (id, isError, result, error) => this.onResponse(id, isError, result, error),
+      onNotification: (method, params) => this.onNotification(method, params),
+      onRequest: (id, method, params, batch) => this.onRequest(id, method, params, batch),
+    };
+    this.inbound = new Inbound(receiver, { maxMessageSize: this.maxMessageSize, acceptBatches: this.acceptBatches, log: this.log });
     this.exemptCaller = {
       request: (method, params, callOptions) => this.call(method, params, callOptions, true),
       notify: (method, params) => this.notify(method, params),
@@ -238,16 +247,8 @@ export class Peer implements Caller {
     }
   }
 
-  /** Writes an answer; a transport gone by now is no one's error. */
-  private reply(batch: Batch | null, message: object): void {
-    if (batch !== null) {
-      batch.immediate(message);
-      return;
-    }
-    this.sendAnswers(message);
-  }
-
-  private sendAnswers(message: object): void {
+  /** Writes an answer (or a batch's array); a transport gone by now is no one's error. */
+  private send(message: object): void {
     if (this.closing) return;
     let text: string;
     try {
@@ -266,67 +267,10 @@ export class Peer implements Caller {
     }
   }
 
-  // ------------------------------------------------------------------ reading
+  // ------------------------------------------------------------------ answers to our calls
 
-  private onIncoming(incoming: Incoming): void {
-    try {
-      switch (incoming.kind) {
-        case "oversized":
-          this.onOversized(incoming.size, incoming.head, incoming.tail);
-          return;
-        case "invalid-utf8":
-          this.onUnreadable(identify(incoming.head, incoming.tail), "Parse error: the message is not UTF-8");
-          return;
-        case "text":
-          this.onText(incoming.text);
-          return;
-      }
-    } catch (error) {
-      // A bug of this runtime: logged and answered -32603, the connection goes on (§8).
-      this.log.error("handling a message failed", error);
-      const text = incoming.kind === "text" ? incoming.text : "";
-      const identity = incoming.kind === "text" ? identifyText(text) : identify(incoming.head, incoming.tail);
-      if (!identity.response) this.sendAnswers(errorMessage(identity.id, ErrorCode.INTERNAL_ERROR, "Internal error"));
-    }
-  }
-
-  private onText(text: string): void {
-    let value: unknown;
-    try {
-      value = parseJson(text);
-    } catch (error) {
-      if (!(error instanceof JsonSyntaxError)) throw error;
-      this.onUnreadable(identifyText(text), `Parse error: ${error.message}`);
-      return;
-    }
-    if (Array.isArray(value)) {
-      this.onBatch(value);
-      return;
-    }
-    this.onValue(value, null);
-  }
-
-  private onUnreadable(identity: { id: RequestId | null; response: boolean }, reason: string): void {
-    if (identity.response) {
-      this.failCall(identity.id, new ProtocolError(`Unreadable response: ${reason}`));
-      return;
-    }
-    this.sendAnswers(errorMessage(identity.id, ErrorCode.PARSE_ERROR, reason));
-  }
-
-  private onOversized(size: number, head: string, tail: string): void {
-    const limit = this.maxMessageSize;
-    const text = `Message of ${size} bytes exceeds the limit of ${limit} bytes`;
-    const data = { size, limit };
-    const identity = identify(head, tail);
-    if (identity.response) {
-      this.failCall(identity.id, new ProtocolError(`Response too large: ${text}`, data));
-      return;
-    }
-    this.sendAnswers(errorMessage(identity.id, ErrorCode.INVALID_REQUEST, text, data));
-  }
-
-  /** A response this side cannot read fails the call it names (docs/wire.md §8). */
+  /** A response this side cannot read fails the call it names (docs/wire.md §8); for
+   * ./inbound.ts. */
   private failCall(id: RequestId | null, error: ProtocolError): void {
     const call = id === null ? undefined : this.calls.take(id);
     if (call === undefined) {
@@ -336,52 +280,7 @@ export class Peer implements Caller {
     this.deliver(call, () => call.reject(error));
   }
 
-  private onBatch(members: unknown[]): void {
-    if (!this.acceptBatches) {
-      this.sendAnswers(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported"));
-      return;
-    }
-    if (members.length === 0) {
-      this.sendAnswers(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch"));
-      return;
-    }
-    const batch = new Batch((answers) => this.sendAnswers(answers));
-    for (const member of members) {
-      if (Array.isArray(member)) {
-        batch.immediate(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: a batch member must not be an array"));
-        continue;
-      }
-      try {
-        this.onValue(member, batch);
-      } catch (error) {
-        this.log.error("handling a batch member failed", error);
-      }
-    }
-    batch.seal();
-  }
 
-  private onValue(value: unknown, batch: Batch | null): void {
-    const message = classify(value);
-    switch (message.kind) {
-      case "invalid":
-        this.reply(batch, errorMessage(message.id, ErrorCode.INVALID_REQUEST, message.reason));
-        return;
-      case "malformed-response":
-        this.failCall(message.id, new ProtocolError(`Malformed response: ${message.reason}`));
-        return;
-      case "response":
-        this.onResponse(message.id, message.isError, message.result, message.error);
-        return;
-      case "notification":
-        this.onNotification(message.method, message.params);
-        return;
-      case "request":
-        this.onRequest(message.id, message.method, message.params, batch);
-        return;
-    }
-  }
-
-  // ------------------------------------------------------------------ answers to our calls
 
   private onResponse(id: RequestId | null, isError: boolean, result: unknown, error: unknown): void {
     if (id === null) {
@@ -461,7 +360,9 @@ export class Peer implements Caller {
     const key = idKey(id);
     if (this.running.has(key)) {
       const text = `Invalid request: id ${JSON.stringify(typeof id === "bigint" ? id.toString() : id)} is already in use`;
-      this.reply(batch, errorMessage(id, ErrorCode.INVALID_REQUEST, text));
+      const answer = errorMessage(id, ErrorCode.INVALID_REQUEST, text);
+      if (batch !== null) batch.immediate(answer);
+      else this.send(answer);
       return;
     }
     batch?.expect();
@@ -475,7 +376,7 @@ export class Peer implements Caller {
         this.running.delete(key);
         this.handlerEnded();
         if (batch !== null) batch.answer(message);
-        else this.sendAnswers(message);
+        else this.send(message);
       },
     };
     this.running.set(key, state);
@@ -636,7 +537,7 @@ export class Peer implements Caller {
 
   private handle(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
     if (item.kind === "end") this.onEnd(item.error);
-    else this.onIncoming(item);
+    else this.inbound.take(item);
   }
 
   private scheduleBacklog(): void {
