@@ -543,3 +543,19 @@ async def test_handlers_running_at_the_end_of_input_still_answer(node: str) -> N
         raw.process.stdin.close()
         assert (await raw.answer())["result"] == 200
         assert await asyncio.wait_for(raw.process.wait(), STEP) == 0
+
+
+@run
+async def test_an_escaped_target_is_the_same_member(node: str) -> None:
+    """`"\\u0024target"` is `$target` (docs/wire.md §5)."""
+    async with raw_server(node) as raw:
+        await raw.send(
+            '{"jsonrpc":"2.0","id":1,"method":"counter:get","params":{"\\u0024target":"nope"}}'
+        )
+        answer = await raw.answer()
+        assert (code(answer), answer["error"]["data"]) == (-32900, {"target": "nope"})
+        assert (await raw.call(2, "test:open", {"key": "k"}))["result"] == "k"
+        await raw.send(
+            '{"jsonrpc":"2.0","id":3,"method":"counter:bump","params":{"\\u0024target":"k"}}'
+        )
+        assert (await raw.answer())["result"] == 1
