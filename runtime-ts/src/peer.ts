@@ -1,28 +1,23 @@
 // A JSON-RPC 2.0 peer (docs/wire.md): calls the other side and serves it, over any
-// Transport. This module ties the others together: messages come in from the transport
-// (framed by it), within the handler bound (a backlog here), are classified and checked by
-// ./inbound.ts, and come back here as answers to the calls waiting in ./calls.ts, as
-// requests for the handlers found in the dispatch tables (./dispatch.ts), each running on
-// its own, or as notifications, whose handlers run in order on the ordered worker
-// (./ordered.ts). Nothing a message holds closes the connection (§8).
+// Transport. This module ties the others together and keeps what belongs to the connection
+// as a whole: messages come in from the transport (framed by it) within the handler bound
+// (§11: a backlog here), are classified and checked by ./inbound.ts, and come back as
+// answers to this side's calls (./calls.ts, delivered behind earlier notifications, §13) or
+// go to ./handling.ts, which serves requests and notifications; closing (§10) is here too.
 
 import type { CallContext, CallOptions, Caller } from "./contract.js";
-import type { Batch } from "./batch.js";
 import { PendingCalls, type PendingCall } from "./calls.js";
-import { tablesOf, type Entry } from "./dispatch.js";
 import {
   CANCEL_METHOD,
   encodeNotification,
   encodeRequest,
   errorMessage,
-  idKey,
-  isRequestId,
-  resultMessage,
   type RequestId,
 } from "./envelope.js";
-import { ConnectionClosed, DecodeError, ErrorCode, ProtocolError, RpcError, Unsupported } from "./errors.js";
+import { ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported } from "./errors.js";
 import type { Incoming } from "./framing.js";
 import { stringifyJson } from "./json.js";
+import { Handling } from "./handling.js";
 import { Inbound, type Receiver } from "./inbound.js";
 import { OrderedWorker, synchronousTracker, type ContextTracker } from "./ordered.js";
 import type { Transport } from "./transport.js";
@@ -84,31 +79,16 @@ export interface PeerCallOptions extends CallOptions {
   readonly target?: string;
 }
 
-interface Running {
-  readonly controller: AbortController;
-  answered: boolean;
-  readonly answer: (message: object) => void;
-}
-
-const CANCELLED = Symbol("cancelled");
-
 export class Peer implements Caller {
   private readonly maxMessageSize: number;
   private readonly maxHandlers: number;
-  private readonly concurrent: ReadonlySet<string>;
-  private readonly acceptBatches: boolean;
-  private readonly routeTargets: boolean;
   private readonly log: Logger;
   private readonly tracker: ContextTracker;
   private readonly worker: OrderedWorker;
   private readonly inbound: Inbound;
   private readonly calls = new PendingCalls();
-  private readonly running = new Map<string, Running>();
-  private readonly keyed = new Map<string, object>();
   private readonly connection = new AbortController();
-  /** A Caller for notification handlers: its calls are known to be theirs (§13). */
-  private readonly exemptCaller: Caller;
-  private root: object | undefined;
+  private readonly handling: Handling;
   private active = 0;
   private paused = false;
   private started = false;
@@ -124,26 +104,48 @@ export class Peer implements Caller {
   ) {
     this.maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
     this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_MAX_CONCURRENT_HANDLERS;
-    this.concurrent = new Set(options.concurrentNotifications ?? []);
-    this.acceptBatches = options.acceptBatches ?? true;
-    this.routeTargets = options.routeTargets ?? true;
     this.log = options.logger ?? consoleLogger;
     this.tracker = options.contextTracker ?? synchronousTracker();
     this.worker = new OrderedWorker(this.tracker, (error) => this.log.error("a notification handler failed", error));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    // Closures rather than `this`: what Inbound calls stays private to the peer.
+    // Closures rather than `this`: what Inbound and Handling call stays private to the peer.
+    this.handling = new Handling(
+      {
+        caller: this,
+        // Calls through it are known to be a notification handler's (§13).
+        notificationCaller: {
+          request: (method, params, callOptions) => this.call(method, params, callOptions, true),
+          notify: (method, params) => this.notify(method, params),
+        },
+        connectionSignal: this.connection.signal,
+        send: (answer) => this.send(answer),
+        handlerStarted: () => this.handlerStarted(),
+        handlerEnded: () => this.handlerEnded(),
+      },
+      this.worker,
+      {
+        routeTargets: options.routeTargets ?? true,
+        concurrent: new Set(options.concurrentNotifications ?? []),
+        debug: options.debug ?? false,
+        log: this.log,
+        admitRequest: options.admitRequest,
+        fallback: options.fallback,
+        fallbackForUnimplemented: options.fallbackForUnimplemented ?? false,
+        onUndecodableNotification: options.onUndecodableNotification,
+      },
+    );
     const receiver: Receiver = {
       send: (answer) => this.send(answer),
       failCall: (id, error) => this.failCall(id, error),
       onResponse: (id, isError, result, error) => this.onResponse(id, isError, result, error),
-      onNotification: (method, params) => this.onNotification(method, params),
-      onRequest: (id, method, params, batch) => this.onRequest(id, method, params, batch),
+      onNotification: (method, params) => this.handling.onNotification(method, params),
+      onRequest: (id, method, params, batch) => this.handling.onRequest(id, method, params, batch),
     };
-    this.inbound = new Inbound(receiver, { maxMessageSize: this.maxMessageSize, acceptBatches: this.acceptBatches, log: this.log });
-    this.exemptCaller = {
-      request: (method, params, callOptions) => this.call(method, params, callOptions, true),
-      notify: (method, params) => this.notify(method, params),
-    };
+    this.inbound = new Inbound(receiver, {
+      maxMessageSize: this.maxMessageSize,
+      acceptBatches: options.acceptBatches ?? true,
+      log: this.log,
+    });
   }
 
   /** Starts reading. Serve the root (`serve`) before, so that no call finds nothing. */
@@ -159,17 +161,17 @@ export class Peer implements Caller {
 
   /** Serves `root` to calls without `$target`. */
   serve(root: object): this {
-    this.root = root;
+    this.handling.serve(root);
     return this;
   }
 
   /** Serves `object` to calls with `"$target": key` on this connection (docs/wire.md §5). */
   register(key: string, object: object): void {
-    this.keyed.set(key, object);
+    this.handling.register(key, object);
   }
 
   unregister(key: string): void {
-    this.keyed.delete(key);
+    this.handling.unregister(key);
   }
 
   get isClosed(): boolean {
@@ -316,190 +318,6 @@ export class Peer implements Caller {
     this.worker.enqueue({ run: settle, abandon: () => call.reject(new ConnectionClosed("the connection is closed")) });
   }
 
-  // ------------------------------------------------------------------ serving
-
-  /** The object a call is for and its params without `$target` (docs/wire.md §5). */
-  private route(params: unknown): { object: object; params: unknown; target: string | undefined } {
-    if (
-      this.routeTargets &&
-      params !== null &&
-      typeof params === "object" &&
-      !Array.isArray(params) &&
-      Object.prototype.hasOwnProperty.call(params, "$target")
-    ) {
-      const { $target: target, ...rest } = params as Record<string, unknown>;
-      if (typeof target !== "string") {
-        const reason = "$target must be a string";
-        throw new RpcError(ErrorCode.INVALID_PARAMS, `Invalid params: ${reason}`, { path: "$.$target", reason });
-      }
-      const object = this.keyed.get(target);
-      if (object === undefined) {
-        throw new RpcError(ErrorCode.UNKNOWN_TARGET, `Unknown target: ${target}`, { target });
-      }
-      return { object, params: rest, target };
-    }
-    if (this.root === undefined) throw new RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found: nothing is served");
-    return { object: this.root, params, target: undefined };
-  }
-
-  private decode(entry: Entry, params: unknown): unknown {
-    try {
-      return entry.method.decodeParams(params);
-    } catch (error) {
-      if (error instanceof DecodeError) {
-        throw new RpcError(ErrorCode.INVALID_PARAMS, `Invalid params: ${error.message}`, {
-          path: error.path,
-          reason: error.reason,
-        });
-      }
-      throw error;
-    }
-  }
-
-  private onRequest(id: RequestId, method: string, params: unknown, batch: Batch | null): void {
-    const key = idKey(id);
-    if (this.running.has(key)) {
-      const text = `Invalid request: id ${JSON.stringify(typeof id === "bigint" ? id.toString() : id)} is already in use`;
-      const answer = errorMessage(id, ErrorCode.INVALID_REQUEST, text);
-      if (batch !== null) batch.immediate(answer);
-      else this.send(answer);
-      return;
-    }
-    batch?.expect();
-    const controller = new AbortController();
-    const state: Running = {
-      controller,
-      answered: false,
-      answer: (message) => {
-        if (state.answered) return;
-        state.answered = true;
-        this.running.delete(key);
-        this.handlerEnded();
-        if (batch !== null) batch.answer(message);
-        else this.send(message);
-      },
-    };
-    this.running.set(key, state);
-    this.handlerStarted();
-    void this.runRequest(method, params, controller.signal).then(
-      (result) => state.answer(resultMessage(id, result)),
-      (error) => {
-        // Cancelled (answered -32800 then) or closed (nothing is sent): not the handler's
-        // failure, so not logged either.
-        if (error === CANCELLED || state.answered) return;
-        state.answer(this.errorAnswer(id, method, error));
-      },
-    );
-  }
-
-  private async runRequest(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
-    // Before anything else, so that every request is refused alike (docs/wire.md §4).
-    this.options.admitRequest?.(method);
-    const routed = this.route(params);
-    const entry = tablesOf(routed.object).requests.get(method);
-    const context: CallContext = { caller: this, signal, target: routed.target };
-    const fallback = this.options.fallback;
-    if (fallback !== undefined && (entry === undefined || (!entry.provided && this.options.fallbackForUnimplemented))) {
-      const result = await fallback(method, routed.params, false, context);
-      if (signal.aborted) throw CANCELLED;
-      return result;
-    }
-    if (entry === undefined) throw new RpcError(ErrorCode.METHOD_NOT_FOUND, `Method not found: ${method}`);
-    // Not provided: -32601 without decoding its params (docs/wire.md §4).
-    if (!entry.provided) throw new Unsupported(method, `Method not found: ${method}`);
-    const input = this.decode(entry, routed.params);
-    const result = await entry.method.invoke(routed.object, input, context);
-    if (signal.aborted) throw CANCELLED;
-    return entry.method.encodeResult(result);
-  }
-
-  private errorAnswer(id: RequestId, method: string, error: unknown): object {
-    if (error instanceof RpcError) return errorMessage(id, error.code, error.message, error.data);
-    this.log.error(`the handler of ${method} failed`, error);
-    const data = this.options.debug && error instanceof Error ? { traceback: error.stack ?? String(error) } : undefined;
-    return errorMessage(id, ErrorCode.INTERNAL_ERROR, "Internal error", data);
-  }
-
-  private onCancel(params: unknown): void {
-    if (params === null || typeof params !== "object") return;
-    const requestId = (params as { requestId?: unknown }).requestId;
-    if (!isRequestId(requestId)) return; // a cancel that does not decode is ignored (§9)
-    const state = this.running.get(idKey(requestId));
-    if (state === undefined) return;
-    // Answered now: a handler cannot be stopped from outside, only told (its signal). What
-    // it returns afterwards is dropped, so there is still exactly one answer (§9).
-    state.controller.abort(new RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled"));
-    state.answer(errorMessage(requestId, ErrorCode.REQUEST_CANCELLED, "Request cancelled"));
-  }
-
-  private onNotification(method: string, params: unknown): void {
-    if (method === CANCEL_METHOD) {
-      // Never behind the ordered worker: a slow notification must not delay a cancel.
-      this.onCancel(params);
-      return;
-    }
-    let routed: { object: object; params: unknown; target: string | undefined };
-    try {
-      routed = this.route(params);
-    } catch (error) {
-      this.log.debug(`a notification ${method} names nothing served`, error);
-      return;
-    }
-    const entry = tablesOf(routed.object).notifications.get(method);
-    const context: CallContext = { caller: this.exemptCaller, signal: this.connection.signal, target: routed.target };
-    const fallback = this.options.fallback;
-    if (fallback !== undefined && (entry === undefined || (!entry.provided && this.options.fallbackForUnimplemented))) {
-      this.runNotification(method, () => fallback(method, routed.params, true, context));
-      return;
-    }
-    if (entry === undefined || !entry.provided) {
-      this.log.debug(`a notification not served: ${method}`);
-      return;
-    }
-    let input: unknown;
-    try {
-      input = this.decode(entry, routed.params);
-    } catch (error) {
-      const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.INVALID_PARAMS, String(error));
-      const hook = this.options.onUndecodableNotification;
-      if (hook === undefined) {
-        this.log.warn(`a notification ${method} whose params do not decode: ${failure.message}`);
-      } else {
-        try {
-          hook(method, routed.params, failure);
-        } catch (hookError) {
-          this.log.error("onUndecodableNotification failed", hookError);
-        }
-      }
-      return;
-    }
-    this.runNotification(method, () => entry.method.invoke(routed.object, input, context));
-  }
-
-  /** A notification's handler: in order on the ordered worker, or on its own for the
-   * methods that opted out (docs/wire.md §13). */
-  private runNotification(method: string, run: () => unknown): void {
-    this.handlerStarted();
-    if (this.concurrent.has(method)) {
-      // Opted out of ordering (§13): a task of its own, as a request is.
-      void Promise.resolve()
-        .then(run)
-        .catch((error) => this.log.error(`the handler of ${method} failed`, error))
-        .finally(() => this.handlerEnded());
-      return;
-    }
-    this.worker.enqueue({
-      run: async () => {
-        try {
-          await run();
-        } finally {
-          this.handlerEnded();
-        }
-      },
-      abandon: () => this.handlerEnded(),
-    });
-  }
-
   /** The handler bound (docs/wire.md §11): at it, the transport stops reading. */
   private handlerStarted(): void {
     this.active++;
@@ -591,11 +409,7 @@ export class Peer implements Caller {
     this.calls.failAll(error);
     this.worker.stop(error);
     this.connection.abort(error);
-    for (const state of this.running.values()) {
-      state.answered = true; // nothing is sent once closing
-      state.controller.abort(error);
-    }
-    this.running.clear();
+    this.handling.abortAll(error);
     void Promise.resolve()
       .then(() => this.transport.close())
       .catch((failure) => this.log.debug("closing the transport failed", failure))
