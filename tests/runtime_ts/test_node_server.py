@@ -559,3 +559,14 @@ async def test_an_escaped_target_is_the_same_member(node: str) -> None:
             '{"jsonrpc":"2.0","id":3,"method":"counter:bump","params":{"\\u0024target":"k"}}'
         )
         assert (await raw.answer())["result"] == 1
+
+
+@run
+async def test_many_calls_at_once_and_large_messages(node: str, transport: str) -> None:
+    """Hundreds of calls in flight, and messages of megabytes that arrive over many reads."""
+    async with connect(node, transport) as peer:
+        texts = [f"call {n}" for n in range(300)]
+        answers = await asyncio.gather(*(call(peer, "test:echo", {"text": t}) for t in texts))
+        assert answers == texts
+        large = "é" * (3 * 2**20)  # 6 MiB of UTF-8, split across reads
+        assert await call(peer, "test:echo", {"text": large}) == large
