@@ -261,12 +261,22 @@ export class Peer implements Caller {
       const id = Array.isArray(message) ? null : ((message as { id?: RequestId | null }).id ?? null);
       text = stringifyJson(errorMessage(id, ErrorCode.INTERNAL_ERROR, "Internal error: the result could not be encoded"));
     }
+    let sent: void | Promise<void>;
     try {
-      const sent = this.transport.send(text);
-      if (sent !== undefined) sent.catch(() => {});
+      sent = this.transport.send(text);
     } catch {
-      // the transport is gone: nobody reads the answer
+      return; // the transport is gone: nobody reads the answer
     }
+    if (sent === undefined) return;
+    // The transport's buffer is full: no more messages are taken until it drains, so a
+    // reader that stops reading holds this side back instead of growing its memory.
+    this.outputWaiting = true;
+    this.updateReading();
+    const drained = () => {
+      this.outputWaiting = false;
+      this.updateReading();
+    };
+    sent.then(drained, drained);
   }
 
   // ------------------------------------------------------------------ answers to our calls
@@ -318,36 +328,47 @@ export class Peer implements Caller {
     this.worker.enqueue({ run: settle, abandon: () => call.reject(new ConnectionClosed("the connection is closed")) });
   }
 
-  /** The handler bound (docs/wire.md §11): at it, the transport stops reading. */
+  /** The handler bound (docs/wire.md §11): at it, the peer takes no more messages. */
   private handlerStarted(): void {
     this.active++;
-    if (!this.paused && this.active >= this.maxHandlers) {
-      this.paused = true;
-      this.transport.pause?.();
-    }
+    this.updateReading();
   }
 
   private handlerEnded(): void {
     this.active--;
-    if (this.backlog.length > 0) this.scheduleBacklog();
-    else this.resumeReading();
+    this.updateReading();
     if (this.active === 0) this.whenIdle?.();
   }
 
-  private resumeReading(): void {
-    if (this.paused && this.active < this.maxHandlers) {
+  /** Whether the peer may take the next message: under the handler bound, and not waiting
+   * for its output to drain (§11: the writer waits before reading more). */
+  private get accepting(): boolean {
+    return this.active < this.maxHandlers && !this.outputWaiting;
+  }
+
+  /** Pauses or resumes the transport as `accepting` says, and takes the backlog. */
+  private updateReading(): void {
+    if (!this.accepting) {
+      if (!this.paused) {
+        this.paused = true;
+        this.transport.pause?.();
+      }
+    } else if (this.backlog.length > 0) {
+      this.scheduleBacklog();
+    } else if (this.paused) {
       this.paused = false;
       this.transport.resume?.();
     }
   }
 
-  /** A message taken from the transport: handled now, or, at the handler bound (or behind
-   * messages already waiting), kept in arrival order until a handler ends (docs/wire.md
-   * §11). A transport delivers a whole read at once, and pausing it stops only the next
-   * reads: the backlog holds the rest of this one. */
+  /** A message taken from the transport: handled now, or, while the peer is not accepting
+   * (or behind messages already waiting), kept in arrival order (docs/wire.md §11). A
+   * transport delivers a whole read at once, and pausing it stops only the next reads: the
+   * backlog holds the rest of this one. */
   private take(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
-    if (this.backlog.length > 0 || this.active >= this.maxHandlers) {
+    if (this.backlog.length > 0 || !this.accepting) {
       this.backlog.push(item);
+      this.updateReading();
       return;
     }
     this.handle(item);
@@ -365,16 +386,17 @@ export class Peer implements Caller {
     queueMicrotask(() =>
       this.tracker.outside(() => {
         this.backlogScheduled = false;
-        while (this.backlog.length > 0 && this.active < this.maxHandlers && !this.closing) {
+        while (this.backlog.length > 0 && this.accepting && !this.closing) {
           this.handle(this.backlog.shift()!);
         }
-        if (this.backlog.length === 0) this.resumeReading();
+        if (this.backlog.length === 0) this.updateReading();
       }),
     );
   }
 
   private readonly backlog: (Incoming | { readonly kind: "end"; readonly error: unknown })[] = [];
   private backlogScheduled = false;
+  private outputWaiting = false;
 
   /** Set at the end of input: called once no handler runs any more. */
   private whenIdle: (() => void) | undefined;
