@@ -570,3 +570,46 @@ async def test_many_calls_at_once_and_large_messages(node: str, transport: str) 
         assert answers == texts
         large = "é" * (3 * 2**20)  # 6 MiB of UTF-8, split across reads
         assert await call(peer, "test:echo", {"text": large}) == large
+
+
+async def upgrade_status(url: str, host: str) -> int:
+    """The status of a WebSocket upgrade request to `url` naming `host` in its Host header."""
+    address = url.removeprefix("ws://").rstrip("/")
+    name, _, port = address.rpartition(":")
+    reader, writer = await asyncio.open_connection(name, int(port))
+    writer.write(
+        (
+            f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    status = await asyncio.wait_for(reader.readline(), STEP)
+    writer.close()
+    return int(status.split()[1])
+
+
+@run
+async def test_websocket_admission(node: str) -> None:
+    """A loopback server answers to loopback names only (DNS rebinding), requires its bearer
+    token, and refuses connections past its bound (docs/web.md)."""
+    from idlc_runtime.web import Refused
+
+    async with ws_server(node, "--token", "s3cret", "--max-connections", "1") as url:
+        port = url.rstrip("/").rpartition(":")[2]
+        assert await upgrade_status(url, f"evil.example:{port}") == 421
+        with pytest.raises(Refused) as missing:
+            async with connect_websocket(url):
+                pass
+        assert missing.value.status == 401
+        with pytest.raises(Refused) as wrong:
+            async with connect_websocket(url, headers={"Authorization": "Bearer nope"}):
+                pass
+        assert wrong.value.status == 403
+        good = {"Authorization": "Bearer s3cret"}
+        async with connect_websocket(url, headers=good) as peer:
+            assert await call(peer, "test:required") == "yes"
+            with pytest.raises(Refused) as busy:
+                async with connect_websocket(url, headers=good):
+                    pass
+            assert busy.value.status == 503
