@@ -572,15 +572,17 @@ async def test_many_calls_at_once_and_large_messages(node: str, transport: str) 
         assert await call(peer, "test:echo", {"text": large}) == large
 
 
-async def upgrade_status(url: str, host: str) -> int:
-    """The status of a WebSocket upgrade request to `url` naming `host` in its Host header."""
+async def upgrade_status(url: str, host: str, extra: str = "") -> int:
+    """The status of a WebSocket upgrade request to `url` naming `host` in its Host header,
+    with the `extra` header lines (each ending in CRLF)."""
     address = url.removeprefix("ws://").rstrip("/")
     name, _, port = address.rpartition(":")
     reader, writer = await asyncio.open_connection(name, int(port))
     writer.write(
         (
             f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            f"{extra}\r\n"
         ).encode()
     )
     await writer.drain()
@@ -598,6 +600,8 @@ async def test_websocket_admission(node: str) -> None:
     async with ws_server(node, "--token", "s3cret", "--max-connections", "1") as url:
         port = url.rstrip("/").rpartition(":")[2]
         assert await upgrade_status(url, f"evil.example:{port}") == 421
+        twice = "Authorization: Bearer s3cret\r\nAuthorization: Bearer other\r\n"
+        assert await upgrade_status(url, f"127.0.0.1:{port}", twice) == 400
         with pytest.raises(Refused) as missing:
             async with connect_websocket(url):
                 pass
@@ -613,3 +617,8 @@ async def test_websocket_admission(node: str) -> None:
                 async with connect_websocket(url, headers=good):
                     pass
             assert busy.value.status == 503
+    # Given once, the same header is admitted (a server of its own: without a connection
+    # bound, no closing connection of the test above can count).
+    async with ws_server(node, "--token", "s3cret") as url:
+        port = url.rstrip("/").rpartition(":")[2]
+        assert await upgrade_status(url, f"127.0.0.1:{port}", twice[:30]) == 101
