@@ -80,6 +80,17 @@ def test_websocket(node: str, ws_url: str) -> None:
     assert "403" in seen["refused"]["thrown"]
 
 
+def test_the_root_entry_over_a_global_websocket(node: str, ws_url: str) -> None:
+    """The root entry alone, as a browser runs it: the global WebSocket (Node 20's, behind
+    --experimental-websocket), no `ws`, no AsyncLocalStorage."""
+    seen = run_node(
+        node, "quixos_client.mjs", "browser", ws_url, flags=("--experimental-websocket",)
+    )
+    check(seen)
+    assert seen["refused"]["name"] == "TypeError"
+    assert "cannot send headers" in seen["refused"]["thrown"]
+
+
 def test_the_quixos_example_over_websocket(node: str) -> None:
     """examples/quixos_server.py --listen as docs/web.md runs it, with a browser origin
     admitted: a Node client with that Origin is served, one with another is refused 403."""
