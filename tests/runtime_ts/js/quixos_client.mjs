@@ -21,7 +21,10 @@ const Ticks = defineInterface("Ticks", [
 ]);
 const ticks = [];
 class TickCounter extends Ticks {
-  async tick({ n }) {
+  async tick({ n }, context) {
+    // A notification handler calling the other side: its answer must not wait behind the
+    // ticks this handler holds back (docs/wire.md §13, "No deadlock"), in every mode.
+    if (n === 0) await context.caller.request("agent:directory:data:get", undefined);
     // Yields to the event loop a few times: later ticks and the answer are read meanwhile.
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     ticks.push(n);
