@@ -179,3 +179,9 @@ test("a notification whose params do not decode goes to onUndecodableNotificatio
   await client.close();
   await server.closed;
 });
+
+test("a child that cannot start ends the connection: calls reject with ConnectionClosed", async () => {
+  const child = spawn("/nonexistent/idlc-test-command", []);
+  await assert.rejects(child.request("anything", {}), ConnectionClosed);
+  await child.closed;
+});
