@@ -11,6 +11,9 @@
 export interface ContextTracker {
   run<T>(body: () => T): T;
   inside(): boolean;
+  /** Runs `body` outside any handler's context: messages taken from the backlog when a
+   * notification handler ends are not that handler's. */
+  outside<T>(body: () => T): T;
 }
 
 /** The browser's tracker: a call made before the handler's first `await` is seen. */
@@ -26,6 +29,15 @@ export function synchronousTracker(): ContextTracker {
       }
     },
     inside: () => depth > 0,
+    outside<T>(body: () => T): T {
+      const saved = depth;
+      depth = 0;
+      try {
+        return body();
+      } finally {
+        depth = saved;
+      }
+    },
   };
 }
 

@@ -1,32 +1,26 @@
 // A JSON-RPC 2.0 peer (docs/wire.md): calls the other side and serves it, over any
-// Transport. This module ties the others together: messages come in from the transport
-// (framed by it), are classified (./envelope.ts), and go to the calls waiting for their
-// answers (./calls.ts), to request handlers found in the dispatch tables (./dispatch.ts),
-// each running on its own, or to notification handlers, which run in order on the ordered
-// worker (./ordered.ts). Every way a message can be wrong is answered where it is found
-// (§8); nothing a message holds closes the connection.
+// Transport. This module ties the others together and keeps what belongs to the connection
+// as a whole: messages come in from the transport (framed by it) within the handler bound
+// (§11: a backlog here), are classified and checked by ./inbound.ts, and come back as
+// answers to this side's calls (./calls.ts, delivered behind earlier notifications, §13) or
+// go to ./handling.ts, which serves requests and notifications; closing (§10) is here too.
 
 import type { CallContext, CallOptions, Caller } from "./contract.js";
-import { Batch } from "./batch.js";
 import { PendingCalls, type PendingCall } from "./calls.js";
-import { tablesOf, type Entry } from "./dispatch.js";
 import {
   CANCEL_METHOD,
-  classify,
   encodeNotification,
   encodeRequest,
   errorMessage,
-  idKey,
-  isRequestId,
-  resultMessage,
   type RequestId,
 } from "./envelope.js";
-import { ConnectionClosed, DecodeError, ErrorCode, ProtocolError, RpcError, Unsupported } from "./errors.js";
+import { ConnectionClosed, ErrorCode, ProtocolError, RpcError, Unsupported } from "./errors.js";
 import type { Incoming } from "./framing.js";
-import { JsonSyntaxError, parseJson, stringifyJson } from "./json.js";
+import { stringifyJson } from "./json.js";
+import { Handling } from "./handling.js";
+import { Inbound, type Receiver } from "./inbound.js";
 import { OrderedWorker, synchronousTracker, type ContextTracker } from "./ordered.js";
 import type { Transport } from "./transport.js";
-import { identify, identifyText } from "./unreadable.js";
 
 export const DEFAULT_MAX_MESSAGE_SIZE = 50 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_HANDLERS = 1024;
@@ -68,6 +62,15 @@ export interface PeerOptions {
   /** How to tell a notification handler's calls (see ContextTracker); the Node entry
    * gives one built on AsyncLocalStorage. */
   readonly contextTracker?: ContextTracker;
+  /** Called with the method of every incoming request before it is looked up or its params
+   * decoded; an `RpcError` it throws is the answer (docs/wire.md §4, "Admission"). */
+  readonly admitRequest?: (method: string) => void;
+  /** Answers the methods the served object does not declare (params without `$target`,
+   * `undefined` when absent); its result is sent as is. Throwing `Unsupported` keeps the
+   * usual -32601. Without one, they are -32601 (notifications: ignored). */
+  readonly fallback?: (method: string, params: unknown, notify: boolean, context: CallContext) => unknown;
+  /** Hand `fallback` also the members the object declares but does not implement. */
+  readonly fallbackForUnimplemented?: boolean;
 }
 
 /** Per-call options of `Peer.request`: CallOptions, and the key of the object called. */
@@ -76,30 +79,16 @@ export interface PeerCallOptions extends CallOptions {
   readonly target?: string;
 }
 
-interface Running {
-  readonly controller: AbortController;
-  answered: boolean;
-  readonly answer: (message: object) => void;
-}
-
-const CANCELLED = Symbol("cancelled");
-
 export class Peer implements Caller {
   private readonly maxMessageSize: number;
   private readonly maxHandlers: number;
-  private readonly concurrent: ReadonlySet<string>;
-  private readonly acceptBatches: boolean;
-  private readonly routeTargets: boolean;
   private readonly log: Logger;
   private readonly tracker: ContextTracker;
   private readonly worker: OrderedWorker;
+  private readonly inbound: Inbound;
   private readonly calls = new PendingCalls();
-  private readonly running = new Map<string, Running>();
-  private readonly keyed = new Map<string, object>();
   private readonly connection = new AbortController();
-  /** A Caller for notification handlers: its calls are known to be theirs (§13). */
-  private readonly exemptCaller: Caller;
-  private root: object | undefined;
+  private readonly handling: Handling;
   private active = 0;
   private paused = false;
   private started = false;
@@ -115,17 +104,48 @@ export class Peer implements Caller {
   ) {
     this.maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
     this.maxHandlers = options.maxConcurrentHandlers ?? DEFAULT_MAX_CONCURRENT_HANDLERS;
-    this.concurrent = new Set(options.concurrentNotifications ?? []);
-    this.acceptBatches = options.acceptBatches ?? true;
-    this.routeTargets = options.routeTargets ?? true;
     this.log = options.logger ?? consoleLogger;
     this.tracker = options.contextTracker ?? synchronousTracker();
     this.worker = new OrderedWorker(this.tracker, (error) => this.log.error("a notification handler failed", error));
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.exemptCaller = {
-      request: (method, params, callOptions) => this.call(method, params, callOptions, true),
-      notify: (method, params) => this.notify(method, params),
+    // Closures rather than `this`: what Inbound and Handling call stays private to the peer.
+    this.handling = new Handling(
+      {
+        caller: this,
+        // Calls through it are known to be a notification handler's (§13).
+        notificationCaller: {
+          request: (method, params, callOptions) => this.call(method, params, callOptions, true),
+          notify: (method, params) => this.notify(method, params),
+        },
+        connectionSignal: this.connection.signal,
+        send: (answer) => this.send(answer),
+        handlerStarted: () => this.handlerStarted(),
+        handlerEnded: () => this.handlerEnded(),
+      },
+      this.worker,
+      {
+        routeTargets: options.routeTargets ?? true,
+        concurrent: new Set(options.concurrentNotifications ?? []),
+        debug: options.debug ?? false,
+        log: this.log,
+        admitRequest: options.admitRequest,
+        fallback: options.fallback,
+        fallbackForUnimplemented: options.fallbackForUnimplemented ?? false,
+        onUndecodableNotification: options.onUndecodableNotification,
+      },
+    );
+    const receiver: Receiver = {
+      send: (answer) => this.send(answer),
+      failCall: (id, error) => this.failCall(id, error),
+      onResponse: (id, isError, result, error) => this.onResponse(id, isError, result, error),
+      onNotification: (method, params) => this.handling.onNotification(method, params),
+      onRequest: (id, method, params, batch) => this.handling.onRequest(id, method, params, batch),
     };
+    this.inbound = new Inbound(receiver, {
+      maxMessageSize: this.maxMessageSize,
+      acceptBatches: options.acceptBatches ?? true,
+      log: this.log,
+    });
   }
 
   /** Starts reading. Serve the root (`serve`) before, so that no call finds nothing. */
@@ -141,17 +161,17 @@ export class Peer implements Caller {
 
   /** Serves `root` to calls without `$target`. */
   serve(root: object): this {
-    this.root = root;
+    this.handling.serve(root);
     return this;
   }
 
   /** Serves `object` to calls with `"$target": key` on this connection (docs/wire.md §5). */
   register(key: string, object: object): void {
-    this.keyed.set(key, object);
+    this.handling.register(key, object);
   }
 
   unregister(key: string): void {
-    this.keyed.delete(key);
+    this.handling.unregister(key);
   }
 
   get isClosed(): boolean {
@@ -229,16 +249,8 @@ export class Peer implements Caller {
     }
   }
 
-  /** Writes an answer; a transport gone by now is no one's error. */
-  private reply(batch: Batch | null, message: object): void {
-    if (batch !== null) {
-      batch.immediate(message);
-      return;
-    }
-    this.sendAnswers(message);
-  }
-
-  private sendAnswers(message: object): void {
+  /** Writes an answer (or a batch's array); a transport gone by now is no one's error. */
+  private send(message: object): void {
     if (this.closing) return;
     let text: string;
     try {
@@ -249,75 +261,28 @@ export class Peer implements Caller {
       const id = Array.isArray(message) ? null : ((message as { id?: RequestId | null }).id ?? null);
       text = stringifyJson(errorMessage(id, ErrorCode.INTERNAL_ERROR, "Internal error: the result could not be encoded"));
     }
+    let sent: void | Promise<void>;
     try {
-      const sent = this.transport.send(text);
-      if (sent !== undefined) sent.catch(() => {});
+      sent = this.transport.send(text);
     } catch {
-      // the transport is gone: nobody reads the answer
+      return; // the transport is gone: nobody reads the answer
     }
+    if (sent === undefined) return;
+    // The transport's buffer is full: no more messages are taken until it drains, so a
+    // reader that stops reading holds this side back instead of growing its memory.
+    this.outputWaiting = true;
+    this.updateReading();
+    const drained = () => {
+      this.outputWaiting = false;
+      this.updateReading();
+    };
+    sent.then(drained, drained);
   }
 
-  // ------------------------------------------------------------------ reading
+  // ------------------------------------------------------------------ answers to our calls
 
-  private onIncoming(incoming: Incoming): void {
-    try {
-      switch (incoming.kind) {
-        case "oversized":
-          this.onOversized(incoming.size, incoming.head, incoming.tail);
-          return;
-        case "invalid-utf8":
-          this.onUnreadable(identify(incoming.head, incoming.tail), "Parse error: the message is not UTF-8");
-          return;
-        case "text":
-          this.onText(incoming.text);
-          return;
-      }
-    } catch (error) {
-      // A bug of this runtime: logged and answered -32603, the connection goes on (§8).
-      this.log.error("handling a message failed", error);
-      const text = incoming.kind === "text" ? incoming.text : "";
-      const identity = incoming.kind === "text" ? identifyText(text) : identify(incoming.head, incoming.tail);
-      if (!identity.response) this.sendAnswers(errorMessage(identity.id, ErrorCode.INTERNAL_ERROR, "Internal error"));
-    }
-  }
-
-  private onText(text: string): void {
-    let value: unknown;
-    try {
-      value = parseJson(text);
-    } catch (error) {
-      if (!(error instanceof JsonSyntaxError)) throw error;
-      this.onUnreadable(identifyText(text), `Parse error: ${error.message}`);
-      return;
-    }
-    if (Array.isArray(value)) {
-      this.onBatch(value);
-      return;
-    }
-    this.onValue(value, null);
-  }
-
-  private onUnreadable(identity: { id: RequestId | null; response: boolean }, reason: string): void {
-    if (identity.response) {
-      this.failCall(identity.id, new ProtocolError(`Unreadable response: ${reason}`));
-      return;
-    }
-    this.sendAnswers(errorMessage(identity.id, ErrorCode.PARSE_ERROR, reason));
-  }
-
-  private onOversized(size: number, head: string, tail: string): void {
-    const limit = this.maxMessageSize;
-    const text = `Message of ${size} bytes exceeds the limit of ${limit} bytes`;
-    const data = { size, limit };
-    const identity = identify(head, tail);
-    if (identity.response) {
-      this.failCall(identity.id, new ProtocolError(`Response too large: ${text}`, data));
-      return;
-    }
-    this.sendAnswers(errorMessage(identity.id, ErrorCode.INVALID_REQUEST, text, data));
-  }
-
-  /** A response this side cannot read fails the call it names (docs/wire.md §8). */
+  /** A response this side cannot read fails the call it names (docs/wire.md §8); for
+   * ./inbound.ts. */
   private failCall(id: RequestId | null, error: ProtocolError): void {
     const call = id === null ? undefined : this.calls.take(id);
     if (call === undefined) {
@@ -327,52 +292,7 @@ export class Peer implements Caller {
     this.deliver(call, () => call.reject(error));
   }
 
-  private onBatch(members: unknown[]): void {
-    if (!this.acceptBatches) {
-      this.sendAnswers(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported"));
-      return;
-    }
-    if (members.length === 0) {
-      this.sendAnswers(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: empty batch"));
-      return;
-    }
-    const batch = new Batch((answers) => this.sendAnswers(answers));
-    for (const member of members) {
-      if (Array.isArray(member)) {
-        batch.immediate(errorMessage(null, ErrorCode.INVALID_REQUEST, "Invalid request: a batch member must not be an array"));
-        continue;
-      }
-      try {
-        this.onValue(member, batch);
-      } catch (error) {
-        this.log.error("handling a batch member failed", error);
-      }
-    }
-    batch.seal();
-  }
 
-  private onValue(value: unknown, batch: Batch | null): void {
-    const message = classify(value);
-    switch (message.kind) {
-      case "invalid":
-        this.reply(batch, errorMessage(message.id, ErrorCode.INVALID_REQUEST, message.reason));
-        return;
-      case "malformed-response":
-        this.failCall(message.id, new ProtocolError(`Malformed response: ${message.reason}`));
-        return;
-      case "response":
-        this.onResponse(message.id, message.isError, message.result, message.error);
-        return;
-      case "notification":
-        this.onNotification(message.method, message.params);
-        return;
-      case "request":
-        this.onRequest(message.id, message.method, message.params, batch);
-        return;
-    }
-  }
-
-  // ------------------------------------------------------------------ answers to our calls
 
   private onResponse(id: RequestId | null, isError: boolean, result: unknown, error: unknown): void {
     if (id === null) {
@@ -408,200 +328,47 @@ export class Peer implements Caller {
     this.worker.enqueue({ run: settle, abandon: () => call.reject(new ConnectionClosed("the connection is closed")) });
   }
 
-  // ------------------------------------------------------------------ serving
-
-  /** The object a call is for and its params without `$target` (docs/wire.md §5). */
-  private route(params: unknown): { object: object; params: unknown; target: string | undefined } {
-    if (
-      this.routeTargets &&
-      params !== null &&
-      typeof params === "object" &&
-      !Array.isArray(params) &&
-      Object.prototype.hasOwnProperty.call(params, "$target")
-    ) {
-      const { $target: target, ...rest } = params as Record<string, unknown>;
-      if (typeof target !== "string") {
-        const reason = "$target must be a string";
-        throw new RpcError(ErrorCode.INVALID_PARAMS, `Invalid params: ${reason}`, { path: "$.$target", reason });
-      }
-      const object = this.keyed.get(target);
-      if (object === undefined) {
-        throw new RpcError(ErrorCode.UNKNOWN_TARGET, `Unknown target: ${target}`, { target });
-      }
-      return { object, params: rest, target };
-    }
-    if (this.root === undefined) throw new RpcError(ErrorCode.METHOD_NOT_FOUND, "Method not found: nothing is served");
-    return { object: this.root, params, target: undefined };
-  }
-
-  private decode(entry: Entry, params: unknown): unknown {
-    try {
-      return entry.method.decodeParams(params);
-    } catch (error) {
-      if (error instanceof DecodeError) {
-        throw new RpcError(ErrorCode.INVALID_PARAMS, `Invalid params: ${error.message}`, {
-          path: error.path,
-          reason: error.reason,
-        });
-      }
-      throw error;
-    }
-  }
-
-  private onRequest(id: RequestId, method: string, params: unknown, batch: Batch | null): void {
-    const key = idKey(id);
-    if (this.running.has(key)) {
-      const text = `Invalid request: id ${JSON.stringify(typeof id === "bigint" ? id.toString() : id)} is already in use`;
-      this.reply(batch, errorMessage(id, ErrorCode.INVALID_REQUEST, text));
-      return;
-    }
-    batch?.expect();
-    const controller = new AbortController();
-    const state: Running = {
-      controller,
-      answered: false,
-      answer: (message) => {
-        if (state.answered) return;
-        state.answered = true;
-        this.running.delete(key);
-        this.handlerEnded();
-        if (batch !== null) batch.answer(message);
-        else this.sendAnswers(message);
-      },
-    };
-    this.running.set(key, state);
-    this.handlerStarted();
-    void this.runRequest(id, method, params, controller.signal).then(
-      (result) => state.answer(resultMessage(id, result)),
-      (error) => {
-        // Cancelled (answered -32800 then) or closed (nothing is sent): not the handler's
-        // failure, so not logged either.
-        if (error === CANCELLED || state.answered) return;
-        state.answer(this.errorAnswer(id, method, error));
-      },
-    );
-  }
-
-  private async runRequest(_id: RequestId, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
-    const routed = this.route(params);
-    const entry = tablesOf(routed.object).requests.get(method);
-    if (entry === undefined) throw new RpcError(ErrorCode.METHOD_NOT_FOUND, `Method not found: ${method}`);
-    // Not provided: -32601 without decoding its params (docs/wire.md §4).
-    if (!entry.provided) throw new Unsupported(method, `Method not found: ${method}`);
-    const input = this.decode(entry, routed.params);
-    const context: CallContext = { caller: this, signal, target: routed.target };
-    const result = await entry.method.invoke(routed.object, input, context);
-    if (signal.aborted) throw CANCELLED;
-    return entry.method.encodeResult(result);
-  }
-
-  private errorAnswer(id: RequestId, method: string, error: unknown): object {
-    if (error instanceof RpcError) return errorMessage(id, error.code, error.message, error.data);
-    this.log.error(`the handler of ${method} failed`, error);
-    const data = this.options.debug && error instanceof Error ? { traceback: error.stack ?? String(error) } : undefined;
-    return errorMessage(id, ErrorCode.INTERNAL_ERROR, "Internal error", data);
-  }
-
-  private onCancel(params: unknown): void {
-    if (params === null || typeof params !== "object") return;
-    const requestId = (params as { requestId?: unknown }).requestId;
-    if (!isRequestId(requestId)) return; // a cancel that does not decode is ignored (§9)
-    const state = this.running.get(idKey(requestId));
-    if (state === undefined) return;
-    // Answered now: a handler cannot be stopped from outside, only told (its signal). What
-    // it returns afterwards is dropped, so there is still exactly one answer (§9).
-    state.controller.abort(new RpcError(ErrorCode.REQUEST_CANCELLED, "Request cancelled"));
-    state.answer(errorMessage(requestId, ErrorCode.REQUEST_CANCELLED, "Request cancelled"));
-  }
-
-  private onNotification(method: string, params: unknown): void {
-    if (method === CANCEL_METHOD) {
-      // Never behind the ordered worker: a slow notification must not delay a cancel.
-      this.onCancel(params);
-      return;
-    }
-    let routed: { object: object; params: unknown; target: string | undefined };
-    try {
-      routed = this.route(params);
-    } catch (error) {
-      this.log.debug(`a notification ${method} names nothing served`, error);
-      return;
-    }
-    const entry = tablesOf(routed.object).notifications.get(method);
-    if (entry === undefined || !entry.provided) {
-      this.log.debug(`a notification not served: ${method}`);
-      return;
-    }
-    let input: unknown;
-    try {
-      input = this.decode(entry, routed.params);
-    } catch (error) {
-      const failure = error instanceof RpcError ? error : new RpcError(ErrorCode.INVALID_PARAMS, String(error));
-      const hook = this.options.onUndecodableNotification;
-      if (hook === undefined) {
-        this.log.warn(`a notification ${method} whose params do not decode: ${failure.message}`);
-      } else {
-        try {
-          hook(method, routed.params, failure);
-        } catch (hookError) {
-          this.log.error("onUndecodableNotification failed", hookError);
-        }
-      }
-      return;
-    }
-    const context: CallContext = { caller: this.exemptCaller, signal: this.connection.signal, target: routed.target };
-    const run = () => entry.method.invoke(routed.object, input, context);
-    this.handlerStarted();
-    if (this.concurrent.has(method)) {
-      // Opted out of ordering (§13): a task of its own, as a request is.
-      void Promise.resolve()
-        .then(run)
-        .catch((error) => this.log.error(`the handler of ${method} failed`, error))
-        .finally(() => this.handlerEnded());
-      return;
-    }
-    this.worker.enqueue({
-      run: async () => {
-        try {
-          await run();
-        } finally {
-          this.handlerEnded();
-        }
-      },
-      abandon: () => this.handlerEnded(),
-    });
-  }
-
-  /** The handler bound (docs/wire.md §11): at it, the transport stops reading. */
+  /** The handler bound (docs/wire.md §11): at it, the peer takes no more messages. */
   private handlerStarted(): void {
     this.active++;
-    if (!this.paused && this.active >= this.maxHandlers) {
-      this.paused = true;
-      this.transport.pause?.();
-    }
+    this.updateReading();
   }
 
   private handlerEnded(): void {
     this.active--;
-    if (this.backlog.length > 0) this.scheduleBacklog();
-    else this.resumeReading();
+    this.updateReading();
     if (this.active === 0) this.whenIdle?.();
   }
 
-  private resumeReading(): void {
-    if (this.paused && this.active < this.maxHandlers) {
+  /** Whether the peer may take the next message: under the handler bound, and not waiting
+   * for its output to drain (§11: the writer waits before reading more). */
+  private get accepting(): boolean {
+    return this.active < this.maxHandlers && !this.outputWaiting;
+  }
+
+  /** Pauses or resumes the transport as `accepting` says, and takes the backlog. */
+  private updateReading(): void {
+    if (!this.accepting) {
+      if (!this.paused) {
+        this.paused = true;
+        this.transport.pause?.();
+      }
+    } else if (this.backlog.length > 0) {
+      this.scheduleBacklog();
+    } else if (this.paused) {
       this.paused = false;
       this.transport.resume?.();
     }
   }
 
-  /** A message taken from the transport: handled now, or, at the handler bound (or behind
-   * messages already waiting), kept in arrival order until a handler ends (docs/wire.md
-   * §11). A transport delivers a whole read at once, and pausing it stops only the next
-   * reads: the backlog holds the rest of this one. */
+  /** A message taken from the transport: handled now, or, while the peer is not accepting
+   * (or behind messages already waiting), kept in arrival order (docs/wire.md §11). A
+   * transport delivers a whole read at once, and pausing it stops only the next reads: the
+   * backlog holds the rest of this one. */
   private take(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
-    if (this.backlog.length > 0 || this.active >= this.maxHandlers) {
+    if (this.backlog.length > 0 || !this.accepting) {
       this.backlog.push(item);
+      this.updateReading();
       return;
     }
     this.handle(item);
@@ -609,24 +376,27 @@ export class Peer implements Caller {
 
   private handle(item: Incoming | { readonly kind: "end"; readonly error: unknown }): void {
     if (item.kind === "end") this.onEnd(item.error);
-    else this.onIncoming(item);
+    else this.inbound.take(item);
   }
 
   private scheduleBacklog(): void {
     if (this.backlogScheduled) return;
     this.backlogScheduled = true;
     // Not from inside the handler's answer: the next message starts from a clean stack.
-    queueMicrotask(() => {
-      this.backlogScheduled = false;
-      while (this.backlog.length > 0 && this.active < this.maxHandlers && !this.closing) {
-        this.handle(this.backlog.shift()!);
-      }
-      if (this.backlog.length === 0) this.resumeReading();
-    });
+    queueMicrotask(() =>
+      this.tracker.outside(() => {
+        this.backlogScheduled = false;
+        while (this.backlog.length > 0 && this.accepting && !this.closing) {
+          this.handle(this.backlog.shift()!);
+        }
+        if (this.backlog.length === 0) this.updateReading();
+      }),
+    );
   }
 
   private readonly backlog: (Incoming | { readonly kind: "end"; readonly error: unknown })[] = [];
   private backlogScheduled = false;
+  private outputWaiting = false;
 
   /** Set at the end of input: called once no handler runs any more. */
   private whenIdle: (() => void) | undefined;
@@ -661,11 +431,7 @@ export class Peer implements Caller {
     this.calls.failAll(error);
     this.worker.stop(error);
     this.connection.abort(error);
-    for (const state of this.running.values()) {
-      state.answered = true; // nothing is sent once closing
-      state.controller.abort(error);
-    }
-    this.running.clear();
+    this.handling.abortAll(error);
     void Promise.resolve()
       .then(() => this.transport.close())
       .catch((failure) => this.log.debug("closing the transport failed", failure))

@@ -18,6 +18,8 @@ export interface WebSocketLike {
   onmessage: ((event: { data: unknown }) => void) | null;
   onclose: ((event: { code: number; reason: string }) => void) | null;
   onerror: ((event: unknown) => void) | null;
+  /** Bytes sent but not yet written to the network. */
+  readonly bufferedAmount?: number;
   /** `ws` has these; a browser's socket cannot stop reading. */
   pause?(): void;
   resume?(): void;
@@ -31,8 +33,12 @@ const OPEN = 1;
  * connection with 1009 (docs/wire.md §2). */
 export const FRAME_SLACK = 1024 * 1024;
 
+/** Past this many bytes waiting to be written, `send` returns a promise to wait on. */
+const HIGH_WATER = 1024 * 1024;
+
 export class WebSocketTransport implements Transport {
   private sink: TransportSink | undefined;
+  private drained: Promise<void> | undefined;
   private ended = false;
 
   constructor(
@@ -78,9 +84,23 @@ export class WebSocketTransport implements Transport {
     this.sink?.end(error);
   }
 
-  send(text: string): void {
-    if (this.socket.readyState !== OPEN) throw new ConnectionClosed("the WebSocket is closed");
-    this.socket.send(text);
+  send(text: string): void | Promise<void> {
+    const socket = this.socket;
+    if (socket.readyState !== OPEN) throw new ConnectionClosed("the WebSocket is closed");
+    socket.send(text);
+    if ((socket.bufferedAmount ?? 0) <= HIGH_WATER) return undefined;
+    // Too much not yet on the network: the writer waits (docs/wire.md §11). A browser's
+    // socket tells no "drained" event, so the amount is looked at again every few ms.
+    this.drained ??= new Promise<void>((resolve) => {
+      const check = () => {
+        if (socket.readyState !== OPEN || (socket.bufferedAmount ?? 0) <= HIGH_WATER) {
+          this.drained = undefined;
+          resolve();
+        } else setTimeout(check, 10);
+      };
+      setTimeout(check, 10);
+    });
+    return this.drained;
   }
 
   pause(): void {

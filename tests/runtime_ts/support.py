@@ -55,10 +55,11 @@ def python_env() -> dict[str, str]:
     return env
 
 
-def run_node(node: str, script: str, *args: str) -> dict[str, Any]:
-    """Runs `js/<script>` and returns the JSON object it prints last on stdout."""
+def run_node(node: str, script: str, *args: str, flags: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Runs `js/<script>` (node given `flags`) and returns the JSON object it prints last on
+    stdout."""
     done = subprocess.run(
-        [node, str(JS / script), *args],
+        [node, *flags, str(JS / script), *args],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,

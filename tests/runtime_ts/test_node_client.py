@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.runtime_ts.support import HERE, PYTHON, TIMEOUT, python_env, run_node
+from tests.runtime_ts.support import HERE, PYTHON, REPO, TIMEOUT, python_env, run_node
 
 SERVER = str(HERE / "py_server.py")
 
@@ -20,8 +20,13 @@ SERVER = str(HERE / "py_server.py")
 @pytest.fixture(scope="module")
 def ws_url() -> Iterator[str]:
     """py_server.py over WebSocket on a free port of 127.0.0.1."""
+    yield from listening([PYTHON, SERVER, "--listen"])
+
+
+def listening(argv: list[str]) -> Iterator[str]:
+    """Runs a server that says where it listens on stderr (`listening on ws://…`): its URL."""
     process = subprocess.Popen(
-        [PYTHON, SERVER, "--listen"],
+        argv,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
@@ -73,3 +78,34 @@ def test_websocket(node: str, ws_url: str) -> None:
     check(seen)
     assert seen["refused"]["name"] == "ConnectionClosed"
     assert "403" in seen["refused"]["thrown"]
+
+
+def test_the_root_entry_over_a_global_websocket(node: str, ws_url: str) -> None:
+    """The root entry alone, as a browser runs it: the global WebSocket (Node 20's, behind
+    --experimental-websocket), no `ws`, no AsyncLocalStorage."""
+    seen = run_node(
+        node, "quixos_client.mjs", "browser", ws_url, flags=("--experimental-websocket",)
+    )
+    check(seen)
+    assert seen["refused"]["name"] == "TypeError"
+    assert "cannot send headers" in seen["refused"]["thrown"]
+
+
+def test_the_quixos_example_over_websocket(node: str) -> None:
+    """examples/quixos_server.py --listen as docs/web.md runs it, with a browser origin
+    admitted: a Node client with that Origin is served, one with another is refused 403."""
+    origin = "https://app.example"
+    argv = [PYTHON, str(REPO / "examples" / "quixos_server.py")]
+    servers = listening([*argv, "--listen", "127.0.0.1:0", "--allow-origin", origin])
+    url = next(servers)
+    try:
+        seen = run_node(node, "example_client.mjs", url, origin)
+    finally:
+        servers.close()
+    assert seen["refused"]["name"] == "ConnectionClosed"
+    assert "403" in seen["refused"]["thrown"]
+    assert seen["createAgent"] == {"result": "agent-1"}
+    assert seen["data"]["result"] is not None
+    assert seen["unimplemented"]["code"] == -32601
+    assert seen["badParams"]["code"] == -32602
+    assert seen["unknownTarget"] == {"code": -32900, "data": {"target": "request-9"}}

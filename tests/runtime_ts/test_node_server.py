@@ -543,3 +543,82 @@ async def test_handlers_running_at_the_end_of_input_still_answer(node: str) -> N
         raw.process.stdin.close()
         assert (await raw.answer())["result"] == 200
         assert await asyncio.wait_for(raw.process.wait(), STEP) == 0
+
+
+@run
+async def test_an_escaped_target_is_the_same_member(node: str) -> None:
+    """`"\\u0024target"` is `$target` (docs/wire.md §5)."""
+    async with raw_server(node) as raw:
+        await raw.send(
+            '{"jsonrpc":"2.0","id":1,"method":"counter:get","params":{"\\u0024target":"nope"}}'
+        )
+        answer = await raw.answer()
+        assert (code(answer), answer["error"]["data"]) == (-32900, {"target": "nope"})
+        assert (await raw.call(2, "test:open", {"key": "k"}))["result"] == "k"
+        await raw.send(
+            '{"jsonrpc":"2.0","id":3,"method":"counter:bump","params":{"\\u0024target":"k"}}'
+        )
+        assert (await raw.answer())["result"] == 1
+
+
+@run
+async def test_many_calls_at_once_and_large_messages(node: str, transport: str) -> None:
+    """Hundreds of calls in flight, and messages of megabytes that arrive over many reads."""
+    async with connect(node, transport) as peer:
+        texts = [f"call {n}" for n in range(300)]
+        answers = await asyncio.gather(*(call(peer, "test:echo", {"text": t}) for t in texts))
+        assert answers == texts
+        large = "é" * (3 * 2**20)  # 6 MiB of UTF-8, split across reads
+        assert await call(peer, "test:echo", {"text": large}) == large
+
+
+async def upgrade_status(url: str, host: str, extra: str = "") -> int:
+    """The status of a WebSocket upgrade request to `url` naming `host` in its Host header,
+    with the `extra` header lines (each ending in CRLF)."""
+    address = url.removeprefix("ws://").rstrip("/")
+    name, _, port = address.rpartition(":")
+    reader, writer = await asyncio.open_connection(name, int(port))
+    writer.write(
+        (
+            f"GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            f"{extra}\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    status = await asyncio.wait_for(reader.readline(), STEP)
+    writer.close()
+    return int(status.split()[1])
+
+
+@run
+async def test_websocket_admission(node: str) -> None:
+    """A loopback server answers to loopback names only (DNS rebinding), requires its bearer
+    token, and refuses connections past its bound (docs/web.md)."""
+    from idlc_runtime.web import Refused
+
+    async with ws_server(node, "--token", "s3cret", "--max-connections", "1") as url:
+        port = url.rstrip("/").rpartition(":")[2]
+        assert await upgrade_status(url, f"evil.example:{port}") == 421
+        twice = "Authorization: Bearer s3cret\r\nAuthorization: Bearer other\r\n"
+        assert await upgrade_status(url, f"127.0.0.1:{port}", twice) == 400
+        with pytest.raises(Refused) as missing:
+            async with connect_websocket(url):
+                pass
+        assert missing.value.status == 401
+        with pytest.raises(Refused) as wrong:
+            async with connect_websocket(url, headers={"Authorization": "Bearer nope"}):
+                pass
+        assert wrong.value.status == 403
+        good = {"Authorization": "Bearer s3cret"}
+        async with connect_websocket(url, headers=good) as peer:
+            assert await call(peer, "test:required") == "yes"
+            with pytest.raises(Refused) as busy:
+                async with connect_websocket(url, headers=good):
+                    pass
+            assert busy.value.status == 503
+    # Given once, the same header is admitted (a server of its own: without a connection
+    # bound, no closing connection of the test above can count).
+    async with ws_server(node, "--token", "s3cret") as url:
+        port = url.rstrip("/").rpartition(":")[2]
+        assert await upgrade_status(url, f"127.0.0.1:{port}", twice[:30]) == 101

@@ -10,5 +10,6 @@ export function asyncTracker(): ContextTracker {
   return {
     run: (body) => storage.run(true, body),
     inside: () => storage.getStore() === true,
+    outside: (body) => storage.exit(body),
   };
 }

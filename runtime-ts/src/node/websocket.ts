@@ -13,6 +13,7 @@ import {
   type ConnectWebSocketOptions,
   type WebSocketLike,
 } from "../websocket.js";
+import { refusal, servedHosts, type AdmissionRules } from "./admission.js";
 import { nodeOptions } from "./process.js";
 
 /** connectWebSocket over `ws`: `headers` are sent with the upgrade. */
@@ -37,6 +38,13 @@ export interface ServeWebSocketOptions extends PeerOptions {
   /** Browser origins admitted; a request with another `Origin` is refused 403, one with no
    * `Origin` (a program, not a browser) passes. None by default; "*" admits every one. */
   readonly allowedOrigins?: Iterable<string>;
+  /** The Host names served (`"*"`: any). By default a loopback server answers to the
+   * loopback names only, against DNS rebinding (docs/web.md); others are refused 421. */
+  readonly allowedHosts?: Iterable<string>;
+  /** Required as `Authorization: Bearer <token>`: none is refused 401, a wrong one 403. */
+  readonly bearerToken?: string;
+  /** Connections open at once; past it, upgrades are refused 503 with Retry-After. */
+  readonly maxConnections?: number;
 }
 
 export interface WebSocketServerHandle {
@@ -56,7 +64,13 @@ export async function serveWebSocket(
 ): Promise<WebSocketServerHandle> {
   const host = options.host ?? "127.0.0.1";
   const maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
-  const origins = new Set(options.allowedOrigins ?? []);
+  const token = options.bearerToken?.trim();
+  if (token !== undefined && token.length === 0) throw new TypeError("an empty bearer token would admit everyone");
+  const rules: AdmissionRules = {
+    hosts: servedHosts(options.allowedHosts, host),
+    origins: new Set(options.allowedOrigins ?? []),
+    token,
+  };
   const peers = new Set<Peer>();
   const server = new WebSocketServer({
     host,
@@ -65,11 +79,15 @@ export async function serveWebSocket(
     // connection with 1009 (docs/wire.md §2).
     maxPayload: maxMessageSize + FRAME_SLACK,
     perMessageDeflate: false,
-    verifyClient: (info: { origin: string; req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => {
-      // Cross-site WebSocket hijacking (docs/web.md): a browser always sends Origin.
-      const origin = info.req.headers.origin;
-      if (origin === undefined || origins.has("*") || origins.has(origin)) done(true);
-      else done(false, 403, "Origin not allowed");
+    verifyClient: (
+      info: { req: IncomingMessage },
+      done: (ok: boolean, code?: number, message?: string, headers?: Record<string, string>) => void,
+    ) => {
+      const refused = refusal(info.req, rules);
+      if (refused !== undefined) done(false, refused.status, refused.reason, refused.headers);
+      else if (options.maxConnections !== undefined && peers.size >= options.maxConnections) {
+        done(false, 503, "too many connections", { "Retry-After": "1" });
+      } else done(true);
     },
   });
   await new Promise<void>((resolve, reject) => {

@@ -2,11 +2,17 @@
 // (tests/runtime_ts/py_server.py) and prints what it saw as one JSON object on stdout, for
 // the Python test to check. Usage: node quixos_client.mjs stdio PYTHON SERVER_SCRIPT
 //                                   node quixos_client.mjs ws URL
-import { RpcError, Unsupported, stringifyJson } from "../../../runtime-ts/dist/index.js";
-import { connectWebSocket, spawn } from "../../../runtime-ts/dist/node/index.js";
+//   node --experimental-websocket quixos_client.mjs browser URL
+// "browser" uses only the root entry, as a browser does: its connectWebSocket over the
+// global WebSocket (Node 20 has one behind that flag), without `ws` or AsyncLocalStorage.
+import * as root from "../../../runtime-ts/dist/index.js";
+import * as node from "../../../runtime-ts/dist/node/index.js";
 import { defineInterface, record } from "./interface.mjs";
 
 const [mode, ...rest] = process.argv.slice(2);
+const { RpcError, Unsupported, stringifyJson } = root;
+const { spawn } = node;
+const connectWebSocket = mode === "browser" ? root.connectWebSocket : node.connectWebSocket;
 
 // The client's own root: it takes the server's `test:tick` notifications, the first one
 // slowly, so that ordering shows (docs/wire.md §13).
@@ -15,7 +21,10 @@ const Ticks = defineInterface("Ticks", [
 ]);
 const ticks = [];
 class TickCounter extends Ticks {
-  async tick({ n }) {
+  async tick({ n }, context) {
+    // A notification handler calling the other side: its answer must not wait behind the
+    // ticks this handler holds back (docs/wire.md §13, "No deadlock"), in every mode.
+    if (n === 0) await context.caller.request("agent:directory:data:get", undefined);
     // Yields to the event loop a few times: later ticks and the answer are read meanwhile.
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     ticks.push(n);
@@ -41,7 +50,8 @@ async function outcome(promise) {
 const seen = {};
 if (mode !== "stdio") {
   // Headers reach the upgrade request: a browser's Origin that the server does not admit
-  // is refused (docs/web.md), and the connection is never opened.
+  // is refused (docs/web.md), and the connection is never opened. A browser cannot send
+  // headers at all: asking is an error.
   seen.refused = await outcome(connectWebSocket(rest[0], { headers: { Origin: "https://evil.example" } }));
 }
 const agentParams = { name: "writer", description: "d", instructions: "i", settings: "s" };

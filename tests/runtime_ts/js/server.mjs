@@ -1,7 +1,7 @@
 // A Node server of runtime-ts for the Python client tests (tests/runtime_ts/test_node_server.py).
 // Its interfaces are written by hand (./interface.mjs), as the generator will write them.
 //   node server.mjs stdio [--max BYTES] [--concurrent METHOD] [--no-batches] [--max-handlers N]
-//   node server.mjs ws [the same options] [--origin ORIGIN]   (prints "listening on ws://…" on stderr)
+//   node server.mjs ws [the same options] [--origin ORIGIN] [--token T] [--max-connections N]   (prints "listening on ws://…" on stderr)
 import { RpcError } from "../../../runtime-ts/dist/index.js";
 import { serveStdio, serveWebSocket } from "../../../runtime-ts/dist/node/index.js";
 import { defineInterface, record, unit } from "./interface.mjs";
@@ -148,9 +148,13 @@ if (mode === "stdio") {
   await serveStdio((peer) => new TestService(peer), options);
 } else {
   const origin = option("--origin");
+  const token = option("--token");
+  const most = option("--max-connections");
   const server = await serveWebSocket((peer) => new TestService(peer), {
     ...options,
     ...(origin === undefined ? {} : { allowedOrigins: [origin] }),
+    ...(token === undefined ? {} : { bearerToken: token }),
+    ...(most === undefined ? {} : { maxConnections: Number(most) }),
   });
   console.error(`listening on ${server.url}`);
   process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));

@@ -82,3 +82,10 @@ test("Node's tracker follows a job into what it awaits and the tasks it starts",
   assert.deepEqual(seen, [true, true, true]);
   assert.equal(tracker.inside(), false);
 });
+
+test("outside() leaves a handler's context, for both trackers", async () => {
+  for (const tracker of [synchronousTracker(), asyncTracker()]) {
+    const seen = await tracker.run(async () => [tracker.inside(), tracker.outside(() => tracker.inside()), tracker.inside()]);
+    assert.deepEqual(seen, [true, false, true]);
+  }
+});

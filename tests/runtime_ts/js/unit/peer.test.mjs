@@ -115,3 +115,73 @@ test("closing a spawned peer closes the child's stdin and waits for it", async (
   await child.close();
   await child.closed;
 });
+
+test("admitRequest refuses every request alike, before lookup or decoding", async () => {
+  class ServiceImpl extends Service {
+    async run() {
+      return "ran";
+    }
+  }
+  let open = false;
+  const admitRequest = (method) => {
+    if (!open) throw new RpcError(-32000, "Authentication required", { method });
+  };
+  const [client, server] = memoryPair([undefined, new ServiceImpl()], [{}, { admitRequest }]);
+  for (const method of ["svc:run", "svc:left", "no:such"]) {
+    await assert.rejects(client.request(method, { bad: 1 }), { code: -32000, data: { method } });
+  }
+  open = true;
+  assert.equal(await client.request("svc:run", undefined), "ran");
+  await client.close();
+  await server.closed;
+});
+
+test("fallback answers undeclared methods (and, when told, unimplemented ones)", async () => {
+  const notes = [];
+  const done = gate();
+  const fallback = async (method, params, notify, context) => {
+    if (notify) {
+      notes.push([method, params, context.target]);
+      done.open();
+      return undefined;
+    }
+    if (method === "ext:refuse") throw new Unsupported(method);
+    return { method, params, target: context.target ?? null };
+  };
+  class ServiceImpl extends Service {}
+  const [client, server] = memoryPair(
+    [undefined, new ServiceImpl()],
+    [{}, { fallback, fallbackForUnimplemented: true }],
+  );
+  server.register("k", new ServiceImpl());
+  assert.deepEqual(await client.request("ext:thing", { a: 1 }), { method: "ext:thing", params: { a: 1 }, target: null });
+  assert.deepEqual(await client.request("svc:left", undefined, { target: "k" }), { method: "svc:left", params: {}, target: "k" });
+  await assert.rejects(client.request("ext:refuse", {}), Unsupported);
+  await client.notify("ext:note", { n: 1 });
+  await done.promise;
+  assert.deepEqual(notes, [["ext:note", { n: 1 }, undefined]]);
+  await client.close();
+  await server.closed;
+});
+
+test("a notification whose params do not decode goes to onUndecodableNotification", async () => {
+  const told = gate();
+  const Notes = defineInterface("Notes", [{ wire: "n:note", member: "note", notify: true, decode: record({ n: "int" }) }]);
+  class NotesImpl extends Notes {
+    async note() {
+      assert.fail("must not run");
+    }
+  }
+  const onUndecodableNotification = (method, params, error) => told.open({ method, params, code: error.code, data: error.data });
+  const [client, server] = memoryPair([undefined, new NotesImpl()], [{}, { onUndecodableNotification }]);
+  await client.notify("n:note", { n: "one" });
+  assert.deepEqual(await told.promise, { method: "n:note", params: { n: "one" }, code: -32602, data: { path: "$.n", reason: "Expected `int`, got `string`" } });
+  await client.close();
+  await server.closed;
+});
+
+test("a child that cannot start ends the connection: calls reject with ConnectionClosed", async () => {
+  const child = spawn("/nonexistent/idlc-test-command", []);
+  await assert.rejects(child.request("anything", {}), ConnectionClosed);
+  await child.closed;
+});
