@@ -18,12 +18,12 @@ export class JsonSyntaxError extends SyntaxError {
 const MAYBE_LONG = /\d{16}|[eE][+-]?\d{3}/;
 /** How deep the slow reader nests (JSON.parse, the fast path, goes as deep as V8 does). */
 export const MAX_DEPTH = 1000;
-const INT64_MIN = -(2n ** 63n);
-const UINT64_MAX = 2n ** 64n - 1n;
 
-/** Parses one JSON text. Integers beyond 2^53 become `bigint`; integers beyond 64 bits
- * (signed or unsigned) and numbers beyond a double's range are refused, as the Python
- * runtime refuses them (docs/wire.md §8). Throws `JsonSyntaxError`. */
+/** Parses one JSON text. Integers beyond 2^53 become `bigint`, however long (the Python
+ * runtime reads them so too: a field's type refuses one out of its range, at its path, with
+ * -32602). A number beyond a double's range (`1e400`) is refused here, for the whole text
+ * (-32700), where the Python runtime refuses it only when it decodes that part (-32602
+ * inside params): runtime-ts/README.md. Throws `JsonSyntaxError`. */
 export function parseJson(text: string): unknown {
   if (!MAYBE_LONG.test(text)) {
     try {
@@ -184,9 +184,9 @@ class Reader {
     if (found[1] === undefined && found[2] === undefined) {
       const value = Number(literal);
       if (Number.isSafeInteger(value)) return value;
-      const exact = BigInt(literal);
-      if (exact < INT64_MIN || exact > UINT64_MAX) this.fail("integer out of range");
-      return exact;
+      // Any integer, however long, as the Python runtime reads it: whether it fits is the
+      // type's to say, at its path (-32602), not the reader's.
+      return BigInt(literal);
     }
     const value = Number(literal);
     if (!Number.isFinite(value)) this.fail("number out of range");

@@ -46,6 +46,10 @@ function kindOf(value: unknown): string {
 }
 
 function expected(what: string, value: unknown, path: string): never {
+  // msgspec reads an integer no double can hold as a number out of range, whatever the type.
+  if (typeof value === "bigint" && !Number.isFinite(Number(value))) {
+    throw new DecodeError(path, "Number out of range");
+  }
   throw new DecodeError(path, `Expected \`${what}\`, got \`${kindOf(value)}\``);
 }
 
@@ -90,7 +94,8 @@ export function int(min: number, max: number): Codec<number> {
     decode(value, path = "$") {
       let number: number;
       if (typeof value === "number" && Number.isInteger(value)) number = value;
-      else if (typeof value === "bigint" && kindOf(value) === "int") number = Number(value);
+      // Any integer, however long: msgspec says it is out of the range, not of the kind.
+      else if (typeof value === "bigint") number = Number(value);
       else expected("int", value, path);
       if (number < min) throw new DecodeError(path, `Expected \`int\` >= ${min}`);
       if (number > max) throw new DecodeError(path, `Expected \`int\` <= ${max}`);

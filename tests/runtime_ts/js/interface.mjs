@@ -4,7 +4,8 @@
 // a required one) and its `static idlcInterface`.
 import { DecodeError, Unsupported } from "../../../runtime-ts/dist/index.js";
 
-/** A decoder of a record whose fields are all of the given kinds ("string", "int"). */
+/** A decoder of a record whose fields are all of the given kinds ("string", "int": an int64,
+ * refused past its top with msgspec's reason). */
 export function record(fields) {
   return (params) => {
     if (params === null || typeof params !== "object" || Array.isArray(params)) {
@@ -17,6 +18,10 @@ export function record(fields) {
       const ok =
         kind === "string" ? typeof field === "string" : typeof field === "bigint" || Number.isInteger(field);
       if (!ok) throw new DecodeError(`$.${name}`, `Expected \`${kind}\`, got \`${typeof field}\``);
+      // "int" is an int64, as the generated codecs check one.
+      if (kind === "int" && typeof field === "bigint" && field >= 2n ** 63n) {
+        throw new DecodeError(`$.${name}`, "Expected `int` <= 9223372036854775807");
+      }
       value[name] = field;
     }
     return value;
