@@ -142,5 +142,3 @@ def masked(seen: dict[str, Any]) -> dict[str, Any]:
     ended = copy["followUp progress"]["result"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", ended.pop("endedAt")), ended
     return copy
-
-

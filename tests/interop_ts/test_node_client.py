@@ -6,36 +6,20 @@ params, unknown and unimplemented members, `$target` and cancellation (ts/probe_
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from idlc_runtime import spawn
 from tests.interop_ts.support import (
     PY_HOOKS_SERVER,
     PYTHON,
-    TIMEOUT,
     listening,
     masked,
-    python_env,
     python_server,
     run_node,
 )
-from tests.interop_ts.walk import walk
-
-
-@pytest.fixture(scope="module")
-def python_seen() -> dict[str, Any]:
-    """The walk by the Python client through the generated Python proxies, over stdio."""
-
-    async def main() -> dict[str, Any]:
-        async with spawn(python_server("--quiet"), env=python_env()) as peer:
-            return await walk(peer)
-
-    return masked(asyncio.run(asyncio.wait_for(main(), TIMEOUT)))
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +48,7 @@ def test_what_the_walk_saw(python_seen: dict[str, Any]) -> None:
     }
     assert python_seen["claim worker-b stale"] == {"result": {"claimed": False, "generation": 1}}
     assert python_seen["steer stale"]["error"]["code"] == 4009
-    assert python_seen["items"] == {
-        "result": ["request-1/item/outline", "request-1/item/tone"]
-    }
+    assert python_seen["items"] == {"result": ["request-1/item/outline", "request-1/item/tone"]}
     assert python_seen["followUp retryOf"] == {"result": "request-1"}
     assert python_seen["followUp progress"]["result"]["status"] == "cancelled"
     assert python_seen["notificationSent unknown"]["error"]["code"] == 4004

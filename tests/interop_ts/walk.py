@@ -130,7 +130,11 @@ async def walk(peer: Any) -> dict[str, object]:
     )
     seen["steer"] = await outcome(
         request.steer(
-            attempt="worker-a", generation=generation, key="tone", text="Friendlier", created_at=WHEN
+            attempt="worker-a",
+            generation=generation,
+            key="tone",
+            text="Friendlier",
+            created_at=WHEN,
         )
     )
     seen["steer stale"] = await outcome(
