@@ -16,7 +16,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,9 @@ SEEDS = sorted((REPO / "idl" / "quixos").glob("*.idl"))
 __all__ = ["PYTHON", "TIMEOUT", "build", "listening", "python_env", "run_node"]
 
 
-def build(folder: Path) -> Path:
+def build(folder: Path, extra: Sequence[Path] = ()) -> Path:
     """Generates the seeds' TypeScript into `folder/src/quixos_agent`, compiles it with the
-    examples and `ts/*.ts`; the folder of the JavaScript (`quixos_server.js` …)."""
+    examples, `ts/*.ts` and `extra`; the folder of the JavaScript (`quixos_server.js` …)."""
     source = folder / "src"
     subprocess.run(
         [
@@ -46,14 +46,15 @@ def build(folder: Path) -> Path:
     )  # fmt: skip
     for script in [EXAMPLES / "quixos_server.ts", EXAMPLES / "quixos_client.ts"]:
         shutil.copy(script, source / script.name)
-    for script in (HERE / "ts").glob("*.ts"):
+    for script in [*(HERE / "ts").glob("*.ts"), *extra]:
         shutil.copy(script, source / script.name)
     (folder / "package.json").write_text('{"type": "module", "private": true}\n')
     modules = folder / "node_modules"
     (modules / "@idlc").mkdir(parents=True, exist_ok=True)
     (modules / "@idlc" / "runtime").symlink_to(RUNTIME_TS, target_is_directory=True)
-    # Node's types, as a Node project has them (runtime-ts has @types/node).
-    (modules / "@types").symlink_to(RUNTIME_TS / "node_modules" / "@types")
+    # Node's types and `ws`, as a Node project has them (from runtime-ts's node_modules).
+    for name in ["@types", "ws"]:
+        (modules / name).symlink_to(RUNTIME_TS / "node_modules" / name)
     config = {
         "compilerOptions": {
             "target": "ES2022",
