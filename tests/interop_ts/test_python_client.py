@@ -20,8 +20,8 @@ from quixos_agent import AgentDirectory
 
 from idlc_runtime import PeerOptions, RpcError, Unsupported, current_peer, spawn
 from idlc_runtime.web import connect_websocket
-from tests.interop_ts.support import TIMEOUT, masked
-from tests.interop_ts.walk import walk
+from tests.interop_ts.support import TIMEOUT, masked, python_env, python_server
+from tests.interop_ts.walk import edges, walk
 
 #: One step of a test (an answer awaited): far less than the whole test's bound.
 STEP = 15.0
@@ -102,6 +102,35 @@ async def test_every_member(
     async with connect(example(node, dist), transport) as peer:
         seen = await asyncio.wait_for(walk(peer), STEP)
     assert masked(seen) == python_seen
+
+
+@pytest.fixture(scope="module")
+def python_edges() -> dict[str, Any]:
+    """The other branches of the rules, as the Python server answers them."""
+
+    async def main() -> dict[str, Any]:
+        async with spawn(python_server("--quiet"), env=python_env()) as peer:
+            return await edges(peer)
+
+    return asyncio.run(asyncio.wait_for(main(), TIMEOUT))
+
+
+@TRANSPORTS
+@bounded
+async def test_the_rules_other_branches(
+    node: str, dist: Path, transport: str, python_edges: dict[str, Any]
+) -> None:
+    """Refusals, links, recovery, limits, corrections of corrections and text beyond ASCII:
+    the Node server answers each call as the Python server does."""
+    async with connect(example(node, dist), transport) as peer:
+        seen = await asyncio.wait_for(edges(peer), STEP)
+    assert seen.keys() == python_edges.keys()
+    for key, answer in python_edges.items():
+        assert seen[key] == answer, key
+    # Some of what was compared, spelled out.
+    assert python_edges["03 agent:directory:initialize:call"] == {"result": None}
+    errors = [answer for answer in python_edges.values() if "error" in answer]
+    assert {error["error"]["code"] for error in errors} == {4004, 4009}
 
 
 @TRANSPORTS

@@ -238,3 +238,107 @@ async def walk(peer: Any) -> dict[str, object]:
     )
     seen["unknown target"] = await outcome(AgentRequestProxy(peer, target="request-404").progress())
     return seen
+
+
+async def edges(peer: Any) -> dict[str, object]:
+    """The rules' other branches, through the raw peer (answers as JSON): refusals, links,
+    recovery, limits, corrections of corrections, text beyond ASCII in the configuration
+    (Python's `json.dumps` escapes it, and the digest is of that text)."""
+    seen: dict[str, object] = {}
+    step = 0
+
+    async def record(method: str, params: object = None, target: str | None = None) -> Any:
+        nonlocal step
+        step += 1
+        answer = await outcome(peer.request(method, params, Any, target=target), lambda x: x)
+        seen[f"{step:02} {method}{'' if target is None else ' @' + target}"] = answer
+        return answer.get("result") if isinstance(answer, dict) else None
+
+    def submission(text: str, **extra: object) -> dict[str, object]:
+        return {
+            "text": text,
+            "sourceKind": "agent",
+            "sourceLabel": "edges",
+            "createdAt": WHEN,
+            "contexts": ["context:b", "context:a", "context:b"],
+            "causalDepth": 2,
+            **extra,
+        }
+
+    d = "agent:directory:"
+    r = "agent:request:"
+    await record(d + "create-thread:call", {"agent": "agent-9", "title": "", "kind": "", "createdAt": WHEN, "contexts": []})  # fmt: skip
+    await record(d + "initialize:call", {"instructions": "héllo ☃ \u2028 😀", "settings": "{}"})
+    await record(d + "initialize:call", {"instructions": "again", "settings": "s2"})
+    default = await record(d + "default-agent:resolve")
+    other = await record(d + "create-agent:call", {"name": "o", "description": "", "instructions": "ünï \u2028 😀 \x7f", "settings": "x"})  # fmt: skip
+    other_thread = await record(d + "create-thread:call", {"agent": other, "title": "t", "kind": "k", "createdAt": WHEN, "contexts": []})  # fmt: skip
+    for agent, thread, extra in [
+        ("agent-9", None, {}),
+        (default, "thread-404", {}),
+        (default, other_thread, {}),
+        (default, None, {"related": "request-404"}),
+        (default, None, {"retryOf": "request-404"}),
+        (default, None, {"root": "request-404"}),
+    ]:
+        params = {"agent": agent, "submission": submission("refused", **extra)}
+        await record(d + "admit:call", {**params, "optionalWork": False} | ({"thread": thread} if thread else {}))  # fmt: skip
+    first = await record(d + "admit:call", {"agent": other, "submission": submission("Line one\nline two", data="d", profile="p☃", response="json", publication="pub"), "optionalWork": True})  # fmt: skip
+    ref = first["request"]
+    linked = await record(d + "admit:call", {"agent": default, "submission": submission("linked", related=ref, retryOf=ref, root=ref), "optionalWork": False})  # fmt: skip
+    second = linked["request"]
+    await record(d + "data:get")
+    await record(d + "threads:resolve")
+    for target in (ref, second):
+        for member in ("admission:get", "state:get", "contexts:resolve", "related:resolve", "retry-of:resolve", "root:resolve", "thread:resolve"):  # fmt: skip
+            await record(r + member, target=target)
+    for _ in range(4):
+        await record(r + "reserve-child:call", target=ref)
+    await record(r + "spawned:get", target=ref)
+    await record(r + "publish-completion:call", target=ref)
+    await record(r + "correct:call", {"errors": ["e"], "maxCorrections": 5, "createdAt": WHEN}, target=ref)  # fmt: skip
+    claim = {"attempt": "it's", "expectedGeneration": 0, "startedAt": WHEN, "recover": False}
+    await record(r + "claim:call", claim, target=ref)
+    await record(r + "claim:call", {**claim, "attempt": "b", "expectedGeneration": 1}, target=ref)
+    await record(r + "claim:call", {**claim, "attempt": "b", "expectedGeneration": 1, "recover": True}, target=ref)  # fmt: skip
+    await record(r + "state:get", target=ref)
+    await record(r + "steer:call", {"attempt": "it's", "generation": 2, "key": "k", "text": "", "createdAt": WHEN}, target=ref)  # fmt: skip
+    await record(r + "ask:call", {"attempt": 'say "x"', "generation": 2, "key": "k", "title": "", "options": "", "createdAt": WHEN, "expiresAt": WHEN}, target=ref)  # fmt: skip
+    await record(r + "steer:call", {"attempt": "b", "generation": 2, "key": "k", "text": "1", "profile": "p", "createdAt": WHEN}, target=ref)  # fmt: skip
+    await record(r + "steer:call", {"attempt": "b", "generation": 2, "key": "k", "text": "2", "createdAt": "later"}, target=ref)  # fmt: skip
+    await record(r + "items:resolve", target=ref)
+    await record(r + "cancel:call", target=ref)
+    await record(r + "state:get", target=ref)
+    await record(r + "reserve-child:call", target=ref)
+    await record(d + "settle:call", {"request": ref, "thread": first["thread"], "interactive": True, "notify": True})  # fmt: skip
+    await record(d + "settle:call", {"request": "request-404", "thread": first["thread"], "interactive": True, "notify": True})  # fmt: skip
+    await record(r + "finish:call", {"attempt": "b", "generation": 2, "status": "failed", "reason": "r", "endedAt": WHEN, "rawOutput": "raw"}, target=ref)  # fmt: skip
+    await record(r + "finish:call", {"attempt": "b", "generation": 2, "status": "again", "reason": "r", "endedAt": WHEN}, target=ref)  # fmt: skip
+    await record(r + "transition:call", {"attempt": "b", "generation": 2, "status": "s", "reason": "r"}, target=ref)  # fmt: skip
+    await record(r + "claim:call", {**claim, "expectedGeneration": 2, "recover": True}, target=ref)
+    await record(r + "cancel:call", target=ref)
+    await record(r + "state:get", target=ref)
+    await record(d + "settle:call", {"request": ref, "thread": first["thread"], "interactive": True, "notify": False})  # fmt: skip
+    await record(d + "notifications:resolve")
+    for errors, most in (([], 5), (["x"], 0)):
+        await record(r + "correct:call", {"errors": errors, "maxCorrections": most, "createdAt": WHEN}, target=ref)  # fmt: skip
+    fix = await record(r + "correct:call", {"errors": ["a", "b"], "maxCorrections": 5, "createdAt": "c1"}, target=ref)  # fmt: skip
+    await record(r + "correct:call", {"errors": ["a"], "maxCorrections": 5, "createdAt": WHEN}, target=fix)  # fmt: skip
+    await record(r + "claim:call", {**claim, "attempt": "f"}, target=fix)
+    await record(r + "finish:call", {"attempt": "f", "generation": 1, "status": "done", "reason": "", "endedAt": WHEN}, target=fix)  # fmt: skip
+    fix2 = await record(r + "correct:call", {"errors": ["c"], "maxCorrections": 5, "createdAt": "c2"}, target=fix)  # fmt: skip
+    for member in ("admission:get", "state:get", "retry-of:resolve", "root:resolve", "contexts:resolve"):  # fmt: skip
+        await record(r + member, target=fix2)
+    await record(r + "correct:call", {"errors": ["d"], "maxCorrections": 1, "createdAt": WHEN}, target=fix)  # fmt: skip
+    await record(r + "publish-completion:call", target=fix)
+    await record(d + "data:get")
+    await record(d + "pending:resolve")
+    await record(d + "agents:resolve")
+    return {
+        key: (
+            {"result": sorted(value["result"])}
+            if isinstance(value, dict) and isinstance(value.get("result"), list)
+            else value
+        )
+        for key, value in seen.items()
+    }
