@@ -9,10 +9,12 @@
 //
 //     node quixos_client.js --connect ws://127.0.0.1:8765/          # a server started with --listen
 //     node quixos_client.js --spawn python examples/quixos_server.py  # a server on its stdin/stdout
+//     node quixos_client.js                                           # the same, from the repository root
 //
 // It prints one JSON object on stdout: for each step, `{"result": …}` (the decoded value as
 // JSON again, lists of references sorted) or `{"error": {code, message, data}}`.
 
+import { delimiter } from "node:path";
 import { pathToFileURL } from "node:url";
 import { RpcError, Unsupported, codec, connectWebSocket, spawn, type Peer } from "@idlc/runtime/node";
 import {
@@ -216,8 +218,13 @@ async function main(argv: readonly string[]): Promise<void> {
     peer = await connectWebSocket(rest[0]);
   } else if (mode === "--spawn" && rest[0] !== undefined) {
     peer = spawn(rest[0], rest.slice(1), { stderr: "inherit" });
+  } else if (mode === undefined) {
+    // From the repository root: the Python server, with the committed `generated/` package.
+    const pythonPath = ["generated", process.env["PYTHONPATH"]].filter(Boolean).join(delimiter);
+    const env = { ...process.env, PYTHONPATH: pythonPath };
+    peer = spawn(process.env["PYTHON"] ?? "python3", ["examples/quixos_server.py", "--quiet"], { env });
   } else {
-    throw new Error("usage: node quixos_client.js --connect URL | --spawn COMMAND [ARGS…]");
+    throw new Error("usage: node quixos_client.js [--connect URL | --spawn COMMAND [ARGS…]]");
   }
   try {
     process.stdout.write(`${codec.stringifyJson(await walk(peer))}\n`);

@@ -8,6 +8,10 @@
 //     node quixos_server.js                               # one client on stdin/stdout
 //     node quixos_server.js --listen 127.0.0.1:8765       # WebSocket, ws://127.0.0.1:8765/ (port 0: any free)
 //
+// `--allow-origin ORIGIN` (repeatable) admits a browser origin; `--quiet` logs only where it
+// listens. The Python server's `--tcp` and `--token-env` are not here (runtime-ts has no TCP
+// server and no token authentication yet).
+//
 // Every admitted request is an `AgentRequest` registered on the connection under its
 // reference (`$target`). Like the Python server it leaves `reconcileRepair` to the skeleton,
 // which answers -32601. Nothing but the protocol goes to stdout; the log goes to stderr.
@@ -464,20 +468,27 @@ function address(text: string): { host: string; port: number } {
 }
 
 /** Serves `root` (a directory per connection by default) as the command line says: stdio,
- * or WebSocket with `--listen HOST:PORT`; `--quiet` logs nothing but where it listens. */
+ * or WebSocket with `--listen HOST:PORT` (`--allow-origin ORIGIN`, repeatable: the browser
+ * origins it admits, none by default); `--quiet` logs nothing but where it listens. */
 export async function main(
   argv: readonly string[],
   root: (peer: Peer) => object = (peer) => new Directory(peer),
   options: PeerOptions = {},
 ): Promise<void> {
-  quiet = argv.includes("--quiet");
-  const listen = argv.indexOf("--listen");
-  if (listen < 0) {
+  let listen: { host: string; port: number } | undefined;
+  const allowedOrigins: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--quiet") quiet = true;
+    else if (arg === "--listen") listen = address(argv[++i] ?? "");
+    else if (arg === "--allow-origin" && argv[i + 1] !== undefined) allowedOrigins.push(argv[++i]!);
+    else throw new Error(`unknown argument ${JSON.stringify(arg)} (usage: [--listen HOST:PORT [--allow-origin ORIGIN]…] [--quiet])`);
+  }
+  if (listen === undefined) {
     await serveStdio(root, options);
     return;
   }
-  const { host, port } = address(argv[listen + 1] ?? "");
-  const server = await serveWebSocket(root, { ...options, host, port });
+  const server = await serveWebSocket(root, { ...options, ...listen, allowedOrigins });
   // Printed even with --quiet: scripts and tests read it to learn the port (given 0).
   console.error(`quixos_server: listening on ${server.url}`);
   const stop = (): void => void server.close().then(() => process.exit(0));
@@ -488,6 +499,6 @@ export async function main(
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(`quixos_server: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    process.exit(2);
   });
 }

@@ -19,7 +19,7 @@ import pytest
 from quixos_agent import AgentDirectory
 
 from idlc_runtime import PeerOptions, RpcError, Unsupported, current_peer, spawn
-from idlc_runtime.web import connect_websocket
+from idlc_runtime.web import Refused, connect_websocket
 from tests.interop_ts.support import TIMEOUT, masked, python_env, python_server
 from tests.interop_ts.walk import edges, walk
 
@@ -236,3 +236,18 @@ async def test_node_cancels_its_call_to_python(node: str, dist: Path, transport:
         answer = await call(peer, "test:cancel-python")
         assert answer == {"rejected": "Error: Node no longer wants it"}
         await asyncio.wait_for(cancelled.wait(), STEP)
+
+
+@bounded
+async def test_browser_origins(node: str, dist: Path) -> None:
+    """`--allow-origin`: a browser's Origin not named is refused 403, as by the Python server;
+    a named one, and a program's request without Origin, are served."""
+    argv = [*example(node, dist), "--allow-origin", "https://studio.example"]
+    async with ws_server(argv) as url:
+        with pytest.raises(Refused) as refused:
+            async with connect_websocket(url, headers={"Origin": "https://evil.example"}):
+                pass
+        assert refused.value.status == 403
+        for headers in ({"Origin": "https://studio.example"}, {}):
+            async with connect_websocket(url, headers=headers) as peer:
+                assert (await call(peer, "agent:directory:data:get"))["pending"] == 0
