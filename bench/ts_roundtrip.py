@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -40,7 +42,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--count", type=int, default=3000)
     args = parser.parse_args()
-    node = require_runtime()
+    try:
+        node = require_runtime()
+    except (pytest.skip.Exception, pytest.fail.Exception) as missing:
+        sys.exit(f"cannot run: {missing.msg}")
     with tempfile.TemporaryDirectory() as folder:
         dist = build(Path(folder), [REPO / "bench" / "ts_roundtrip.ts"])
         with listening(*python_server("--listen", "127.0.0.1:0", "--quiet")) as url:
