@@ -30,7 +30,7 @@ PY_HOOKS_SERVER = str(REPO / "tests" / "runtime_ts" / "py_server.py")
 TSC = RUNTIME_TS / "node_modules" / ".bin" / "tsc"
 SEEDS = sorted((REPO / "idl" / "quixos").glob("*.idl"))
 
-__all__ = ["PYTHON", "TIMEOUT", "build", "listening", "python_env", "run_node"]
+__all__ = ["PYTHON", "REPO", "TIMEOUT", "build", "listening", "python_env", "run_node"]
 
 
 def build(folder: Path, extra: Sequence[Path] = ()) -> Path:

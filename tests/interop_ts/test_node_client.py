@@ -6,6 +6,9 @@ params, unknown and unimplemented members, `$target` and cancellation (ts/probe_
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,8 @@ import pytest
 from tests.interop_ts.support import (
     PY_HOOKS_SERVER,
     PYTHON,
+    REPO,
+    TIMEOUT,
     listening,
     masked,
     python_server,
@@ -101,3 +106,20 @@ def test_cancellation_over_websocket(node: str, dist: Path) -> None:
     check_probe(seen)
     assert seen["slow"] == {"thrown": "Error: no longer wanted"}
     assert seen["wasCancelled"] == {"result": True}
+
+
+def test_without_arguments_it_spawns_the_python_server(
+    node: str, dist: Path, python_seen: dict[str, Any]
+) -> None:
+    """Run from the repository root, the client starts examples/quixos_server.py itself
+    (`$PYTHON`, the committed `generated/` package on its path)."""
+    done = subprocess.run(
+        [node, str(dist / "quixos_client.js")],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "PYTHON": PYTHON},
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    assert masked(json.loads(done.stdout)) == python_seen
