@@ -2,8 +2,9 @@
 // more interface, written by hand (an `InterfaceSpec` as generated code writes one), on the
 // same root object:
 //
-// - `test:slow` tells the caller `test:started`, then waits until it is cancelled; `test:was-cancelled` answers whether it was
-//   (within 10 s): the Python caller cancelling its task aborts `context.signal`.
+// - `test:slow` tells the caller `test:started`, then waits until it is cancelled;
+//   `test:was-cancelled` answers whether it was (within 10 s): the Python caller cancelling
+//   its task aborts `context.signal`.
 // - `test:cancel-python` calls the caller's `test:py-slow` with an AbortSignal and answers
 //   how that call ended; `test:abort` (which the Python handler of `test:py-slow` calls once
 //   it runs) aborts it: the Node side cancelling its own call to Python.
