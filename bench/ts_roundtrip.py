@@ -15,7 +15,8 @@ tests build it (tests/interop_ts/support.py: `idlc generate --target typescript`
 Both go to the same server over their own connection, so the server's cost is in both;
 the ratio raw / proxy is what the runtime and the generated code add on the Node side.
 
-Usage:  python bench/ts_roundtrip.py [--runs 7] [--count 3000]
+Usage, from the repository root (as a module: it builds the TypeScript as the interop tests
+do, with their helpers):  python -m bench.ts_roundtrip [--runs 7] [--count 3000]
 """
 
 from __future__ import annotations
@@ -30,11 +31,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from tests.interop_ts.support import build, listening, python_server
+from tests.runtime_ts.support import require_runtime
 
-from tests.interop_ts.support import build, listening, python_server  # noqa: E402
-from tests.runtime_ts.support import require_runtime  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
