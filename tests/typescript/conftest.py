@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from idlc.codegen import GeneratedPackage
 
-from .support import PACKAGES, Tools, build, build_runtime, find_tools
+from .support import (
+    PACKAGES,
+    REPO,
+    Tools,
+    build,
+    build_runtime,
+    find_tools,
+    make_project,
+    tsc,
+)
 
 
 @pytest.fixture(scope="session")
@@ -24,3 +40,46 @@ def runtime(tools: Tools) -> Tools:
     """The tools, with runtime-ts/dist built from the sources as they are."""
     build_runtime(tools)
     return tools
+
+
+class Node:
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+
+    def ask(self, codec: str, text: str, package: str = "seeds") -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        request = {"package": package, "codec": codec, "json": text}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        assert line, "node exited"
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+
+@pytest.fixture(scope="session")
+def node(
+    tmp_path_factory: pytest.TempPathFactory,
+    runtime: Tools,
+    ts_packages: dict[str, GeneratedPackage],
+) -> Iterator[Node]:
+    packages = [ts_packages["seeds"], ts_packages["acp"]]
+    packages.append(build("acp-unstable", [REPO / "idl/acp.idl"], features=None))
+    project = make_project(tmp_path_factory.mktemp("roundtrip"), packages, runtime)
+    done = tsc(runtime, project, "tsconfig.nodenext.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    shutil.copy(Path(__file__).with_name("roundtrip.mjs"), project / "roundtrip.mjs")
+    process = subprocess.Popen(
+        [runtime.node, "roundtrip.mjs"]
+        + [f"{package.package}=./dist/{package.package}/index.js" for package in packages],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield Node(process)
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=10)
