@@ -14,7 +14,6 @@ import msgspec
 import pytest
 
 from idlc_runtime.codec.decoders import decoder_for
-
 from tests.acp.conftest import FIXTURES
 from tests.acp.test_conformance import fixture_cases, spec_of
 
