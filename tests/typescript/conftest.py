@@ -43,8 +43,13 @@ def runtime(tools: Tools) -> Tools:
 
 
 class Node:
-    def __init__(self, process: subprocess.Popen[str]) -> None:
+    """A node process answering codec requests (roundtrip.mjs), in `project`, where the
+    packages are compiled to `dist/`."""
+
+    def __init__(self, process: subprocess.Popen[str], project: Path, executable: str) -> None:
         self.process = process
+        self.project = project
+        self.executable = executable
 
     def ask(self, codec: str, text: str, package: str = "seeds") -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -78,7 +83,7 @@ def node(
         text=True,
     )
     try:
-        yield Node(process)
+        yield Node(process, project, runtime.node)
     finally:
         assert process.stdin is not None
         process.stdin.close()

@@ -17,7 +17,7 @@ from idlc_runtime.codec.decoders import decoder_for
 from tests.acp.conftest import FIXTURES
 from tests.acp.test_conformance import fixture_cases, spec_of
 
-from .test_roundtrip import Node
+from .conftest import Node
 
 
 def python_type(method: str, kind: str) -> Any:
