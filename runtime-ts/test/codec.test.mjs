@@ -163,6 +163,15 @@ test("open variants keep an unknown tag's object, shared fields decoded", () => 
   refused(c.variant("k", { a: null }), {}, "$", "Object missing required field `k`");
 });
 
+test("a union with an integer alternative reads every integer as it, as msgspec", () => {
+  const N = c.union([c.string, c.int64, c.float64]);
+  assert.equal(N.decode(3), 3n);
+  assert.equal(N.decode(1.5), 1.5);
+  refused(N, -(2n ** 63n) - 1n, "$");
+  assert.equal(N.decode(2 ** 60), 2 ** 60); // a float literal past 2^53 (no bigint): the float
+  assert.equal(stringifyJson(7.038586391730586e16), "7.038586391730586e+16");
+});
+
 test("unions: the first alternative that decodes", () => {
   const U = c.union([c.uint8, c.string]);
   assert.equal(U.decode(3), 3);

@@ -20,6 +20,9 @@ export interface Codec<T> {
   readonly acceptsNull?: boolean;
   /** The list codec of a `skip-invalid` field: the items that do not decode are dropped. */
   decodeSkipping?(value: unknown, path: string): T;
+  /** An integer's (`int`) or `float64`'s (`float`) codec: a union with an integer
+   * alternative reads every JSON integer as that, never as its `float64` (as msgspec). */
+  readonly numberKind?: "int" | "float";
 }
 
 /** The type a codec decodes into. */
@@ -82,6 +85,7 @@ export const float64: Codec<number> = {
     expected("float", value, path);
   },
   encode: (value) => value,
+  numberKind: "float",
 };
 
 /** An integer of at most 53 bits (`int8` … `uint32`), as a `number`, within [min, max]. */
@@ -97,6 +101,7 @@ export function int(min: number, max: number): Codec<number> {
       return number;
     },
     encode: (value) => value,
+    numberKind: "int",
   };
 }
 
@@ -116,6 +121,7 @@ export function bigint(min: bigint, max: bigint): Codec<bigint> {
       return number;
     },
     encode: (value) => value,
+    numberKind: "int",
   };
 }
 
@@ -308,6 +314,9 @@ export function lazy<T>(get: () => Codec<T>): Codec<T> {
     get acceptsNull() {
       return codec().acceptsNull;
     },
+    get numberKind() {
+      return codec().numberKind;
+    },
     decodeSkipping(value, path) {
       const inner = codec();
       return inner.decodeSkipping ? inner.decodeSkipping(value, path) : inner.decode(value, path);
@@ -472,7 +481,12 @@ export function union<T>(alternatives: readonly Codec<unknown>[]): Codec<T> {
   return {
     decode(value, path = "$") {
       let first: DecodeError | undefined;
+      // (An integral `number` past 2^53 came from a float literal: parseJson reads integer
+      // literals there as bigints.)
+      const integer = typeof value === "bigint" || (typeof value === "number" && Number.isSafeInteger(value));
+      const byInt = integer && alternatives.some((alternative) => alternative.numberKind === "int");
       for (const alternative of alternatives) {
+        if (byInt && alternative.numberKind === "float") continue;
         try {
           return alternative.decode(value, path) as T;
         } catch (error) {

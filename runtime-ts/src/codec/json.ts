@@ -37,7 +37,12 @@ function write(value: unknown, out: string[]): void {
       out.push(value.toString());
       return;
     case "number":
-      out.push(Number.isFinite(value) ? JSON.stringify(value) : "null");
+      // An integral double past 2^53 is written with an exponent (`7.038586391730586e+16`,
+      // as Python does), not as `70385863917305860`: a reader would take those digits for
+      // an exact integer, which the double is not.
+      if (!Number.isFinite(value)) out.push("null");
+      else if (Number.isInteger(value) && !Number.isSafeInteger(value)) out.push(value.toExponential());
+      else out.push(JSON.stringify(value));
       return;
     case "string":
     case "boolean":
