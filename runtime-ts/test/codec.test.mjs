@@ -102,6 +102,16 @@ test("records: required, optional, defaults; unknown members ignored", () => {
   });
 });
 
+test("a value is left out only when it is its default", () => {
+  const D = c.record([
+    { name: "anything", codec: c.json, presence: "default", default: [], omitDefault: true },
+    { name: "big", codec: c.uint64, presence: "default", default: 0, omitDefault: true },
+  ]);
+  assert.deepEqual(D.encode({ anything: 0, big: 0n }), { anything: 0 });
+  assert.deepEqual(D.encode({ anything: [], big: 1n }), { big: 1n });
+  assert.deepEqual(D.encode({ anything: "", big: 0n }), { anything: "" });
+});
+
 test("open records keep what they do not declare, but $target", () => {
   const Open = c.record([{ name: "a", codec: c.string, presence: "required" }], true);
   const value = Open.decode({ a: "x", b: [1], $target: "k" });

@@ -68,7 +68,9 @@ def node(
     runtime: Tools,
     ts_packages: dict[str, GeneratedPackage],
 ) -> Iterator[Node]:
-    packages = [ts_packages["seeds"], ts_packages["acp"]]
+    packages = [
+        ts_packages[name] for name in ("seeds", "acp", "features", "acp-constructs", "edges")
+    ]
     packages.append(build("acp-unstable", [REPO / "idl/acp.idl"], features=None))
     project = make_project(tmp_path_factory.mktemp("roundtrip"), packages, runtime)
     done = tsc(runtime, project, "tsconfig.nodenext.json")

@@ -48,6 +48,11 @@ function kindOf(value: unknown): string {
   }
 }
 
+/** An encoder given a value of another kind (a union tries its alternatives in turn). */
+function guard(ok: boolean, what: string): void {
+  if (!ok) throw new TypeError(`not ${what}`);
+}
+
 function expected(what: string, value: unknown, path: string): never {
   throw new DecodeError(path, `Expected \`${what}\`, got \`${kindOf(value)}\``);
 }
@@ -67,7 +72,10 @@ export const string: Codec<string> = {
     if (typeof value !== "string") expected("str", value, path);
     return value;
   },
-  encode: (value) => value,
+  encode(value) {
+    guard(typeof value === "string", "a string");
+    return value;
+  },
 };
 
 export const bool: Codec<boolean> = {
@@ -75,7 +83,10 @@ export const bool: Codec<boolean> = {
     if (typeof value !== "boolean") expected("bool", value, path);
     return value;
   },
-  encode: (value) => value,
+  encode(value) {
+    guard(typeof value === "boolean", "a boolean");
+    return value;
+  },
 };
 
 export const float64: Codec<number> = {
@@ -84,7 +95,10 @@ export const float64: Codec<number> = {
     if (typeof value === "bigint") return Number(value);
     expected("float", value, path);
   },
-  encode: (value) => value,
+  encode(value) {
+    guard(typeof value === "number", "a number");
+    return value;
+  },
   numberKind: "float",
 };
 
@@ -100,7 +114,10 @@ export function int(min: number, max: number): Codec<number> {
       if (number > max) throw new DecodeError(path, `Expected \`int\` <= ${max}`);
       return number;
     },
-    encode: (value) => value,
+    encode(value) {
+      guard(typeof value === "number" && Number.isInteger(value), "an integer");
+      return value;
+    },
     numberKind: "int",
   };
 }
@@ -120,7 +137,10 @@ export function bigint(min: bigint, max: bigint): Codec<bigint> {
       if (number > max) throw new DecodeError(path, `Expected \`int\` <= ${max}`);
       return number;
     },
-    encode: (value) => value,
+    encode(value) {
+      guard(typeof value === "bigint", "a bigint");
+      return value;
+    },
     numberKind: "int",
   };
 }
@@ -147,6 +167,7 @@ export const bytes: Codec<Uint8Array> = {
     return out;
   },
   encode(value) {
+    guard(value instanceof Uint8Array, "a Uint8Array");
     let binary = "";
     for (const byte of value) binary += String.fromCharCode(byte);
     return btoa(binary);
@@ -236,6 +257,7 @@ export function optional<T>(inner: Codec<T>): Codec<T | null> {
     },
     encode: (value) => (value === null || value === undefined ? null : inner.encode(value)),
     acceptsNull: true,
+    decodeSkipping: (value, path) => (value === null || value === undefined ? null : skipping(inner, value, path)),
   };
 }
 
@@ -245,7 +267,18 @@ export function nullable<T>(inner: Codec<T>): Codec<T | null> {
     decode: (value, path = "$") => (value === null ? null : decodeOrNull(inner, value, path)),
     encode: (value) => (value === null || value === undefined ? null : inner.encode(value)),
     acceptsNull: true,
+    decodeSkipping: (value, path) => (value === null ? null : skipping(inner, value, path)),
   };
+}
+
+/** `inner`'s decode of a `skip-invalid` field's value (a list's, through `optional` and
+ * `nullable`), said as a T-or-null's. */
+function skipping<T>(inner: Codec<T>, value: unknown, path: string): T {
+  try {
+    return inner.decodeSkipping ? inner.decodeSkipping(value, path) : inner.decode(value, path);
+  } catch (error) {
+    throw orNull(error, path);
+  }
 }
 
 export function list<T>(item: Codec<T>): Codec<T[]> {
@@ -266,7 +299,10 @@ export function list<T>(item: Codec<T>): Codec<T[]> {
       });
       return kept;
     },
-    encode: (value) => value.map((entry) => item.encode(entry)),
+    encode(value) {
+      guard(Array.isArray(value), "an array");
+      return value.map((entry) => item.encode(entry));
+    },
   };
 }
 
@@ -297,6 +333,7 @@ export function map<T>(value: Codec<T>): Codec<Record<string, T>> {
       return out;
     },
     encode(input) {
+      guard(isObject(input), "an object");
       const out = Object.create(null) as JsonObject;
       for (const key of Object.keys(input)) out[key] = value.encode(input[key] as T);
       return out;
@@ -383,11 +420,17 @@ function decodeField(field: Field, object: Record<string, unknown>, path: string
   }
 }
 
+/** Whether two JSON values are the same value (a `bigint` and a `number` of one integer
+ * are). */
 function equalJson(left: JsonValue, right: JsonValue): boolean {
   if (left === right) return true;
-  if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) {
-    return typeof left === typeof right ? false : Number(left) === Number(right) && typeof left !== "string";
+  const numeric = (value: JsonValue): boolean => typeof value === "number" || typeof value === "bigint";
+  if (numeric(left) && numeric(right)) {
+    return typeof left === "bigint" || typeof right === "bigint"
+      ? Number.isInteger(Number(left)) && Number.isInteger(Number(right)) && BigInt(left as number | bigint) === BigInt(right as number | bigint)
+      : false;
   }
+  if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) return false;
   if (Array.isArray(left) || Array.isArray(right)) {
     return (
       Array.isArray(left) &&
@@ -452,6 +495,7 @@ export function record<T>(fields: readonly Field[], open = false): ObjectCodec<T
       }
     },
     encode(value) {
+      guard(isObject(value), "an object");
       const out: JsonObject = {};
       codec.encodeInto(value, out);
       return out;
@@ -593,6 +637,7 @@ export function variant<T>(tag: string, cases: Readonly<Record<string, CaseCodec
       return fallback(value, path, new DecodeError(`${path}.${tag}`, "Invalid value for tag field")) as T;
     },
     encode(value) {
+      guard(isObject(value), "an object");
       const object = value as Record<string, unknown>;
       const tagValue = object[tag];
       const out: JsonObject = {};
