@@ -56,6 +56,7 @@ idlc_acp = pytest.importorskip("idlc_acp")
 #: others are generated for the test).
 SOURCES = {
     "acp": [REPO / "idl/acp.idl"],
+    "acp-unstable": [REPO / "idl/acp.idl"],
     "features": [REPO / "tests/codegen/corpus/features.idl"],
     "acp-constructs": [REPO / "tests/corpus/valid/acp_constructs.idl"],
     "edges": [REPO / "tests/codegen/corpus/edge_shapes.idl"],
@@ -75,7 +76,8 @@ _RANGES = {
 
 
 def _definitions(package: str) -> dict[str, Definition]:
-    compilation = compile_files(SOURCES[package])
+    features = None if package == "acp-unstable" else frozenset()
+    compilation = compile_files(SOURCES[package], features=features)
     assert compilation.model is not None
     result = plan(compilation.model, Diagnostics())
     found = {definition.name: definition for definition in result.definitions}
@@ -212,6 +214,8 @@ def python_package(package: str, folder: Path) -> Any:
     """The Python package of `package`'s IDL files."""
     if package == "acp":
         return idlc_acp.protocol
+    if package == "acp-unstable":
+        return importlib.import_module("idlc_acp.unstable")
     name = "py_" + package.replace("-", "_")
     compilation = compile_files(SOURCES[package])
     assert compilation.model is not None
