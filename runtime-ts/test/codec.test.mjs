@@ -165,6 +165,29 @@ test("variants: the tag picks the case, the default case is the fallback", () =>
   assert.deepEqual(Server.encode({ command: "c" }), { command: "c" });
 });
 
+test("a recursive variant decodes each object once, however often a fallback asks", () => {
+  // Each level's tagged case decodes `next`, then fails on `x`: the default case decodes
+  // `next` again. Without the memo, 2^depth decodes.
+  const Node = c.variant("k", {
+    a: c.record([
+      { name: "next", codec: c.lazy(() => Node), presence: "optional" },
+      { name: "x", codec: c.uint8, presence: "required" },
+    ]),
+  }, { default: c.record([{ name: "next", codec: c.lazy(() => Node), presence: "optional" }]) });
+  let value = { k: "a", x: "bad" };
+  for (let level = 0; level < 40; level++) value = { k: "a", next: value, x: "bad" };
+  const started = Date.now();
+  let decoded = Node.decode(value);
+  assert.ok(Date.now() - started < 2000);
+  let levels = 0;
+  while (decoded.next !== undefined) {
+    assert.equal(decoded.k, undefined); // every level is the default case
+    decoded = decoded.next;
+    levels++;
+  }
+  assert.equal(levels, 40);
+});
+
 test("open variants keep an unknown tag's object, shared fields decoded", () => {
   assert.deepEqual(Update.decode({ kind: "a", id: "1", url: "u" }), { kind: "a", id: "1", url: "u" });
   assert.deepEqual(Update.decode({ kind: "z", id: "1", more: [1] }), { kind: "z", id: "1", more: [1] });

@@ -520,11 +520,50 @@ export function wrapped<T>(inner: Codec<T>): Codec<T> {
 
 // -- choices ------------------------------------------------------------------------------
 
+/** What each variant and union made of each object, within one outermost decode: an object
+ * is decoded at most once per variant or union however often a fallback asks again, so a
+ * recursive variant decodes in time linear in its depth (docs/wire.md §4, "Variants"). */
+type Outcome = { readonly value: unknown } | { readonly error: DecodeError };
+let memo: WeakMap<object, Map<object, Outcome>> | undefined;
+let depth = 0;
+
+function remembered<T>(owner: object, value: unknown, decode: () => T): T {
+  if (typeof value !== "object" || value === null) return decode();
+  const outer = depth === 0;
+  if (outer) memo = new WeakMap();
+  depth++;
+  try {
+    const table = memo as WeakMap<object, Map<object, Outcome>>;
+    let known = table.get(value);
+    const found = known?.get(owner);
+    if (found !== undefined) {
+      if ("error" in found) throw found.error;
+      return found.value as T;
+    }
+    if (known === undefined) table.set(value, (known = new Map()));
+    try {
+      const result = decode();
+      known.set(owner, { value: result });
+      return result;
+    } catch (error) {
+      if (error instanceof DecodeError) known.set(owner, { error });
+      throw error;
+    }
+  } finally {
+    depth--;
+    if (outer) memo = undefined;
+  }
+}
+
 /** A union: the first alternative that decodes; encoded by the alternative `is` picks
  * (the first whose decode accepts the value's encoding, by default). */
 export function union<T>(alternatives: readonly Codec<unknown>[]): Codec<T> {
-  return {
-    decode(value, path = "$") {
+  const codec: Codec<T> = {
+    decode: (value, path = "$") => remembered(codec, value, () => decodeUnion(value, path)),
+    encode: (value) => encodeUnion(value),
+  };
+  function decodeUnion(value: unknown, path: string): T {
+    {
       let first: DecodeError | undefined;
       // (An integral `number` past 2^53 came from a float literal: parseJson reads integer
       // literals there as bigints.)
@@ -540,8 +579,10 @@ export function union<T>(alternatives: readonly Codec<unknown>[]): Codec<T> {
         }
       }
       throw new DecodeError(path, `Value matches no alternative of the union (the first: ${first?.reason ?? "none"})`);
-    },
-    encode(value) {
+    }
+  }
+  function encodeUnion(value: T): JsonValue {
+    {
       let last: unknown;
       for (const alternative of alternatives) {
         try {
@@ -553,8 +594,9 @@ export function union<T>(alternatives: readonly Codec<unknown>[]): Codec<T> {
         }
       }
       throw last instanceof Error ? last : new TypeError("value of no alternative of the union");
-    },
-  };
+    }
+  }
+  return codec;
 }
 
 /** One case of a variant: its object's codec (a record, a union of records, a variant on
@@ -612,8 +654,12 @@ export function variant<T>(tag: string, cases: Readonly<Record<string, CaseCodec
       throw other;
     }
   };
-  return {
-    decode(value, path = "$") {
+  const codec: Codec<T> = {
+    decode: (value, path = "$") => remembered(codec, value, () => decodeVariant(value, path)),
+    encode: (value) => encodeVariant(value),
+  };
+  function decodeVariant(value: unknown, path: string): T {
+    {
       if (!isObject(value)) expected("object", value, path);
       if (!hasOwn(value, tag)) {
         if (!hasDefault) throw new DecodeError(path, `Object missing required field \`${tag}\``);
@@ -636,8 +682,10 @@ export function variant<T>(tag: string, cases: Readonly<Record<string, CaseCodec
         }
       }
       return fallback(value, path, new DecodeError(`${path}.${tag}`, "Invalid value for tag field")) as T;
-    },
-    encode(value) {
+    }
+  }
+  function encodeVariant(value: T): JsonValue {
+    {
       guard(isObject(value), "an object");
       const object = value as Record<string, unknown>;
       const tagValue = object[tag];
@@ -668,6 +716,7 @@ export function variant<T>(tag: string, cases: Readonly<Record<string, CaseCodec
       }
       out[tag] = tagValue;
       return out;
-    },
-  };
+    }
+  }
+  return codec;
 }
