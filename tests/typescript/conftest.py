@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from idlc.codegen import GeneratedPackage
+from tests.conftest import built_once
 
 from .support import (
     PACKAGES,
@@ -26,8 +27,12 @@ from .support import (
 
 
 @pytest.fixture(scope="session")
-def tools() -> Tools:
-    return find_tools()
+def tools(tmp_path_factory: pytest.TempPathFactory) -> Tools:
+    """node, tsc, and @idlc/runtime built once per test run (shared by xdist workers) from
+    runtime-ts/src as it is."""
+    found = find_tools()
+    folder = built_once(tmp_path_factory, "idlc-runtime-ts", lambda f: build_runtime(found, f))
+    return Tools(found.node, found.tsc, folder / "runtime")
 
 
 @pytest.fixture(scope="session")
@@ -37,8 +42,7 @@ def ts_packages() -> dict[str, GeneratedPackage]:
 
 @pytest.fixture(scope="session")
 def runtime(tools: Tools) -> Tools:
-    """The tools, with runtime-ts/dist built from the sources as they are."""
-    build_runtime(tools)
+    """The tools (their runtime is built from the sources as they are)."""
     return tools
 
 
