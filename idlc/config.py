@@ -199,7 +199,7 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             if problem is not None:
                 bad(f"`{where}.name` must be a Python package name, got {name!r}: {problem}")
                 continue
-        else:
+        if "typescript" in targets:
             problem = typescript_package_name_problem(name)
             if problem is not None:
                 bad(f"`{where}.name` must be a TypeScript package name, got {name!r}: {problem}")

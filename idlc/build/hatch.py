@@ -105,6 +105,9 @@ def generate_packages(root: Path, out: Path) -> list[str]:
         )
     if configuration is None:
         raise IdlcBuildError(render_human(diagnostics.items, SourceMap()))
+    # A wheel carries Python packages only: a package configured for TypeScript alone is not
+    # built into it (`target`, docs/typescript-mapping.md).
+    python = [package for package in configuration.packages if "python" in package.targets]
     jobs = [
         GenerateJob(
             package.sources,
@@ -115,19 +118,19 @@ def generate_packages(root: Path, out: Path) -> list[str]:
             features=feature_set(package.features),
             stable_package=package.stable_package,
         )
-        for package in configuration.packages
+        for package in python
     ]
     outcome = run_generate(jobs, check=False, diagnostics=diagnostics)
     if outcome.failed or diagnostics.has_errors:
         text = render_human(diagnostics.items, outcome.sources)
         raise IdlcBuildError("idlc could not generate the packages of [tool.idlc]:\n" + text)
-    for package in configuration.packages:
+    for package in python:
         # The record `idlc generate --check` compares a committed copy with: not package data.
         (out / package.name / MANIFEST).unlink(missing_ok=True)
     warnings = render_human(diagnostics.items, outcome.sources)
     if warnings:
         print(warnings, file=sys.stderr, end="")
-    return [package.name for package in configuration.packages]
+    return [package.name for package in python]
 
 
 @hookimpl

@@ -197,14 +197,21 @@ class Reader {
 /** Writes one JSON text, without whitespace: what `JSON.stringify` writes, except that a
  * `bigint` is written as its digits (JSON.stringify throws on one). */
 export function stringifyJson(value: unknown): string {
+  let text: string;
   try {
     // Nearly every value holds no bigint: JSON.stringify then does it all.
-    return JSON.stringify(value) ?? "null";
+    text = JSON.stringify(value) ?? "null";
   } catch (error) {
     if (!(error instanceof TypeError) || !/BigInt/i.test(error.message)) throw error;
+    return write(value, "") ?? "null";
   }
-  return write(value, "") ?? "null";
+  // An integral double past 2^53 is written by JSON.stringify as digits (1e17 as
+  // `100000000000000000`), which a reader takes for an exact integer the double is not:
+  // `write` gives it an exponent, as Python does. Such a text has a run of 16 digits.
+  return UNSAFE_DIGITS.test(text) ? (write(value, "") ?? "null") : text;
 }
+
+const UNSAFE_DIGITS = /\d{16}/;
 
 function write(value: unknown, key: string): string | undefined {
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
@@ -213,8 +220,11 @@ function write(value: unknown, key: string): string | undefined {
   switch (typeof value) {
     case "bigint":
       return value.toString();
-    case "string":
     case "number":
+      return Number.isInteger(value) && !Number.isSafeInteger(value)
+        ? value.toExponential()
+        : JSON.stringify(value);
+    case "string":
     case "boolean":
       return JSON.stringify(value);
     case "undefined":

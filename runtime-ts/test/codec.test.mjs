@@ -102,6 +102,16 @@ test("records: required, optional, defaults; unknown members ignored", () => {
   });
 });
 
+test("a value is left out only when it is its default", () => {
+  const D = c.record([
+    { name: "anything", codec: c.json, presence: "default", default: [], omitDefault: true },
+    { name: "big", codec: c.uint64, presence: "default", default: 0, omitDefault: true },
+  ]);
+  assert.deepEqual(D.encode({ anything: 0, big: 0n }), { anything: 0 });
+  assert.deepEqual(D.encode({ anything: [], big: 1n }), { big: 1n });
+  assert.deepEqual(D.encode({ anything: "", big: 0n }), { anything: "" });
+});
+
 test("open records keep what they do not declare, but $target", () => {
   const Open = c.record([{ name: "a", codec: c.string, presence: "required" }], true);
   const value = Open.decode({ a: "x", b: [1], $target: "k" });
@@ -155,12 +165,44 @@ test("variants: the tag picks the case, the default case is the fallback", () =>
   assert.deepEqual(Server.encode({ command: "c" }), { command: "c" });
 });
 
+test("a recursive variant decodes each object once, however often a fallback asks", () => {
+  // Each level's tagged case decodes `next`, then fails on `x`: the default case decodes
+  // `next` again. Without the memo, 2^depth decodes.
+  const Node = c.variant("k", {
+    a: c.record([
+      { name: "next", codec: c.lazy(() => Node), presence: "optional" },
+      { name: "x", codec: c.uint8, presence: "required" },
+    ]),
+  }, { default: c.record([{ name: "next", codec: c.lazy(() => Node), presence: "optional" }]) });
+  let value = { k: "a", x: "bad" };
+  for (let level = 0; level < 40; level++) value = { k: "a", next: value, x: "bad" };
+  const started = Date.now();
+  let decoded = Node.decode(value);
+  assert.ok(Date.now() - started < 2000);
+  let levels = 0;
+  while (decoded.next !== undefined) {
+    assert.equal(decoded.k, undefined); // every level is the default case
+    decoded = decoded.next;
+    levels++;
+  }
+  assert.equal(levels, 40);
+});
+
 test("open variants keep an unknown tag's object, shared fields decoded", () => {
   assert.deepEqual(Update.decode({ kind: "a", id: "1", url: "u" }), { kind: "a", id: "1", url: "u" });
   assert.deepEqual(Update.decode({ kind: "z", id: "1", more: [1] }), { kind: "z", id: "1", more: [1] });
   refused(Update, { kind: "z" }, "$", "Object missing required field `id`");
   assert.deepEqual(Update.encode({ kind: "z", id: "1", more: [1] }), { kind: "z", id: "1", more: [1] });
   refused(c.variant("k", { a: null }), {}, "$", "Object missing required field `k`");
+});
+
+test("a union with an integer alternative reads every integer as it, as msgspec", () => {
+  const N = c.union([c.string, c.int64, c.float64]);
+  assert.equal(N.decode(3), 3n);
+  assert.equal(N.decode(1.5), 1.5);
+  refused(N, -(2n ** 63n) - 1n, "$");
+  assert.equal(N.decode(2 ** 60), 2 ** 60); // a float literal past 2^53 (no bigint): the float
+  assert.equal(stringifyJson(7.038586391730586e16), "7.038586391730586e+16");
 });
 
 test("unions: the first alternative that decodes", () => {

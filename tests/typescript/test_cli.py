@@ -80,3 +80,22 @@ def test_config_generates_both_targets(tmp_path: Path) -> None:
     )
     clash = idlc("generate", cwd=tmp_path)
     assert clash.returncode != 0 and "typescript-out" in clash.stderr
+
+
+def test_the_build_hook_generates_the_python_packages_only(tmp_path: Path) -> None:
+    from idlc.build.hatch import generate_packages
+
+    (tmp_path / "idl").mkdir()
+    for seed in SEEDS:
+        (tmp_path / "idl" / seed.name).write_text(seed.read_text(encoding="utf-8"))
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.idlc]\n"
+        '[[tool.idlc.packages]]\nname = "both"\nsources = ["idl"]\n'
+        'target = ["python", "typescript"]\n'
+        '[[tool.idlc.packages]]\nname = "web"\nsources = ["idl"]\ntarget = ["typescript"]\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "wheel"
+    assert generate_packages(tmp_path, out) == ["both"]
+    assert sorted(path.name for path in out.iterdir()) == ["both"]
+    assert (out / "both" / "__init__.py").is_file()

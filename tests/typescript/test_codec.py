@@ -1,5 +1,6 @@
 """The runtime's codec (runtime-ts/src/codec), tested by its own `node --test` files
-(runtime-ts/test/*.test.mjs) against the built runtime."""
+(runtime-ts/test/*.test.mjs) against the runtime built from the sources (`npm test` runs
+them in runtime-ts itself)."""
 
 from __future__ import annotations
 

@@ -6,23 +6,18 @@ by tsc, driven through one `node` process (roundtrip.mjs) reading JSON lines."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import msgspec
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from idlc.codegen import GeneratedPackage
 from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.codec.hooks import UInt64, enc_hook
 
-from .support import REPO, Tools, make_project, tsc
+from .conftest import Node
+from .support import REPO
 
 sys.path.insert(0, str(REPO / "generated"))
 import quixos_agent  # noqa: E402
@@ -37,45 +32,6 @@ RECORDS = sorted(
     and issubclass(getattr(quixos_agent, name), msgspec.Struct)
     and not name.endswith("Params")
 )
-
-
-class Node:
-    def __init__(self, process: subprocess.Popen[str]) -> None:
-        self.process = process
-
-    def ask(self, codec: str, text: str) -> dict[str, Any]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps({"codec": codec, "json": text}) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        assert line, "node exited"
-        answer: dict[str, Any] = json.loads(line)
-        return answer
-
-
-@pytest.fixture(scope="module")
-def node(
-    tmp_path_factory: pytest.TempPathFactory,
-    runtime: Tools,
-    ts_packages: dict[str, GeneratedPackage],
-) -> Iterator[Node]:
-    project = make_project(tmp_path_factory.mktemp("roundtrip"), [ts_packages["seeds"]], runtime)
-    done = tsc(runtime, project, "tsconfig.nodenext.json")
-    assert done.returncode == 0, done.stdout + done.stderr
-    shutil.copy(Path(__file__).with_name("roundtrip.mjs"), project / "roundtrip.mjs")
-    process = subprocess.Popen(
-        [runtime.node, "roundtrip.mjs", "./dist/seeds/index.js"],
-        cwd=project,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        yield Node(process)
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(timeout=10)
 
 
 def strategy(info: msgspec.inspect.Type) -> st.SearchStrategy[Any]:

@@ -20,10 +20,7 @@ ATOMS = "ATOMS"
 #: The global names generated declarations would shadow in the modules that use them
 #: (`Record<string, T>`, `Promise<T>` of async methods, `Uint8Array`), and the module-level
 #: constant every package has. A declared type so named gets a trailing `_`.
-RESERVED_NAMES = frozenset(
-    {"Record", "Promise", "Uint8Array", "Readonly", "Array", "Object", "Error", "JSON"}
-    | {"BigInt", "Number", "String", "Boolean", "Symbol", "PromiseLike", ATOMS}
-)
+RESERVED_NAMES = frozenset({"Record", "Promise", "Uint8Array", ATOMS})
 
 #: Method names a class cannot declare as ordinary methods.
 RESERVED_METHODS = frozenset({"constructor"})

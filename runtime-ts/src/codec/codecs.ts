@@ -20,6 +20,9 @@ export interface Codec<T> {
   readonly acceptsNull?: boolean;
   /** The list codec of a `skip-invalid` field: the items that do not decode are dropped. */
   decodeSkipping?(value: unknown, path: string): T;
+  /** An integer's (`int`) or `float64`'s (`float`) codec: a union with an integer
+   * alternative reads every JSON integer as that, never as its `float64` (as msgspec). */
+  readonly numberKind?: "int" | "float";
 }
 
 /** The type a codec decodes into. */
@@ -45,6 +48,11 @@ function kindOf(value: unknown): string {
   }
 }
 
+/** An encoder given a value of another kind (a union tries its alternatives in turn). */
+function guard(ok: boolean, what: string): void {
+  if (!ok) throw new TypeError(`not ${what}`);
+}
+
 function expected(what: string, value: unknown, path: string): never {
   // msgspec reads an integer no double can hold as a number out of range, whatever the type.
   if (typeof value === "bigint" && !Number.isFinite(Number(value))) {
@@ -68,7 +76,10 @@ export const string: Codec<string> = {
     if (typeof value !== "string") expected("str", value, path);
     return value;
   },
-  encode: (value) => value,
+  encode(value) {
+    guard(typeof value === "string", "a string");
+    return value;
+  },
 };
 
 export const bool: Codec<boolean> = {
@@ -76,7 +87,10 @@ export const bool: Codec<boolean> = {
     if (typeof value !== "boolean") expected("bool", value, path);
     return value;
   },
-  encode: (value) => value,
+  encode(value) {
+    guard(typeof value === "boolean", "a boolean");
+    return value;
+  },
 };
 
 export const float64: Codec<number> = {
@@ -85,7 +99,11 @@ export const float64: Codec<number> = {
     if (typeof value === "bigint") return Number(value);
     expected("float", value, path);
   },
-  encode: (value) => value,
+  encode(value) {
+    guard(typeof value === "number", "a number");
+    return value;
+  },
+  numberKind: "float",
 };
 
 /** An integer of at most 53 bits (`int8` … `uint32`), as a `number`, within [min, max]. */
@@ -101,26 +119,35 @@ export function int(min: number, max: number): Codec<number> {
       if (number > max) throw new DecodeError(path, `Expected \`int\` <= ${max}`);
       return number;
     },
-    encode: (value) => value,
+    encode(value) {
+      guard(typeof value === "number" && Number.isInteger(value), "an integer");
+      return value;
+    },
+    numberKind: "int",
   };
 }
 
 /** A 64-bit integer as a `bigint`, within [min, max]: a JSON integer read as a `number`
- * (a safe integer) or as a `bigint` (past 2^53) alike. */
-export function bigint(min: bigint, max: bigint): Codec<bigint> {
+ * (a safe integer) or as a `bigint` (past 2^53, as `parseJson` reads it) alike. A `number`
+ * that is no safe integer came from a float literal (`1.5`, `1e30`) and is refused as one,
+ * named `floatName` (msgspec says `float`; the Python runtime's `uint64` hook, `number`). */
+export function bigint(min: bigint, max: bigint, floatName = "float"): Codec<bigint> {
   return {
     decode(value, path = "$") {
       let number: bigint;
       if (typeof value === "bigint") number = value;
       else if (typeof value === "number" && Number.isSafeInteger(value)) number = BigInt(value);
-      else if (typeof value === "number" && Number.isInteger(value))
-        throw new DecodeError(path, "Expected `int`, got an integer past 2^53 read as a `number`");
+      else if (typeof value === "number") throw new DecodeError(path, `Expected \`int\`, got \`${floatName}\``);
       else expected("int", value, path);
       if (number < min) throw new DecodeError(path, `Expected \`int\` >= ${min}`);
       if (number > max) throw new DecodeError(path, `Expected \`int\` <= ${max}`);
       return number;
     },
-    encode: (value) => value,
+    encode(value) {
+      guard(typeof value === "bigint", "a bigint");
+      return value;
+    },
+    numberKind: "int",
   };
 }
 
@@ -131,7 +158,7 @@ export const uint8 = int(0, 255);
 export const uint16 = int(0, 65535);
 export const uint32 = int(0, 4294967295);
 export const int64 = bigint(-(2n ** 63n), 2n ** 63n - 1n);
-export const uint64 = bigint(0n, 2n ** 64n - 1n);
+export const uint64 = bigint(0n, 2n ** 64n - 1n, "number");
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -146,6 +173,7 @@ export const bytes: Codec<Uint8Array> = {
     return out;
   },
   encode(value) {
+    guard(value instanceof Uint8Array, "a Uint8Array");
     let binary = "";
     for (const byte of value) binary += String.fromCharCode(byte);
     return btoa(binary);
@@ -235,6 +263,7 @@ export function optional<T>(inner: Codec<T>): Codec<T | null> {
     },
     encode: (value) => (value === null || value === undefined ? null : inner.encode(value)),
     acceptsNull: true,
+    decodeSkipping: (value, path) => (value === null || value === undefined ? null : skipping(inner, value, path)),
   };
 }
 
@@ -244,7 +273,18 @@ export function nullable<T>(inner: Codec<T>): Codec<T | null> {
     decode: (value, path = "$") => (value === null ? null : decodeOrNull(inner, value, path)),
     encode: (value) => (value === null || value === undefined ? null : inner.encode(value)),
     acceptsNull: true,
+    decodeSkipping: (value, path) => (value === null ? null : skipping(inner, value, path)),
   };
+}
+
+/** `inner`'s decode of a `skip-invalid` field's value (a list's, through `optional` and
+ * `nullable`), said as a T-or-null's. */
+function skipping<T>(inner: Codec<T>, value: unknown, path: string): T {
+  try {
+    return inner.decodeSkipping ? inner.decodeSkipping(value, path) : inner.decode(value, path);
+  } catch (error) {
+    throw orNull(error, path);
+  }
 }
 
 export function list<T>(item: Codec<T>): Codec<T[]> {
@@ -265,7 +305,10 @@ export function list<T>(item: Codec<T>): Codec<T[]> {
       });
       return kept;
     },
-    encode: (value) => value.map((entry) => item.encode(entry)),
+    encode(value) {
+      guard(Array.isArray(value), "an array");
+      return value.map((entry) => item.encode(entry));
+    },
   };
 }
 
@@ -296,6 +339,7 @@ export function map<T>(value: Codec<T>): Codec<Record<string, T>> {
       return out;
     },
     encode(input) {
+      guard(isObject(input), "an object");
       const out = Object.create(null) as JsonObject;
       for (const key of Object.keys(input)) out[key] = value.encode(input[key] as T);
       return out;
@@ -312,6 +356,9 @@ export function lazy<T>(get: () => Codec<T>): Codec<T> {
     encode: (value) => codec().encode(value),
     get acceptsNull() {
       return codec().acceptsNull;
+    },
+    get numberKind() {
+      return codec().numberKind;
     },
     decodeSkipping(value, path) {
       const inner = codec();
@@ -379,11 +426,17 @@ function decodeField(field: Field, object: Record<string, unknown>, path: string
   }
 }
 
+/** Whether two JSON values are the same value (a `bigint` and a `number` of one integer
+ * are). */
 function equalJson(left: JsonValue, right: JsonValue): boolean {
   if (left === right) return true;
-  if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) {
-    return typeof left === typeof right ? false : Number(left) === Number(right) && typeof left !== "string";
+  const numeric = (value: JsonValue): boolean => typeof value === "number" || typeof value === "bigint";
+  if (numeric(left) && numeric(right)) {
+    return typeof left === "bigint" || typeof right === "bigint"
+      ? Number.isInteger(Number(left)) && Number.isInteger(Number(right)) && BigInt(left as number | bigint) === BigInt(right as number | bigint)
+      : false;
   }
+  if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) return false;
   if (Array.isArray(left) || Array.isArray(right)) {
     return (
       Array.isArray(left) &&
@@ -448,6 +501,7 @@ export function record<T>(fields: readonly Field[], open = false): ObjectCodec<T
       }
     },
     encode(value) {
+      guard(isObject(value), "an object");
       const out: JsonObject = {};
       codec.encodeInto(value, out);
       return out;
@@ -471,13 +525,57 @@ export function wrapped<T>(inner: Codec<T>): Codec<T> {
 
 // -- choices ------------------------------------------------------------------------------
 
+/** What each variant and union made of each object, within one outermost decode: an object
+ * is decoded at most once per variant or union however often a fallback asks again, so a
+ * recursive variant decodes in time linear in its depth (docs/wire.md §4, "Variants"). */
+type Outcome = { readonly value: unknown } | { readonly error: DecodeError };
+let memo: WeakMap<object, Map<object, Outcome>> | undefined;
+let depth = 0;
+
+function remembered<T>(owner: object, value: unknown, decode: () => T): T {
+  if (typeof value !== "object" || value === null) return decode();
+  const outer = depth === 0;
+  if (outer) memo = new WeakMap();
+  depth++;
+  try {
+    const table = memo as WeakMap<object, Map<object, Outcome>>;
+    let known = table.get(value);
+    const found = known?.get(owner);
+    if (found !== undefined) {
+      if ("error" in found) throw found.error;
+      return found.value as T;
+    }
+    if (known === undefined) table.set(value, (known = new Map()));
+    try {
+      const result = decode();
+      known.set(owner, { value: result });
+      return result;
+    } catch (error) {
+      if (error instanceof DecodeError) known.set(owner, { error });
+      throw error;
+    }
+  } finally {
+    depth--;
+    if (outer) memo = undefined;
+  }
+}
+
 /** A union: the first alternative that decodes; encoded by the alternative `is` picks
  * (the first whose decode accepts the value's encoding, by default). */
 export function union<T>(alternatives: readonly Codec<unknown>[]): Codec<T> {
-  return {
-    decode(value, path = "$") {
+  const codec: Codec<T> = {
+    decode: (value, path = "$") => remembered(codec, value, () => decodeUnion(value, path)),
+    encode: (value) => encodeUnion(value),
+  };
+  function decodeUnion(value: unknown, path: string): T {
+    {
       let first: DecodeError | undefined;
+      // (An integral `number` past 2^53 came from a float literal: parseJson reads integer
+      // literals there as bigints.)
+      const integer = typeof value === "bigint" || (typeof value === "number" && Number.isSafeInteger(value));
+      const byInt = integer && alternatives.some((alternative) => alternative.numberKind === "int");
       for (const alternative of alternatives) {
+        if (byInt && alternative.numberKind === "float") continue;
         try {
           return alternative.decode(value, path) as T;
         } catch (error) {
@@ -486,8 +584,10 @@ export function union<T>(alternatives: readonly Codec<unknown>[]): Codec<T> {
         }
       }
       throw new DecodeError(path, `Value matches no alternative of the union (the first: ${first?.reason ?? "none"})`);
-    },
-    encode(value) {
+    }
+  }
+  function encodeUnion(value: T): JsonValue {
+    {
       let last: unknown;
       for (const alternative of alternatives) {
         try {
@@ -499,8 +599,9 @@ export function union<T>(alternatives: readonly Codec<unknown>[]): Codec<T> {
         }
       }
       throw last instanceof Error ? last : new TypeError("value of no alternative of the union");
-    },
-  };
+    }
+  }
+  return codec;
 }
 
 /** One case of a variant: its object's codec (a record, a union of records, a variant on
@@ -558,8 +659,12 @@ export function variant<T>(tag: string, cases: Readonly<Record<string, CaseCodec
       throw other;
     }
   };
-  return {
-    decode(value, path = "$") {
+  const codec: Codec<T> = {
+    decode: (value, path = "$") => remembered(codec, value, () => decodeVariant(value, path)),
+    encode: (value) => encodeVariant(value),
+  };
+  function decodeVariant(value: unknown, path: string): T {
+    {
       if (!isObject(value)) expected("object", value, path);
       if (!hasOwn(value, tag)) {
         if (!hasDefault) throw new DecodeError(path, `Object missing required field \`${tag}\``);
@@ -582,8 +687,11 @@ export function variant<T>(tag: string, cases: Readonly<Record<string, CaseCodec
         }
       }
       return fallback(value, path, new DecodeError(`${path}.${tag}`, "Invalid value for tag field")) as T;
-    },
-    encode(value) {
+    }
+  }
+  function encodeVariant(value: T): JsonValue {
+    {
+      guard(isObject(value), "an object");
       const object = value as Record<string, unknown>;
       const tagValue = object[tag];
       const out: JsonObject = {};
@@ -613,6 +721,7 @@ export function variant<T>(tag: string, cases: Readonly<Record<string, CaseCodec
       }
       out[tag] = tagValue;
       return out;
-    },
-  };
+    }
+  }
+  return codec;
 }
