@@ -1,3 +1,19 @@
+/** The runtime API this runtime serves, from OLDEST_API_VERSION to API_VERSION. It changes
+ * only when generated code needs something new of the runtime, or the runtime drops
+ * something older generated code uses. */
+export declare const API_VERSION = 1;
+export declare const OLDEST_API_VERSION = 1;
+/** This package's release (its package.json's version). */
+export declare const RUNTIME_VERSION = "0.1.0";
+/** A generated package was written for a runtime API this runtime does not serve. */
+export declare class RuntimeApiMismatch extends Error {
+    readonly packageName: string;
+    readonly version: number;
+    constructor(packageName: string, version: number);
+}
+/** Fails the loading of generated `packageName`, written against runtime API `version`,
+ * when this runtime does not serve that version; the error names both. */
+export declare function requireApi(version: number, packageName: string): void;
 /** The wire's error, with its JSON-RPC code and optional data (docs/wire.md §6). */
 export interface ErrorShape {
     readonly code: number;

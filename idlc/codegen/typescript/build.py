@@ -38,6 +38,9 @@ class ModuleView:
     imports: list[ImportView] = field(default_factory=list)
     refs: list[RefPlan] = field(default_factory=list)
     atoms: list[AtomPlan] = field(default_factory=list)
+    #: The runtime API the package requires, checked by the module evaluated first
+    #: (`_refs`) before anything else (`requireApi` of @idlc/runtime); None elsewhere.
+    require_api: int | None = None
     definitions: list[Definition] = field(default_factory=list)
     interface: InterfacePlan | None = None
 
@@ -49,15 +52,25 @@ class PackageView:
     modules: list[ModuleView]
 
 
+#: The runtime API the templates write against (`API_VERSION` of runtime-ts/src/contract.ts),
+#: which each generated package requires of its runtime when it is loaded. Raised with the
+#: templates when they use something of the runtime that is new.
+RUNTIME_API = 1
+
+
 def build(plan: Plan, package: str, runtime_range: str) -> PackageView:
     refs = ModuleView(
         naming.REFS_MODULE,
         "Reference types: one branded string type per atom and interface, and the atoms.",
         refs=plan.refs,
         atoms=plan.atoms,
+        require_api=RUNTIME_API,
     )
-    if plan.refs:
-        refs.runtime = ("codec as $c",)
+    refs.runtime = (
+        ("codec as $c", "requireApi as $requireApi")
+        if plan.refs
+        else ("requireApi as $requireApi",)
+    )
     types = ModuleView(
         naming.TYPES_MODULE,
         "The named types: records, enums, variants, unions and aliases, each with its codec.",

@@ -35,7 +35,7 @@ def render(package: PackageView, source_names: Sequence[str]) -> dict[str, str]:
     files: dict[str, str] = {}
     module = env.get_template("module.ts.j2")
     for view in package.modules:
-        text = module.render(module=view)
+        text = module.render(module=view, package=package)
         files[f"{view.name}.ts"] = header + text.rstrip("\n") + "\n"
     index = env.get_template("index.ts.j2").render(package=package)
     files["index.ts"] = header + index.rstrip("\n") + "\n"

@@ -5,7 +5,11 @@
 
 import {
   codec as $c,
+  requireApi as $requireApi,
 } from "@idlc/runtime";
+
+// First of all: that the installed runtime serves the API this package is written against.
+$requireApi(1, "features");
 
 /** A reference to atom `DocumentObject`: a string, distinct to the type checker. */
 export type DocumentObjectRef = string & { readonly $idlcRef: "DocumentObject" };

@@ -6,7 +6,11 @@
 
 import {
   codec as $c,
+  requireApi as $requireApi,
 } from "@idlc/runtime";
+
+// First of all: that the installed runtime serves the API this package is written against.
+$requireApi(1, "seeds");
 
 /** A reference to atom `AgentDirectoryObject`: a string, distinct to the type checker. */
 export type AgentDirectoryObjectRef = string & { readonly $idlcRef: "AgentDirectoryObject" };
