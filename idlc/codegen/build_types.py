@@ -505,7 +505,13 @@ class TypeBuilder:
         # (msgspec checks what the hook returns against the annotation; it encodes a list
         # subclass).
         module.classes.append(
-            ClassView(marker, "marker", marks="union", of_lists=definition.of_lists)
+            ClassView(
+                marker,
+                "marker",
+                marks="union",
+                of_lists=definition.of_lists,
+                catch_all=definition.catch_all,
+            )
         )
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))

@@ -23,6 +23,7 @@ from idlc.nodes import ByNode, NodeSet, field, node
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
+    catch_all_union,
     is_object_shaped,
     is_record,
     is_unit,
@@ -457,6 +458,8 @@ class _Namer:
                         self.list_unions.add(type_)
                         of_lists = True
                 union = UnionDefinition(name, type_, marker, of_lists)
+                if marker is not None and catch_all_union(self.model, type_):
+                    union.catch_all = True
                 noted.append(union)
                 for index, alternative in enumerate(type_.alternatives):
                     self.name_inline(
@@ -877,8 +880,8 @@ def _check_unions(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> No
             continue
         if all(is_record(model, alternative) for alternative in type_.alternatives):
             continue
-        if list_union(model, type_):
-            continue
+        if list_union(model, type_) or catch_all_union(model, type_):
+            continue  # tried in order (the last a catch-all `json`)
         if not type_.alternatives:
             continue  # an empty union is reported by the front end
         diagnostics.add(
@@ -887,7 +890,8 @@ def _check_unions(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> No
             "kind, and not all of them are records",
             span,
             label="alternatives cannot be told apart",
-            help="make every alternative a record, or give each a different JSON kind",
+            help="make every alternative a record, or give each a different JSON kind; a "
+            "`json` alternative is allowed last, for any value no earlier one decodes",
         )
 
 
