@@ -175,10 +175,6 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
         if problem is not None:
             bad(f"`{where}.name` must be a Python package name, got {name!r}: {problem}")
             continue
-        if name in names:
-            bad(f"package `{name}` is configured twice")
-            continue
-        names.add(name)
         sources = _paths(entry.get("sources"), f"{where}.sources", root, bad)
         if not sources:
             bad(f"`{where}.sources` must list at least one IDL file or folder")
@@ -190,6 +186,13 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
                 help="or leave `out` out when only the build hook generates the package",
             )
             continue
+        # One folder per package: two of one name are fine in different `out` folders
+        # (`idlc_acp.unstable` and `idlc_acp.v2.unstable`).
+        folder = name if out is None else str((root / out / name).resolve())
+        if folder in names:
+            bad(f"package `{name}` is configured twice")
+            continue
+        names.add(folder)
         include = _paths(entry.get("include", []), f"{where}.include", root, bad)
         allow = _warning_codes(entry.get("allow", []), f"{where}.allow", bad)
         format_ = entry.get("format", True)

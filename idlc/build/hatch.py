@@ -105,6 +105,15 @@ def generate_packages(root: Path, out: Path) -> list[str]:
         )
     if configuration is None:
         raise IdlcBuildError(render_human(diagnostics.items, SourceMap()))
+    names = [package.name for package in configuration.packages]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        # `[tool.idlc]` allows one name in two `out` folders; the hook writes every package
+        # into the one build folder, by name.
+        raise IdlcBuildError(
+            f"the build hook cannot generate two packages named {', '.join(twice)}: "
+            "rename one in [tool.idlc]"
+        )
     jobs = [
         GenerateJob(
             package.sources,
