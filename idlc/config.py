@@ -204,10 +204,6 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
             if problem is not None:
                 bad(f"`{where}.name` must be a TypeScript package name, got {name!r}: {problem}")
                 continue
-        if name in names:
-            bad(f"package `{name}` is configured twice")
-            continue
-        names.add(name)
         sources = _paths(entry.get("sources"), f"{where}.sources", root, bad)
         if not sources:
             bad(f"`{where}.sources` must list at least one IDL file or folder")
@@ -232,6 +228,16 @@ def lookup(diagnostics: Diagnostics, start: Path | None = None) -> Config | NotC
                 help="set `typescript-out` to another folder",
             )
             continue
+        # One folder per package and target: one name is fine in two `out` folders
+        # (`idlc_acp.unstable` and `idlc_acp.v2.unstable`).
+        folders = set()
+        for target in targets:
+            folder = typescript_out if target == "typescript" and typescript_out else out
+            folders.add(name if folder is None else str((root / folder / name).resolve()))
+        if folders & names:
+            bad(f"package `{name}` is configured twice")
+            continue
+        names |= folders
         include = _paths(entry.get("include", []), f"{where}.include", root, bad)
         allow = _warning_codes(entry.get("allow", []), f"{where}.allow", bad)
         format_ = entry.get("format", True)

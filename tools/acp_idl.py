@@ -19,11 +19,10 @@ checks both, and that `idl/acp.idl` is exactly this script's output, formatted).
 With `--v2` it writes `idl/acp-v2.idl` the same way from the vendored draft of protocol
 version 2 (`idl/acp-schema/v2`, which has no meta.json: each `x-method` is listed by its
 `x-side`). The draft's `SessionUpdate` has a `state_update` case that is `StateUpdate`, a
-variant whose `idle` case is `IdleStateUpdate`, a variant again: three tags in one object,
-which the language cannot say yet (one level of variant inside a case: E0119,
-docs/acp-gaps.md G18); and `ErrorData` and `ElicitationContentValue` end in "any other
-value", written as a last `json` alternative, which the Python target refuses (E0203, G19).
-So `idl/acp-v2.idl` does not compile and `idlc_acp.v2` is not generated yet (docs/acp.md,
+variant whose `idle` case is `IdleStateUpdate`, a variant again: three tags in one object
+(docs/acp-gaps.md G18); and `ErrorData` and `ElicitationContentValue` end in "any other
+value", written as a last `json` alternative (G19). `idlc generate` writes its stable view
+into `idlc_acp.v2` and its unstable items into `idlc_acp.v2.unstable` (docs/acp.md,
 "Protocol version 2").
 
 The script knows the member names of the `Agent` and `Client` interfaces (from the MoonBit
@@ -692,7 +691,8 @@ class Converter:
             and all(ref_name(a) for a in alternatives)
         ):
             return self.merged_union(node, alternatives)
-        if name == "AvailableCommandInput":  # a union with one alternative
+        if name == "AvailableCommandInput" and self.tag_of(alternatives) is None:
+            # v1's: a union with one alternative (v2's is an open variant on `type`).
             return ref_name(alternatives[0]) or "json"
         if alternatives and all("const" in a or a.get("type") == "string" for a in alternatives):
             return self.enum(alternatives, "")

@@ -99,12 +99,14 @@ MEMBER_KIND_CHANGED = _rule(
 CLOSED_SET_EXTENDED = _rule(
     "B0105",
     "closed-set-extended",
-    "a closed enum or variant that peers read gained a value: old peers reject it",
+    "a closed enum or variant that peers read gained a value, or a union they read a last "
+    "`json` alternative: old peers reject it",
 )
 DECODING_MADE_STRICTER = _rule(
     "B0106",
     "decoding-made-stricter",
-    "a field lost `lenient`, `skip-invalid` or `null-default`: values it accepted are refused",
+    "a field lost `lenient`, `skip-invalid` or `null-default`, or a union callers send its "
+    "last `json` alternative: values it accepted are refused",
 )
 RECORD_CLOSED = _rule(
     "B0107",

@@ -176,6 +176,31 @@ class TypeComparer:
                 assert_never(old_type)
 
     def union(self, old: m.Union_, new: m.Union_, flow: Flow, place: Place) -> None:
+        # A trailing `json` (any value no earlier alternative decodes: docs/language.md,
+        # "Unions") added widens what is read, as a value added to an open set does: no
+        # reader breaks, but peers reading an output may now get any value; removed, it
+        # refuses what callers may send.
+        added = _catch_all(self.new, new) and not _catch_all(self.old, old)
+        removed = _catch_all(self.old, old) and not _catch_all(self.new, new)
+        if added and len(new.alternatives) == len(old.alternatives) + 1:
+            if flow & Flow.OUTPUT:
+                self.report(
+                    rules.CLOSED_SET_EXTENDED,
+                    f"{place}: a last `json` alternative was added, which peers reading it "
+                    "may get any value through",
+                    new.alternatives[-1].span,
+                )
+            new = m.Union_(new.alternatives[:-1], new.span)
+        elif removed and len(old.alternatives) == len(new.alternatives) + 1:
+            if flow & Flow.INPUT:
+                self.report(
+                    rules.DECODING_MADE_STRICTER,
+                    f"{place}: its last `json` alternative was removed: values no other "
+                    "alternative decodes, which it accepted before, are now refused",
+                    old.alternatives[-1].span,
+                    "old",
+                )
+            old = m.Union_(old.alternatives[:-1], old.span)
         if len(old.alternatives) != len(new.alternatives):
             self.report(
                 rules.TYPE_CHANGED,
@@ -366,6 +391,14 @@ _MODIFIERS = (
     ("skip_invalid", "`skip-invalid`"),
     ("null_default", "`null-default`"),
 )
+
+
+def _catch_all(model: m.Model, union: m.Union_) -> bool:
+    """Whether the last alternative of `union` is `json`, through typedef names."""
+    if len(union.alternatives) < 2:
+        return False
+    last, _ = _unalias(model, union.alternatives[-1])
+    return isinstance(last, m.Primitive) and last.kind is m.PrimitiveKind.JSON
 
 
 def _field_text(item: m.Field) -> str:

@@ -108,6 +108,15 @@ def generate_packages(root: Path, out: Path) -> list[str]:
     # A wheel carries Python packages only: a package configured for TypeScript alone is not
     # built into it (`target`, docs/typescript-mapping.md).
     python = [package for package in configuration.packages if "python" in package.targets]
+    names = [package.name for package in python]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        # `[tool.idlc]` allows one name in two `out` folders; the hook writes every package
+        # into the one build folder, by name.
+        raise IdlcBuildError(
+            f"the build hook cannot generate two packages named {', '.join(twice)}: "
+            "rename one in [tool.idlc]"
+        )
     jobs = [
         GenerateJob(
             package.sources,

@@ -239,7 +239,7 @@ class TypeBuilder:
             if case_names.variant is not None:
                 assert marker is not None and tag is not None  # hooked, tagged
                 case_base, nested_classes = self.define_variant_case(
-                    ctx, case_names, case_names.variant, marker, tag, shared
+                    ctx, case_names, case_names.variant, [marker], tag, shared
                 )
                 cases.append((case.tag, case_base))
                 classes += nested_classes
@@ -402,36 +402,55 @@ class TypeBuilder:
         ctx: ModuleContext,
         case_names: CaseNames,
         inner: m.Variant,
-        marker: str,
+        markers: list[str],
         tag: tuple[str, str],
         shared: tuple[m.Field, ...],
+        tags: tuple[tuple[str, str], ...] = (),
     ) -> tuple[str, list[str]]:
         """The classes of a tagged case that is a variant on another tag field
         (docs/language.md, "Variants"): one per case of the inner variant,
-        `<Case><InnerTag>`, carrying this variant's tag (msgspec's) and the inner tag (a
-        field always encoded), this variant's shared fields and the inner variant's, and
-        the inner case's own; an open inner variant adds its unknown-tag class. They derive
-        from the case's own variant base, returned with their names: this variant's
-        decoding maps the tag to that base, whose decoding then reads the inner tag."""
+        `<Case><InnerTag>`, carrying the outermost variant's tag (msgspec's) and the inner
+        tags (fields always encoded: `tags`, those of the levels above, then this one's),
+        the shared fields of every level (`shared`, those above) and the inner case's own;
+        an open inner variant adds its unknown-tag class; a case of it that is a variant
+        again has classes of its own the same way, one level down. They derive from the
+        `markers` (the outermost variant's base, then the case bases of the levels above)
+        and from the case's own variant base, returned with their names: the variant above
+        maps the tag to that base, whose decoding then reads the inner tag."""
         module = ctx.module
         case_name, case_base = case_names.name, case_names.base
         assert case_base is not None  # a variant case has its own base
         module.classes.append(ClassView(case_base, "marker"))
         all_shared = shared + (inner.shared.fields if inner.shared is not None else ())
+        bases = [*markers[1:], case_base]  # beside the outermost's marker, msgspec's tag
         names: list[str] = []
         cases: list[tuple[str | None, str]] = []
-        for inner_case, case_class in zip(inner.cases, case_names.classes, strict=True):
-            class_name = case_class.name
-            view = self.case_class(ctx, case_class, marker=marker, tag=tag, shared=all_shared)
-            if inner_case.tag is not None:
-                view.fields.insert(
-                    0,
-                    _constant_field(
-                        inner.tag_field, self.plan.attributes[inner.tag_field], inner_case.tag
-                    ),
+        for inner_case, names_of in zip(inner.cases, case_names.cases, strict=True):
+            case_tags = (
+                tags if inner_case.tag is None else (*tags, (inner.tag_field, inner_case.tag))
+            )
+            if names_of.variant is not None:
+                nested_base, nested = self.define_variant_case(
+                    ctx,
+                    names_of,
+                    names_of.variant,
+                    [*markers, case_base],
+                    tag,
+                    all_shared,
+                    case_tags,
                 )
-            view.choices.append(case_base)
-            view.after += (case_base,)
+                names += nested
+                cases.append((inner_case.tag, nested_base))
+                continue
+            (case_class,) = names_of.classes
+            class_name = case_class.name
+            view = self.case_class(ctx, case_class, marker=markers[0], tag=tag, shared=all_shared)
+            view.fields[0:0] = [
+                _constant_field(wire, self.plan.attributes[wire], value)
+                for wire, value in case_tags
+            ]
+            view.choices += bases
+            view.after += tuple(bases)
             module.classes.append(view)
             module.public.append(class_name)
             names.append(class_name)
@@ -445,7 +464,7 @@ class TypeBuilder:
                 ctx,
                 case_name,
                 unknown,
-                [case_base, marker],
+                [*reversed(bases), markers[0]],
                 all_shared,
                 inner,
                 case_names.shared_fields,
@@ -486,7 +505,13 @@ class TypeBuilder:
         # (msgspec checks what the hook returns against the annotation; it encodes a list
         # subclass).
         module.classes.append(
-            ClassView(marker, "marker", marks="union", of_lists=definition.of_lists)
+            ClassView(
+                marker,
+                "marker",
+                marks="union",
+                of_lists=definition.of_lists,
+                catch_all=definition.catch_all,
+            )
         )
         module.registrations.append(UnionInfoView(marker, expressions))
         module.aliases.append(AliasView(name, expressions, marker, doc_of(doc), frozenset()))

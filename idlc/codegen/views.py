@@ -114,6 +114,8 @@ class ClassView:
     #: list then: the hook returns an instance of it).
     marks: MarkerKind = "variant"
     of_lists: bool = False
+    #: `marker` of a union: its last alternative is `json` (`_hooks.CatchAllUnionBase`).
+    catch_all: bool = False
 
 
 @node(frozen=False)

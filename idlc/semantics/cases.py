@@ -80,19 +80,24 @@ def case_records(
     case: m.Case,
     arena: Typedefs,
     unknown: ByNode[m.Variant, UnknownCase] | None = None,
+    within: tuple[m.Variant, ...] = (),
 ) -> tuple[m.Record, ...]:
     """The records whose fields the objects of variant case `case` carry beside the
     variant's tag and shared fields (docs/language.md, "Variants"): the case's record; each
     record of a tagged case that is a union of records; for a tagged case naming a variant
     on another tag field, that variant's shared fields, its `unknown:` records (from
-    `unknown` when it has them) and its cases' records. Empty for `unit` and for a case the
-    checks report (`check_variant`)."""
+    `unknown` when it has them) and its cases' records, those of a case naming a variant
+    again included, at any depth (`within`: the variants met on the way, where a variant
+    met again stops: reported, E0119). Empty for `unit` and for a case the checks report
+    (`check_variant`)."""
     resolved = queries.follow_typedefs(case.type, arena)
     if case.tag is not None:
         records = queries.record_alternatives(resolved, arena)
         if records is not None:
             return tuple(records)
         if isinstance(resolved, m.Variant) and isinstance(case.type, m.TypeRef):
+            if any(met is resolved for met in within):
+                return ()
             inner = [resolved.shared] if resolved.shared is not None else []
             found = unknown.get(resolved) if unknown is not None else None
             if found is None:
@@ -102,6 +107,8 @@ def case_records(
                 record = queries.follow_typedefs(inner_case.type, arena)
                 if isinstance(record, m.Record):
                     inner.append(record)
+                elif isinstance(record, m.Variant):  # a variant again, one level down
+                    inner += case_records(inner_case, arena, unknown, (*within, resolved))
             return tuple(inner)
     return (resolved,) if isinstance(resolved, m.Record) else ()
 

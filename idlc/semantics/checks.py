@@ -204,18 +204,34 @@ def _check_variant_case(
 ) -> None:
     """A tagged case that is a variant on another tag field (docs/language.md, "Variants"):
     its tag, shared fields and cases sit in the object beside this variant's tag and shared
-    fields, so no name may be there twice; its cases are records or `unit` (one level)."""
+    fields, so no name may be there twice; its cases are records, `unit` or, tagged, a
+    variant again, whose cases follow the same rules one level down (at any depth: each
+    inner variant is checked as a variant of its own, here only what it shares with this
+    one: the tags of every level, and `records`, the fields of every level)."""
     shared = variant.shared.fields if variant.shared is not None else ()
-    if inner.tag_field == variant.tag_field or inner.tag_field in {f.name for f in shared}:
-        what = "tag field" if inner.tag_field == variant.tag_field else "shared field"
-        diagnostics.add(
-            codes.TAG_FIELD_CONFLICT,
-            f'the variant of case "{case.tag}" has the tag field "{inner.tag_field}", '
-            f"which is this variant's {what}",
-            case.type.span,
-            label=f'tagged on "{inner.tag_field}"',
-            help="the two tags sit in one JSON object: give them different names",
-        )
+    shared_names = {f.name for f in shared}
+    for nested, _ in queries.nested_variants(case, typedefs):
+        if nested is variant:
+            diagnostics.add(
+                codes.INVALID_CASE_TYPE,
+                f'case "{case.tag}" holds this variant inside itself: its objects would need '
+                "its tag field twice",
+                case.type.span,
+                label="holds the variant it is a case of",
+                help="a variant inside a case ends in cases that are records or `unit`",
+            )
+            continue
+        if nested.tag_field == variant.tag_field or nested.tag_field in shared_names:
+            what = "tag field" if nested.tag_field == variant.tag_field else "shared field"
+            diagnostics.add(
+                codes.TAG_FIELD_CONFLICT,
+                f'the variant of case "{case.tag}" has the tag field "{nested.tag_field}", '
+                f"which is this variant's {what}"
+                + ("" if nested is inner else " (a variant inside it)"),
+                case.type.span,
+                label=f'tagged on "{nested.tag_field}"',
+                help="the tags sit in one JSON object: give them different names",
+            )
     for inner_case in inner.cases:
         resolved = queries.follow_typedefs(inner_case.type, typedefs)
         if (
@@ -224,13 +240,18 @@ def _check_variant_case(
             and not (
                 isinstance(resolved, model.Primitive) and resolved.kind is model.PrimitiveKind.UNIT
             )
+            and not (
+                isinstance(resolved, model.Variant)
+                and inner_case.tag is not None
+                and isinstance(inner_case.type, model.TypeRef)
+            )
         ):
             shown = f'"{inner_case.tag}"' if inner_case.tag is not None else "`default`"
             diagnostics.add(
                 codes.INVALID_CASE_TYPE,
                 f'case "{case.tag}" is a variant whose case {shown} is '
                 f"{_described_through(inner_case.type, resolved)}: a variant inside a case "
-                "has cases that are records or `unit`",
+                "has cases that are records, `unit` or (tagged) a named variant",
                 case.type.span,
                 label="a variant with a case that is not a record",
                 help="flatten the inner case into a record",

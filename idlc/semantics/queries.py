@@ -196,6 +196,25 @@ def case_records(case: m.Case, typedefs: Mapping[str, m.Typedef]) -> tuple[m.Rec
     return found
 
 
+def nested_variants(
+    case: m.Case, typedefs: Mapping[str, m.Typedef], within: tuple[m.Variant, ...] = ()
+) -> Iterator[tuple[m.Variant, tuple[m.Variant, ...]]]:
+    """The variants on other tag fields a tagged case holds (docs/language.md, "Variants"):
+    the variant it names, then, depth first, those its own tagged cases naming a variant
+    hold, at any depth; each with the variants around it (`within` first). A variant met
+    again inside itself is yielded, not looked into (reported, E0119)."""
+    inner = follow_typedefs(case.type, typedefs)
+    if case.tag is None or not isinstance(case.type, m.TypeRef):
+        return
+    if not isinstance(inner, m.Variant):
+        return
+    yield inner, within
+    if any(met is inner for met in within):
+        return
+    for inner_case in inner.cases:
+        yield from nested_variants(inner_case, typedefs, (*within, inner))
+
+
 def default_facts(field: m.Field, typedefs: Mapping[str, m.Typedef]) -> DefaultFacts | None:
     """What the default of `field` stands for once names are followed, and why it does not
     fit the field's type if it does not (`idlc.semantics.defaults`); None without a

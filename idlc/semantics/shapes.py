@@ -78,3 +78,12 @@ def list_union(model: m.Model, union: m.Union_) -> bool:
     return bool(union.alternatives) and all(
         isinstance(resolve_alias(model, alternative), m.List) for alternative in union.alternatives
     )
+
+
+def catch_all_union(model: m.Model, union: m.Union_) -> bool:
+    """Whether the last alternative of `union` is `json` (through typedef names): "any value
+    no earlier alternative decodes", kept as it came (docs/language.md, "Unions")."""
+    if len(union.alternatives) < 2:
+        return False
+    last = resolve_alias(model, union.alternatives[-1])
+    return isinstance(last, m.Primitive) and last.kind is m.PrimitiveKind.JSON

@@ -294,6 +294,11 @@ def test_configuration_drives_commands_without_files(tmp_path: Path) -> None:
             "unknown key `tool.idlc.packages[0].colour`",
         ),
         ("[tool.idlc\n", "cannot be read"),
+        (
+            '[[tool.idlc.packages]]\nname = "p"\nsources = ["x"]\nout = "o"\n'
+            '[[tool.idlc.packages]]\nname = "p"\nsources = ["y"]\nout = "o/../o"\n',
+            "package `p` is configured twice",
+        ),
     ],
 )
 def test_bad_configuration_is_a_diagnostic(tmp_path: Path, table: str, message: str) -> None:
@@ -410,3 +415,19 @@ def test_a_tool_key_that_is_not_a_table_is_a_diagnostic(tmp_path: Path) -> None:
     result = idlc("check", cwd=tmp_path)
     assert result.returncode == 1
     assert "error[E0902]" in result.stderr and "`tool` must be a table" in result.stderr
+
+
+def test_one_package_name_in_two_out_folders(tmp_path: Path) -> None:
+    """As `idlc_acp.unstable` and `idlc_acp.v2.unstable`: one name, two folders."""
+    (tmp_path / "a.idl").write_text("type A = string;\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n'
+        '[[tool.idlc.packages]]\nname = "p"\nsources = ["a.idl"]\nout = "one"\n\n'
+        '[[tool.idlc.packages]]\nname = "p"\nsources = ["a.idl"]\nout = "one/p/two"\n'
+    )
+    written = idlc("generate", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert (tmp_path / "one" / "p" / "__init__.py").is_file()
+    assert (tmp_path / "one" / "p" / "two" / "p" / "__init__.py").is_file()
+    again = idlc("generate", "--check", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr

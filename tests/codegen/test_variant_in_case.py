@@ -167,12 +167,31 @@ INNER = 'type Inner = variant tag "{tag}"{fields} {{ "a": {case}; }};\n'
             " fields { n: uint32; }",
             [codes.DUPLICATE_FIELD.id],
         ),
-        # The inner variant's cases must be records or `unit`.
+        # The inner variant's cases must be records, `unit` or (tagged) a named variant,
+        # whose tags and shared fields follow the same rules one level down
+        # (tests/codegen/test_variant_in_variant_case.py: three levels).
+        (
+            INNER.format(tag="sub", fields="", case="union { string; uint32; }"),
+            "",
+            [codes.INVALID_CASE_TYPE.id] * 2,  # in `Inner` itself, and as a case of `Outer`
+        ),
         (
             INNER.format(tag="sub", fields="", case="Inner2")
             + 'type Inner2 = variant tag "deep" { "b": unit; };\n',
             "",
-            [codes.INVALID_CASE_TYPE.id],
+            [],
+        ),
+        (
+            INNER.format(tag="sub", fields="", case="Inner2")
+            + 'type Inner2 = variant tag "kind" { "b": unit; };\n',
+            "",
+            [codes.TAG_FIELD_CONFLICT.id],
+        ),
+        (
+            INNER.format(tag="sub", fields="", case="Inner2")
+            + 'type Inner2 = variant tag "deep" { "b": Outer; };\n',
+            "",
+            [codes.INVALID_CASE_TYPE.id] * 3,  # a variant inside itself, at each level
         ),
         # The inner tag's Python attribute is taken by a field of another wire name.
         (

@@ -205,19 +205,25 @@ def _old_unknown_case_fields(
     )
 
 
-def _old_case_records(case: m.Case, typedefs: Mapping[str, m.Typedef]) -> list[m.Record]:
+def _old_case_records(
+    case: m.Case, typedefs: Mapping[str, m.Typedef], within: tuple[m.Variant, ...] = ()
+) -> list[m.Record]:
     resolved = queries.follow_typedefs(case.type, typedefs)
     if case.tag is not None:
         records = _old_record_alternatives(resolved, typedefs)
         if records is not None:
             return records
         if isinstance(resolved, m.Variant) and isinstance(case.type, m.TypeRef):
+            if any(met is resolved for met in within):
+                return []  # a variant inside itself (E0119)
             inner = [resolved.shared] if resolved.shared is not None else []
             inner += _old_unknown_case_records(resolved, typedefs) or []
             for inner_case in resolved.cases:
                 record = queries.follow_typedefs(inner_case.type, typedefs)
                 if isinstance(record, m.Record):
                     inner.append(record)
+                elif isinstance(record, m.Variant):  # a variant again, at any depth (G18)
+                    inner += _old_case_records(inner_case, typedefs, (*within, resolved))
             return inner
     return [resolved] if isinstance(resolved, m.Record) else []
 

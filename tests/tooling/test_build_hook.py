@@ -254,3 +254,18 @@ def test_the_generated_files_in_the_wheel_have_ordinary_modes(
             if info.filename.startswith("weather_api/")
         }
     assert generated and set(generated.values()) == {0o644}, generated
+
+
+def test_the_hook_refuses_one_name_in_two_out_folders(tmp_path: Path) -> None:
+    """`[tool.idlc]` allows it (`idlc_acp.unstable`, `idlc_acp.v2.unstable`); the hook
+    writes every package into one folder by name, so it says so instead."""
+    from idlc.build.hatch import IdlcBuildError, generate_packages
+
+    (tmp_path / "a.idl").write_text("type A = string;\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n'
+        '[[tool.idlc.packages]]\nname = "p"\nsources = ["a.idl"]\nout = "one"\n\n'
+        '[[tool.idlc.packages]]\nname = "p"\nsources = ["a.idl"]\nout = "two"\n'
+    )
+    with pytest.raises(IdlcBuildError, match="two packages named p"):
+        generate_packages(tmp_path, tmp_path / "build")

@@ -72,6 +72,9 @@ class UnionDefinition:
     #: insides follow the union in the list it is in).
     alternatives: list[Definition] = field(default_factory=list)
     doc: str | None = None
+    #: With a marker: its last alternative is `json`, any value no earlier one decodes,
+    #: kept as it came (the marker accepts any value: `hooks.CatchAllUnionBase`).
+    catch_all: bool = False
 
 
 @node(frozen=False)

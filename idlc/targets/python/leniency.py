@@ -27,7 +27,7 @@ from idlc.targets.python.definitions import (
 )
 
 if TYPE_CHECKING:
-    from idlc.targets.python.mapping import CaseClass, Plan
+    from idlc.targets.python.mapping import CaseClass, CaseNames, Plan
 
 
 @node
@@ -107,14 +107,20 @@ class _Finder:
         variant, names = definition.variant, definition.classes
         assert names is not None  # (the mapping names every variant it notes)
         shared = variant.shared.fields if variant.shared is not None else ()
-        for case in names.cases:
+        self.cases(names.cases, shared)
+        if names.unknown is not None and names.shared_fields is not None:
+            self.register(names.shared_fields, shared, None)
+
+    def cases(self, cases: Iterable[CaseNames], shared: tuple[m.Field, ...]) -> None:
+        """The classes of `cases`, each carrying `shared`; a variant case's carry the inner
+        variant's shared fields too, at any depth."""
+        for case in cases:
             case_shared = shared
             if case.variant is not None:  # the inner variant's shared fields too
                 inner = case.variant.shared
                 case_shared = shared + (inner.fields if inner is not None else ())
+                self.cases(case.cases, case_shared)
             for case_class in case.classes:
                 self.case_class(case_class, case_shared)
             if case.unknown is not None and case.shared_fields is not None:
                 self.register(case.shared_fields, case_shared, None)
-        if names.unknown is not None and names.shared_fields is not None:
-            self.register(names.shared_fields, shared, None)

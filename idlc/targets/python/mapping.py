@@ -23,6 +23,7 @@ from idlc.nodes import ByNode, NodeSet, field, node
 from idlc.semantics import model as m
 from idlc.semantics import queries, shapes
 from idlc.semantics.shapes import (
+    catch_all_union,
     is_object_shaped,
     is_record,
     is_unit,
@@ -133,13 +134,15 @@ class CaseNames:
     #: A union case's or a variant case's own base class (`_McpServerHttpBase`), else None.
     base: str | None = None
     #: The classes the case is written as: the case class; for a union case one per
-    #: alternative (`<Case>Option1`, …); for a variant case one per case of the inner
-    #: variant (`<Case><InnerTag>`), in its order.
+    #: alternative (`<Case>Option1`, …); none for a variant case (`cases`).
     classes: tuple[CaseClass, ...] = ()
     #: A union case: the union of records it holds (through typedef names), else None.
     union: m.Union_ | None = None
-    #: A variant case: the variant on another tag field it holds, else None.
+    #: A variant case: the variant on another tag field it holds, else None; and the
+    #: names of its cases, in its order (`<Case><InnerTag>`; one that is a variant again
+    #: has cases of its own, `<Case><InnerTag><InnerInnerTag>`, and so on).
     variant: m.Variant | None = None
+    cases: tuple[CaseNames, ...] = ()
     #: A variant case whose inner variant is open: its unknown-tag class, and the struct of
     #: the shared fields that class carries (None when there are none).
     unknown: str | None = None
@@ -455,6 +458,8 @@ class _Namer:
                         self.list_unions.add(type_)
                         of_lists = True
                 union = UnionDefinition(name, type_, marker, of_lists)
+                if marker is not None and catch_all_union(self.model, type_):
+                    union.catch_all = True
                 noted.append(union)
                 for index, alternative in enumerate(type_.alternatives):
                     self.name_inline(
@@ -488,34 +493,9 @@ class _Namer:
                 continue
             inner = variant_case(self.model, case)
             if inner is not None:
-                # A case that is a variant: one class per case of it (`define_variant`).
-                span = case.name_span or case.span
-                self.claim(case_name, module, span, f"the name of {label} of `{name}`")
-                inner_names = []
-                for inner_name, inner_what in nested_case_classes(case_name, inner):
-                    self.claim(inner_name, module, span, f"{inner_what} of {label} of `{name}`")
-                    inner_names.append(inner_name)
-                self.attributes[inner.tag_field] = naming.attribute_name(inner.tag_field)
-                unknown = shared_fields = None
-                unknown_fields: tuple[m.Field, ...] = ()
-                if inner.open:  # its unknown tags carry both variants' shared fields
-                    unknown = inner_names.pop()
-                    if shared + shapes.shared_fields(inner):
-                        shared_fields = naming.shared_fields_class_name(case_name)
-                    unknown_fields = queries.unknown_case_fields(inner, self.model.typedefs)
-                    self.check_unknown_case_fields(
-                        shared + shapes.shared_fields(inner) + unknown_fields,
-                        f"{label} of `{name}` (an open variant)",
-                    )
                 cases.append(
-                    CaseNames(
-                        case_name,
-                        naming.choice_base_name(case_name),
-                        classes=self.inner_case_classes(case.type, inner, inner_names),
-                        variant=inner,
-                        unknown=unknown,
-                        shared_fields=shared_fields,
-                        unknown_fields=unknown_fields,
+                    self.name_variant_case(
+                        case, inner, case_name, module, f"{label} of `{name}`", shared
                     )
                 )
                 continue
@@ -533,7 +513,7 @@ class _Namer:
                 f"the class of {label} of `{name}`",
             )
         unknown = shared_fields = None
-        unknown_fields = ()
+        unknown_fields: tuple[m.Field, ...] = ()
         if type_.open:
             unknown = naming.unknown_case_class_name(name, (case.tag for case in type_.cases))
             if shared:
@@ -569,37 +549,83 @@ class _Namer:
                 return CaseClass(case_name, parent=type_, inherited=record.fields, doc=case.doc)
         return CaseClass(case_name, doc=case.doc)
 
-    def inner_case_classes(
-        self, case_type: m.Type, inner: m.Variant, names: list[str]
-    ) -> tuple[CaseClass, ...]:
-        """The classes of a case (of type `case_type`) holding the variant `inner`, one
-        per case of `inner`, named `names`: each carries the inner case's record's fields,
-        deriving from it when it is a named record with a class of its own."""
+    def name_variant_case(
+        self,
+        case: m.Case,
+        inner: m.Variant,
+        case_name: str,
+        module: str,
+        label: str,
+        shared: tuple[m.Field, ...],
+    ) -> CaseNames:
+        """A tagged case (`case`, named `case_name`) that is the variant `inner` on another
+        tag field: one class per case of `inner` (`define_variant_case`), `<Case><InnerTag>`,
+        each carrying the fields of the record it holds; a case of `inner` that is a variant
+        again is named the same way one level down, its classes carrying every level's
+        `shared` fields (docs/language.md, "Variants")."""
+        span = case.name_span or case.span
+        self.claim(case_name, module, span, f"the name of {label}")
+        self.attributes[inner.tag_field] = naming.attribute_name(inner.tag_field)
+        all_shared = shared + shapes.shared_fields(inner)
         # The inner variant's own name, after which its case classes are named: whether an
         # inner case's record typedef is that case's class does not depend on naming order.
-        _, inner_typedef = queries.typedef_chain(case_type, self.model.typedefs)
+        _, inner_typedef = queries.typedef_chain(case.type, self.model.typedefs)
         assert inner_typedef is not None  # a variant case names its variant
         inner_name = naming.declared_name(inner_typedef)
-        classes = []
-        for inner_case, class_name in zip(inner.cases, names, strict=True):
-            record = queries.follow_typedefs(inner_case.type, self.model.typedefs)
-            if not isinstance(record, m.Record):
-                classes.append(CaseClass(class_name, doc=inner_case.doc))
-            elif isinstance(inner_case.type, m.TypeRef) and not self.is_case_record(
-                inner_case.type, naming.case_class_name(inner_name, inner_case.tag)
-            ):
-                # A named record: the class derives from it (its class has no tag).
-                classes.append(
-                    CaseClass(
-                        class_name,
-                        parent=inner_case.type,
-                        inherited=record.fields,
-                        doc=inner_case.doc,
+        cases: list[CaseNames] = []
+        for inner_case in inner.cases:
+            class_name = naming.case_class_name(case_name, inner_case.tag)
+            shown = "the default case" if inner_case.tag is None else f"case {inner_case.tag!r}"
+            nested = variant_case(self.model, inner_case)
+            if nested is not None:
+                cases.append(
+                    self.name_variant_case(
+                        inner_case, nested, class_name, module, f"{shown} of {label}", all_shared
                     )
                 )
-            else:
-                classes.append(CaseClass(class_name, record, doc=inner_case.doc))
-        return tuple(classes)
+                continue
+            self.claim(class_name, module, span, f"the class of its {shown} of {label}")
+            cases.append(
+                CaseNames(
+                    class_name, classes=(self.inner_case_class(inner_case, inner_name, class_name),)
+                )
+            )
+        unknown = shared_fields = None
+        unknown_fields: tuple[m.Field, ...] = ()
+        if inner.open:  # its unknown tags carry every level's shared fields
+            unknown = naming.unknown_case_class_name(case_name, [c.tag for c in inner.cases])
+            self.claim(unknown, module, span, f"the class of its unknown tags of {label}")
+            if all_shared:
+                shared_fields = naming.shared_fields_class_name(case_name)
+            unknown_fields = queries.unknown_case_fields(inner, self.model.typedefs)
+            self.check_unknown_case_fields(
+                all_shared + unknown_fields, f"{label} (an open variant)"
+            )
+        return CaseNames(
+            case_name,
+            naming.choice_base_name(case_name),
+            variant=inner,
+            cases=tuple(cases),
+            unknown=unknown,
+            shared_fields=shared_fields,
+            unknown_fields=unknown_fields,
+        )
+
+    def inner_case_class(self, inner_case: m.Case, inner_name: str, class_name: str) -> CaseClass:
+        """The class (named `class_name`) of a case of a variant (named `inner_name`)
+        inside a variant case that holds a record or nothing: it carries the record's
+        fields, deriving from it when it is a named record with a class of its own."""
+        record = queries.follow_typedefs(inner_case.type, self.model.typedefs)
+        if not isinstance(record, m.Record):
+            return CaseClass(class_name, doc=inner_case.doc)
+        if isinstance(inner_case.type, m.TypeRef) and not self.is_case_record(
+            inner_case.type, naming.case_class_name(inner_name, inner_case.tag)
+        ):
+            # A named record: the class derives from it (its class has no tag).
+            return CaseClass(
+                class_name, parent=inner_case.type, inherited=record.fields, doc=inner_case.doc
+            )
+        return CaseClass(class_name, record, doc=inner_case.doc)
 
     def name_union_case(
         self,
@@ -794,18 +820,6 @@ def all_interfaces(model: m.Model) -> Iterator[tuple[str, Span]]:
         yield opaque.name, opaque.spans[0]
 
 
-def nested_case_classes(case_name: str, inner: m.Variant) -> Iterator[tuple[str, str]]:
-    """The classes of a case (named `case_name`) that is the variant `inner`: one per case of
-    `inner`, `<Case><InnerTag>`, and its unknown-tag class when `inner` is open; with what
-    each is, for diagnostics."""
-    for case in inner.cases:
-        shown = "the default case" if case.tag is None else f"case {case.tag!r}"
-        yield naming.case_class_name(case_name, case.tag), f"the class of its {shown}"
-    if inner.open:
-        tags = [case.tag for case in inner.cases]
-        yield naming.unknown_case_class_name(case_name, tags), "the class of its unknown tags"
-
-
 # -- unions ---------------------------------------------------------------------------------
 
 
@@ -866,8 +880,8 @@ def _check_unions(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> No
             continue
         if all(is_record(model, alternative) for alternative in type_.alternatives):
             continue
-        if list_union(model, type_):
-            continue
+        if list_union(model, type_) or catch_all_union(model, type_):
+            continue  # tried in order (the last a catch-all `json`)
         if not type_.alternatives:
             continue  # an empty union is reported by the front end
         diagnostics.add(
@@ -876,7 +890,8 @@ def _check_unions(model: m.Model, namer: _Namer, diagnostics: Diagnostics) -> No
             "kind, and not all of them are records",
             span,
             label="alternatives cannot be told apart",
-            help="make every alternative a record, or give each a different JSON kind",
+            help="make every alternative a record, or give each a different JSON kind; a "
+            "`json` alternative is allowed last, for any value no earlier one decodes",
         )
 
 

@@ -185,13 +185,22 @@ def _check_case_fields(
         if shared:
             for record in records:
                 _check_shared_against_case(shared, case, record, diagnostics)
-        inner = queries.follow_typedefs(case.type, typedefs)
-        if (
-            case.tag is not None
-            and isinstance(case.type, m.TypeRef)
-            and isinstance(inner, m.Variant)
-        ):
-            _check_inner_tag(case, inner, shared, records, diagnostics)
+        # A variant again inside it, at any depth: its tag is an attribute of these classes
+        # too (the fields of its own level are checked with the variant around it).
+        tags: dict[str, str] = {}
+        for depth, (inner, _) in enumerate(queries.nested_variants(case, typedefs)):
+            _check_inner_tag(case, inner, shared, records if depth == 0 else (), diagnostics)
+            attribute = naming.attribute_name(inner.tag_field)
+            other = tags.setdefault(attribute, inner.tag_field)
+            if other != inner.tag_field:
+                diagnostics.add(
+                    codes.PYTHON_NAME_COLLISION,
+                    f'the tag fields "{other}" and "{inner.tag_field}" of the variants inside '
+                    f'case "{case.tag}" both become the Python attribute `{attribute}`',
+                    case.type.span,
+                    label=f"its classes would have two `{attribute}` attributes",
+                    help="rename one of the tag fields",
+                )
 
 
 def _check_shared_against_case(

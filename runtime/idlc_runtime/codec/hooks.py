@@ -38,6 +38,7 @@ import msgspec
 from idlc_runtime.codec.memo import DECODED, json_kind, within_memo
 
 __all__ = [
+    "CatchAllUnionBase",
     "JsonValue",
     "OpenEnum",
     "OpenRecord",
@@ -187,6 +188,23 @@ class UnionBase:
 
     __slots__ = ()
     __idlc_union__: ClassVar[UnionInfo]
+
+
+class _AnyValue(type):
+    """The metaclass of `CatchAllUnionBase`: every value is an instance of its classes."""
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        return True
+
+
+class CatchAllUnionBase(UnionBase, metaclass=_AnyValue):
+    """The marker of a union whose last alternative is `json` (docs/language.md, "Unions"):
+    the earlier alternatives are tried in order, and a value none of them decodes is kept
+    as it came, as the last one's JSON value. msgspec checks what the hook returns against
+    the annotated class, so every value is an instance of it (the alternatives' classes do
+    not derive from it)."""
+
+    __slots__ = ()
 
 
 class UnknownCase:
