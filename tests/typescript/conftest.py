@@ -73,9 +73,11 @@ def node(
     ts_packages: dict[str, GeneratedPackage],
 ) -> Iterator[Node]:
     packages = [
-        ts_packages[name] for name in ("seeds", "acp", "features", "acp-constructs", "edges")
+        ts_packages[name]
+        for name in ("seeds", "acp", "acp-v2", "features", "acp-constructs", "edges")
     ]
     packages.append(build("acp-unstable", [REPO / "idl/acp.idl"], features=None))
+    packages.append(build("acp-v2-unstable", [REPO / "idl/acp-v2.idl"], features=None))
     project = make_project(tmp_path_factory.mktemp("roundtrip"), packages, runtime)
     done = tsc(runtime, project, "tsconfig.nodenext.json")
     assert done.returncode == 0, done.stdout + done.stderr

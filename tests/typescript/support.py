@@ -32,6 +32,8 @@ CORPUS = REPO / "tests" / "codegen" / "corpus"
 PACKAGES: dict[str, list[Path]] = {
     "seeds": SEEDS,
     "acp": [REPO / "idl/acp.idl"],
+    # The v2 draft: variants three tags deep (G18) and unions ending in `json` (G19).
+    "acp-v2": [REPO / "idl/acp-v2.idl"],
     "features": [CORPUS / "features.idl"],
     "hostile": [CORPUS / "hostile.idl"],
     "edges": [CORPUS / "edge_shapes.idl"],

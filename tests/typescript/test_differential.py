@@ -1,4 +1,5 @@
-"""Differential test of the two targets' decoders on ACP's types (idl/acp.idl), and on those
+"""Differential test of the two targets' decoders on ACP's types (idl/acp.idl and the v2 draft,
+idl/acp-v2.idl, whose variants go three tags deep and whose unions may end in `json`), and on those
 of the codegen corpus with forward-compatible fields and variants: JSON made
 from the TypeScript plan's description of each type — mostly well-formed, with wrong values,
 unknown enum values and tags, absent and `null` members mixed in — is read alike by the
@@ -57,6 +58,8 @@ idlc_acp = pytest.importorskip("idlc_acp")
 SOURCES = {
     "acp": [REPO / "idl/acp.idl"],
     "acp-unstable": [REPO / "idl/acp.idl"],
+    "acp-v2": [REPO / "idl/acp-v2.idl"],
+    "acp-v2-unstable": [REPO / "idl/acp-v2.idl"],
     "features": [REPO / "tests/codegen/corpus/features.idl"],
     "acp-constructs": [REPO / "tests/corpus/valid/acp_constructs.idl"],
     "edges": [REPO / "tests/codegen/corpus/edge_shapes.idl"],
@@ -76,7 +79,7 @@ _RANGES = {
 
 
 def _definitions(package: str) -> dict[str, Definition]:
-    features = None if package == "acp-unstable" else frozenset()
+    features = None if package.endswith("-unstable") else frozenset()
     compilation = compile_files(SOURCES[package], features=features)
     assert compilation.model is not None
     result = plan(compilation.model, Diagnostics())
@@ -216,6 +219,10 @@ def python_package(package: str, folder: Path) -> Any:
         return idlc_acp.protocol
     if package == "acp-unstable":
         return importlib.import_module("idlc_acp.unstable")
+    if package == "acp-v2":
+        return importlib.import_module("idlc_acp.v2")
+    if package == "acp-v2-unstable":
+        return importlib.import_module("idlc_acp.v2.unstable")
     name = "py_" + package.replace("-", "_")
     compilation = compile_files(SOURCES[package])
     assert compilation.model is not None

@@ -1,5 +1,5 @@
-"""The generated TypeScript compiles under `tsc --strict`: the seeds, ACP (its stable view
-and every unstable feature) and every package of the codegen corpus, with NodeNext
+"""The generated TypeScript compiles under `tsc --strict`: the seeds, ACP v1 and the v2
+draft (each stable view and every unstable feature) and every package of the codegen corpus, with NodeNext
 resolution and with a bundler's, in one project each (tsc is slow to start)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ def project(
 ) -> Path:
     packages = list(ts_packages.values())
     packages.append(build("acp-unstable", [REPO / "idl/acp.idl"], features=None))
+    packages.append(build("acp-v2-unstable", [REPO / "idl/acp-v2.idl"], features=None))
     return make_project(tmp_path_factory.mktemp("tsc"), packages, tools)
 
 
