@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from idlc.codegen.typescript.expressions import uses, uses_json
+from idlc.nodes import field, node
 from idlc.targets.typescript import naming
 from idlc.targets.typescript.plan import (
     AliasPlan,
@@ -24,13 +24,13 @@ from idlc.targets.typescript.plan import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ImportView:
     source: str  # "./_types.js"
     names: tuple[str, ...]  # as written in the braces: `type Foo`, `FooCodec`
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class ModuleView:
     name: str  # without `.ts`
     doc: str
@@ -45,7 +45,7 @@ class ModuleView:
     interface: InterfacePlan | None = None
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class PackageView:
     name: str
     runtime_range: str

@@ -4,8 +4,9 @@ mapping stage (`mapping.py`). Facts only: no TypeScript text but names and JSON 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal, Union
+
+from idlc.nodes import field, node
 
 #: The primitive kinds: the IDL's, one codec each in the runtime (`$c.<kind>`).
 PrimitiveName = Literal[
@@ -26,12 +27,12 @@ PrimitiveName = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Prim:
     kind: PrimitiveName
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Named:
     """A type the package defines (typedef, inline type, reference): its TypeScript name;
     its codec is `codec`."""
@@ -41,31 +42,31 @@ class Named:
     module: str
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Opt:
     """`optional<T>` where it is not a field's own: `T | null`."""
 
     inner: TsType
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class Nullable:
     inner: TsType
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class ListOf:
     inner: TsType
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class UniqueOf:
     """A `many-unique` relation's result: `readonly T[]`, entries distinct."""
 
     inner: TsType
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class MapOf:
     inner: TsType
 
@@ -75,7 +76,7 @@ TsType = Union[Prim, Named, Opt, Nullable, ListOf, UniqueOf, MapOf]
 Presence = Literal["required", "optional", "tristate", "default"]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class FieldPlan:
     """A record's (or a variant's shared) field: `wire` is the TypeScript property too."""
 
@@ -92,7 +93,7 @@ class FieldPlan:
     null_default: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class RecordPlan:
     name: str
     codec: str
@@ -101,14 +102,14 @@ class RecordPlan:
     doc: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class EnumValuePlan:
     key: str  # the const object's member
     value: str
     doc: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class EnumPlan:
     name: str
     codec: str
@@ -120,7 +121,7 @@ class EnumPlan:
 CaseKind = Literal["unit", "record", "union", "variant"]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class CasePlan:
     tag: str | None  # None: the `default:` case
     kind: CaseKind
@@ -128,7 +129,7 @@ class CasePlan:
     doc: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class VariantPlan:
     name: str
     codec: str
@@ -141,7 +142,7 @@ class VariantPlan:
     doc: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class UnionPlan:
     name: str
     codec: str
@@ -149,7 +150,7 @@ class UnionPlan:
     doc: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AliasPlan:
     name: str
     codec: str
@@ -160,7 +161,7 @@ class AliasPlan:
 Definition = Union[RecordPlan, EnumPlan, VariantPlan, UnionPlan, AliasPlan]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class RefPlan:
     name: str
     codec: str
@@ -168,7 +169,7 @@ class RefPlan:
     declaration: str  # the atom's or interface's IDL name
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class AtomPlan:
     name: str  # the IDL name: the key of ATOMS
     id: str
@@ -178,7 +179,7 @@ class AtomPlan:
 InputShape = Literal["record", "variant", "unit", "wrapped"]
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class MethodPlan:
     name: str  # the TypeScript method
     member: str  # the IDL member
@@ -191,7 +192,7 @@ class MethodPlan:
     doc: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@node
 class InterfacePlan:
     name: str  # the skeleton class
     proxy: str
@@ -203,7 +204,7 @@ class InterfacePlan:
     doc: str | None
 
 
-@dataclass(slots=True)
+@node(frozen=False)
 class Plan:
     """Every name of one TypeScript package, and what each module defines."""
 
