@@ -69,6 +69,33 @@ async def test_an_unreadable_line_is_answered_and_the_connection_goes_on(
         await client.assert_still_serving()
 
 
+@pytest.mark.parametrize(
+    ("line", "code", "path"),
+    [
+        # Read as the field says: an integer type's range, or no number a double holds.
+        (b'{"jsonrpc":"2.0","id":7,"method":"sample:add:call","params":{"amount":1e400}}',
+         -32602, "$.amount"),
+        (b'{"jsonrpc":"2.0","id":7,"method":"sample:add:call","params":{"amount":%d}}'
+         % 2**64, -32602, "$.amount"),
+        # Params nothing decodes are not looked into: the method is what is answered.
+        (b'{"jsonrpc":"2.0","id":7,"method":"sample:nothing:call","params":{"x":1e400}}',
+         -32601, None),
+    ],
+)  # fmt: skip
+@run_async
+async def test_a_number_out_of_range_in_params_is_the_fields_to_refuse(
+    line: bytes, code: int, path: str | None
+) -> None:
+    """docs/wire.md §8 rule 1: inside params, a number no value can hold is refused by the
+    field that holds it, at its path; the message itself was read."""
+    async with raw_connection(SampleService()) as (client, _):
+        await client.send(line + b"\n")
+        answer = await client.receive()
+        assert answer["id"] == 7 and answer["error"]["code"] == code, answer
+        assert answer["error"].get("data", {}).get("path") == path
+        await client.assert_still_serving()
+
+
 @run_async
 async def test_an_unreadable_line_over_stdio_leaves_calls_in_flight_answered() -> None:
     """Over stdio the bad line used to end the server process (exit 0) with a call pending."""
