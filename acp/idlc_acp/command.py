@@ -33,9 +33,14 @@ def agent_main(
     *,
     description: str | None = None,
     argv: Sequence[str] | None = None,
+    v2_factory: Callable[[], object] | None = None,
 ) -> None:
     """Serve `agent_factory()` as the command line `argv` (default: `sys.argv[1:]`) asks:
-    on stdio, or with `--listen HOST:PORT` one agent per remote connection."""
+    on stdio, or with `--listen HOST:PORT` one agent per remote connection.
+
+    With `v2_factory` (making an `idlc_acp.v2_agent.AgentV2`), stdio serves ACP v1 and the
+    v2 draft, routed by the client's `initialize` (`idlc_acp.router`); `--listen` serves v1
+    only for now."""
     # Here, not at the top: `import idlc_acp` does not pay for argparse.
     import argparse
 
@@ -47,7 +52,7 @@ def agent_main(
     )
     args = parser.parse_args(argv)
     if args.listen is None:
-        run_agent(agent_factory())
+        run_agent(agent_factory(), v2=v2_factory() if v2_factory is not None else None)
         return
     host, separator, port = args.listen.rpartition(":")
     if not separator or not port.isdigit() or int(port) > _MAX_PORT:
