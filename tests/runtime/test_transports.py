@@ -182,3 +182,17 @@ async def test_stdio_transport_hands_stdin_and_stdout_to_code_that_makes_the_pee
     assert lines == [{"hello": "before the peer"}, {"jsonrpc": "2.0", "id": 1, "result": "pong"}]
     assert b"noise from print" in err and b"noise from fd 1" in err and b"served" in err
     assert process.returncode == 0
+
+
+@run_async
+async def test_serve_root_changes_the_root_of_a_running_peer() -> None:
+    from idlc_runtime import Unsupported, memory_pair
+
+    async with memory_pair(None, None) as (a, b):
+        with pytest.raises(Unsupported):
+            await within(SampleProxy(a).ping())
+        b.serve_root(SampleService())
+        assert await within(SampleProxy(a).ping()) == "pong"
+        b.serve_root(None)
+        with pytest.raises(Unsupported):
+            await within(SampleProxy(a).ping())

@@ -424,7 +424,7 @@ async def _serve(
         try:
             root = make_root(peer) if takes_peer else cast(Callable[[], object], make_root)()
             # Inside the guard: a root that implements no interface fails here.
-            peer._serve_root(root)
+            peer.serve_root(root)
         except Exception:
             # No root, no connection: close it rather than leave the client waiting (and
             # its lines piling up with no peer to take them).
