@@ -22,7 +22,9 @@ from idlc_acp.router import ProtocolRouter
 from .expectations import assert_echo_agent
 from .support import (
     ECHO_AGENT,
+    ECHO_AGENT_V1,
     JS,
+    OUR_CLIENT,
     REPO,
     RUN_TIMEOUT,
     TS_CLIENT,
@@ -320,3 +322,88 @@ def test_only_a_newer_requests_missing_info_is_filled_in() -> None:
     }
     version, error = router.route(_initialize(1, {"protocolVersion": 2, "info": 5}))
     assert version is None and error["error"]["code"] == -32602
+
+
+# ---------------------------------------------------------------- our client, v2
+
+
+def _our_client(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*OUR_CLIENT, "--json", "--cwd", str(workspace), *args],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        env=child_env(),
+        cwd=REPO,
+    )
+
+
+def _events(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def test_our_client_drives_the_echo_agent_at_v2(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    completed = _our_client(
+        workspace.path,
+        "--protocol-version",
+        "2",
+        "--prompt",
+        "a",
+        "--prompt",
+        "b",
+        "--",
+        *ECHO_AGENT,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    events = _events(completed.stdout)
+    assert events[0]["event"] == "initialized" and events[0]["protocolVersion"] == 2
+    updates = [event["update"] for event in events if event["event"] == "update"]
+    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
+    assert chunks == ["a", "b"]
+    completed_call = [u for u in updates if u.get("status") == "completed"]
+    assert completed_call[0]["content"][0]["content"]["text"] == workspace.first_line
+    assert updates[-1] == {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        "stopReason": "end_turn",
+    }
+    result = events[-1]
+    assert result["event"] == "result" and result["stopReason"] == "end_turn"
+    user = next(u for u in updates if u["sessionUpdate"] == "user_message")
+    assert result["messageId"] == user["messageId"]
+
+
+def test_our_client_cancels_a_v2_turn(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    prompts = [arg for number in range(30) for arg in ("--prompt", f"block {number}")]
+    completed = _our_client(
+        workspace.path,
+        "--protocol-version",
+        "2",
+        "--cancel-after",
+        "0.5",
+        *prompts,
+        "--",
+        *ECHO_AGENT,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    assert _events(completed.stdout)[-1]["stopReason"] == "cancelled"
+
+
+def test_our_client_preferring_v2_falls_back_to_v1_against_a_v1_only_agent(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    completed = _our_client(workspace.path, "--protocol-version", "2", "--", *ECHO_AGENT_V1)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    events = _events(completed.stdout)
+    assert events[0]["protocolVersion"] == 1
+    assert events[0]["result"]["protocolVersion"] == 1
+    # The v1 initialize that followed offered fs: the agent read the README through it.
+    assert any(event["event"] == "read" for event in events)
+    assert events[-1] == {"event": "result", "stopReason": "end_turn"}
+
+
+def test_our_client_refuses_a_version_it_does_not_support(tmp_path: Path) -> None:
+    completed = _our_client(tmp_path, "--protocol-version", "3", "--", *ECHO_AGENT)
+    assert completed.returncode == 2
+    assert "does not support ACP protocol version 3 (it supports 1 and 2)" in completed.stderr
