@@ -6,7 +6,9 @@ it reads the connection's lines itself until a valid `initialize` arrives. Befor
 notifications and responses are ignored, other requests get -32600 ("first ACP request must
 be initialize"), a JSON array one -32600 with id null, and an `initialize` that fails
 (params not an object, no valid `protocolVersion`, an unsupported version, params that do
-not decode) an error response; none of these close the connection. The first valid
+not decode) an error response; none of these close the connection. The errors are the
+TypeScript router's, to the letter (its `RequestError.invalidRequest(data)` puts the reason
+in `data`, its message being "Invalid request"). The first valid
 `initialize` selects the highest configured version at or below the one asked for (a
 v1-only router keeps the legacy fallback to v1 for any version); then a `Peer` serving the
 selected version's agent, with that version's options (`agent_options`,
@@ -161,7 +163,9 @@ class ProtocolRouter:
         if not isinstance(method, str) or not _is_id(id):
             return None, _first_message_error()
         if method != "initialize":
-            return None, _error(id, -32600, "Invalid request: first ACP request must be initialize")
+            return None, _error(
+                id, -32600, "Invalid request", "first ACP request must be initialize"
+            )
         params = message.get("params")
         requested = params.get("protocolVersion") if isinstance(params, dict) else None
         if (
@@ -172,7 +176,8 @@ class ProtocolRouter:
             return None, _error(
                 id,
                 -32602,
-                "Invalid params: initialize.protocolVersion must be a valid ACP protocol version",
+                "Invalid params",
+                "initialize.protocolVersion must be a valid ACP protocol version",
             )
         assert isinstance(params, dict)
         selected = self.select(requested)
@@ -186,7 +191,7 @@ class ProtocolRouter:
         try:
             rewritten = _initialize_params(params, requested, selected)
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
-            return None, _error(id, -32602, f"Invalid params: invalid initialize params: {error}")
+            return None, _error(id, -32602, "Invalid params", f"invalid initialize params: {error}")
         return selected, {**message, "params": rewritten}
 
     def _connect(self, version: int, source: LineSource, writer: ByteWriter) -> Peer:
@@ -210,7 +215,9 @@ def _error(id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]
 
 
 def _first_message_error() -> dict[str, Any]:
-    return _error(None, -32600, "Invalid request: first ACP message must be an initialize request")
+    return _error(
+        None, -32600, "Invalid request", "first ACP message must be an initialize request"
+    )
 
 
 def _initialize_params(params: dict[str, Any], requested: int, selected: int) -> dict[str, Any]:

@@ -138,7 +138,8 @@ def test_the_echo_agent_on_stdio_gates_and_negotiates() -> None:
             "id": 1,
             "error": {
                 "code": -32600,
-                "message": "Invalid request: first ACP request must be initialize",
+                "message": "Invalid request",
+                "data": "first ACP request must be initialize",
             },
         }
         # An extension request waits for initialize too; a notification is not answered.

@@ -35,6 +35,7 @@ from .support import (
 )
 
 TS_V2_CLIENT = ["node", str(JS / "v2_client.mjs")]
+TS_V2_ROUTER_AGENT = ["node", str(JS / "v2_router_agent.mjs")]
 
 
 def _echo_module() -> Any:
@@ -140,9 +141,9 @@ def test_the_official_v1_client_gets_the_same_agent_unchanged(tmp_path: Path) ->
 class Lines:
     """The echo agent driven one raw line at a time."""
 
-    def __init__(self, *extra: str) -> None:
+    def __init__(self, *extra: str, command: list[str] = ECHO_AGENT) -> None:
         self.process = subprocess.Popen(
-            [*ECHO_AGENT, *extra],
+            [*command, *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -196,11 +197,13 @@ def test_before_initialize_the_router_answers_as_the_typescript_router() -> None
         }
         assert agent.call({**NEW_SESSION, "id": 2})["error"] == {
             "code": -32600,
-            "message": "Invalid request: first ACP request must be initialize",
+            "message": "Invalid request",
+            "data": "first ACP request must be initialize",
         }
         assert agent.call(_initialize(3, {}))["error"] == {
             "code": -32602,
-            "message": "Invalid params: initialize.protocolVersion must be a valid ACP protocol version",
+            "message": "Invalid params",
+            "data": "initialize.protocolVersion must be a valid ACP protocol version",
         }
         assert agent.call(_initialize(4, {"protocolVersion": 0}))["error"] == {
             "code": -32022,
@@ -407,3 +410,74 @@ def test_our_client_refuses_a_version_it_does_not_support(tmp_path: Path) -> Non
     completed = _our_client(tmp_path, "--protocol-version", "3", "--", *ECHO_AGENT)
     assert completed.returncode == 2
     assert "does not support ACP protocol version 3 (it supports 1 and 2)" in completed.stderr
+
+
+def test_our_client_drives_a_typescript_v2_agent_behind_its_router(tmp_path: Path) -> None:
+    require_node_modules()
+    completed = _our_client(
+        tmp_path,
+        "--protocol-version",
+        "2",
+        "--prompt",
+        "a",
+        "--prompt",
+        "b",
+        "--",
+        *TS_V2_ROUTER_AGENT,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    events = _events(completed.stdout)
+    assert events[0]["protocolVersion"] == 2
+    assert events[0]["result"]["info"]["name"] == "ts-v2-agent"
+    updates = [event["update"] for event in events if event["event"] == "update"]
+    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
+    assert chunks == ["a", "b"]
+    user = next(u for u in updates if u["sessionUpdate"] == "user_message")
+    assert events[-1] == {
+        "event": "result",
+        "stopReason": "end_turn",
+        "messageId": user["messageId"],
+    }
+
+
+def test_a_v1_client_is_refused_by_a_v2_only_typescript_router(tmp_path: Path) -> None:
+    require_node_modules()
+    completed = _our_client(tmp_path, "--", *TS_V2_ROUTER_AGENT)
+    assert completed.returncode == 1
+    assert "[-32022] Unsupported protocol version" in completed.stderr
+
+
+EARLY_LINES: list[Any] = [
+    [_initialize(1, {"protocolVersion": 2})],
+    {**NEW_SESSION, "id": 2},
+    {"jsonrpc": "2.0", "id": 3, "method": "_vendor/x", "params": {}},
+    _initialize(4, {}),
+    _initialize(5, {"protocolVersion": -1}),
+    _initialize(6, {"protocolVersion": "2"}),
+    _initialize(7, None),
+    _initialize(8.5, {"protocolVersion": 2, "info": V2_INFO}),
+]
+
+
+def _early(command: list[str]) -> list[dict[str, Any]]:
+    agent = Lines(command=command)
+    try:
+        agent.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}})
+        agent.send({"jsonrpc": "2.0", "id": 99, "result": {}})
+        answers = [agent.call(line) for line in EARLY_LINES]
+        # Still open, and still routable.
+        answers.append(agent.call(_initialize(9, {"protocolVersion": 2, "info": V2_INFO})))
+        return answers
+    finally:
+        agent.close()
+
+
+def test_before_initialize_ours_answers_what_the_typescript_router_answers() -> None:
+    require_node_modules()
+    theirs = _early(TS_V2_ROUTER_AGENT)
+    ours = _early(ECHO_AGENT)
+    assert [answer.get("error") for answer in ours[:-1]] == [
+        answer.get("error") for answer in theirs[:-1]
+    ]
+    assert [answer["id"] for answer in ours] == [answer["id"] for answer in theirs]
+    assert ours[-1]["result"]["protocolVersion"] == theirs[-1]["result"]["protocolVersion"] == 2
