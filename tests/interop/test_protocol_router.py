@@ -32,9 +32,12 @@ from .support import (
     drive,
     make_workspace,
     require_node_modules,
+    tee,
 )
+from .wire_check import Schema, read_tee_log
 
 TS_V2_CLIENT = ["node", str(JS / "v2_client.mjs")]
+V2_SCHEMA = REPO / "idl" / "acp-schema" / "v2" / "schema.json"
 TS_V2_ROUTER_AGENT = ["node", str(JS / "v2_router_agent.mjs")]
 
 
@@ -62,9 +65,10 @@ def _records(stdout: str) -> dict[str, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def v2_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict[str, Any]], Path]:
     require_node_modules()
-    workspace = make_workspace(tmp_path_factory.mktemp("v2"))
+    root = tmp_path_factory.mktemp("v2")
+    workspace = make_workspace(root)
     completed = subprocess.run(
-        [*TS_V2_CLIENT, "--cwd", str(workspace.path), "--", *ECHO_AGENT],
+        [*TS_V2_CLIENT, "--cwd", str(workspace.path), "--", *tee(root / "wire.log", ECHO_AGENT)],
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT,
@@ -75,6 +79,15 @@ def v2_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict[str
     records = _records(completed.stdout)
     assert "error" not in records, records["error"]
     return records, workspace.path
+
+
+def test_every_message_the_agent_sent_at_v2_is_valid_v2(v2_run: Any) -> None:
+    _, workspace = v2_run
+    messages = read_tee_log(workspace.parent / "wire.log", child="agent")
+    report = Schema(V2_SCHEMA).check(messages, only="agent")
+    assert report.problems == []
+    assert report.checked >= 15
+    assert {"session/update", "session/request_permission"} <= report.methods
 
 
 def test_the_official_v2_client_initializes_at_version_2(v2_run: Any) -> None:
