@@ -39,6 +39,7 @@ from idlc_acp.v2 import InitializeRequest as InitializeRequestV2
 from idlc_acp.v2_agent import agent_options_v2
 from idlc_runtime import ByteWriter, Peer, PeerOptions, UndecodableNotificationHook
 from idlc_runtime.codec.decoders import decoder_for
+from idlc_runtime.codec.unreadable import identify, identify_line
 from idlc_runtime.transports.contract import LineSink, LineSource
 from idlc_runtime.transports.framing import Line, Oversized
 
@@ -162,6 +163,8 @@ class ProtocolRouter:
         id = message.get("id")
         if not isinstance(method, str) or not _is_id(id):
             return None, _first_message_error()
+        if message.get("jsonrpc") != "2.0":
+            return None, _error(id, -32600, 'Invalid request: "jsonrpc" must be "2.0"')
         if method != "initialize":
             return None, _error(
                 id, -32600, "Invalid request", "first ACP request must be initialize"
@@ -358,15 +361,25 @@ class _Routing:
             self.routed.set_result(None)
 
     def _take(self, line: Line) -> tuple[int, Any] | None:
+        # What is wrong with the line itself is answered as the runtime answers it: the id
+        # its ends show (docs/wire.md §8), nothing for a response.
         if isinstance(line, Oversized):
-            self._write(_error(None, -32600, "Invalid request: message too large"))
+            identity = identify(line.prefix, line.suffix)
+            if not identity.response:
+                limit = self._router._max_message_size
+                text = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
+                data = {"size": line.size, "limit": limit}
+                self._write(_error(identity.id, -32600, text, data))
             return None
         if not line.strip():
             return None
         try:
             message = msgspec.json.decode(line)
-        except (msgspec.DecodeError, RecursionError):
-            self._write(_error(None, -32700, "Parse error"))
+        except (msgspec.DecodeError, RecursionError) as error:
+            identity = identify_line(line)
+            if not identity.response:
+                reason = "JSON nested too deeply" if isinstance(error, RecursionError) else error
+                self._write(_error(identity.id, -32700, f"Parse error: {reason}"))
             return None
         version, result = self._router.route(message)
         if version is None:
