@@ -43,6 +43,9 @@ class Agent(AgentV2):
         await turn.update_tool_call(call, status=v2.ToolCallStatus.COMPLETED, content="done")
         return "end_turn"
 
+    async def close_session(self, input: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        return v2.CloseSessionResponse()
+
     async def ext_notification(self, method: str, params: Any) -> None:
         self.notified.append(method)
 
@@ -140,3 +143,29 @@ async def test_session_cancel_ends_the_turn_cancelled_and_a_failing_turn_ends_er
         failing = client.turn(proxy, _prompt("fail"))
         _ = [update async for update in failing]
         assert failing.stop_reason == "error"
+
+
+@run
+async def test_session_close_answers_after_the_turns_it_cancelled_went_idle() -> None:
+    agent, client = Agent(), Client()
+    async with connected(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(_initialize())
+        turn = client.turn(proxy, _prompt("wait"))
+        order: list[str] = []
+
+        async def iterate() -> None:
+            async for update in turn:
+                if isinstance(update, v2.SessionUpdateAgentMessageChunk):
+                    started.set()
+            order.append("idle")
+
+        started = asyncio.Event()
+        iterating = asyncio.ensure_future(iterate())
+        await started.wait()
+        await proxy.close_session(v2.CloseSessionRequest(session_id="s"))
+        # The idle update came before the close's answer, which waits for the notifications
+        # before it (docs/wire.md §13): the session's state says so already.
+        assert client.sessions["s"].stop_reason == "cancelled"
+        await iterating
+        assert turn.stop_reason == "cancelled" and order == ["idle"]
