@@ -11,8 +11,10 @@ beside a v1 agent (`serve_agent(v1_agent, v2=MyAgentV2())`, idlc_acp.router) or 
   ack); the user message is echoed as a `user_message` update, the session reports
   `running`, and `run_turn(request, turn)` runs in the background; whatever it returns is
   the stop reason of the idle `state_update` that ends the turn (`error` if it raises);
+- a prompt sent while the session's turn runs is held (answered once inserted) until the
+  turns before it are done, in the order received;
 - `session/cancel` (and `session/close`) cancel the session's running turns, which end
-  with the idle `cancelled` state, done for you;
+  with the idle `cancelled` state, done for you, and withdraw held prompts (-32800);
 - `_`-prefixed extension methods go to `ext_method` / `ext_notification`.
 
 `TurnV2` is the session handle of one turn: message chunks carrying their `messageId`,
@@ -29,7 +31,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from idlc_acp.errors import InvalidRequest
+from idlc_acp.errors import InvalidRequest, RequestCancelled
 from idlc_acp.extensions import Extensions, extension_fallback
 from idlc_acp.v2 import (
     Agent,
@@ -284,6 +286,38 @@ class TurnControlV2:
         self._turns: weakref.WeakKeyDictionary[Peer, dict[str, set[TurnV2]]] = (
             weakref.WeakKeyDictionary()
         )
+        #: Per connection and session: the future done once the last prompt received has
+        #: finished its turn (or was withdrawn), which the next prompt waits for.
+        self._tails: weakref.WeakKeyDictionary[Peer, dict[str, asyncio.Future[None]]] = (
+            weakref.WeakKeyDictionary()
+        )
+        #: Per connection and session: the prompts held, each with the future that
+        #: `session/cancel` fails to withdraw it.
+        self._held: weakref.WeakKeyDictionary[Peer, dict[str, set[asyncio.Future[None]]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def queue(
+        self, peer: Peer, session_id: str
+    ) -> tuple[asyncio.Future[None] | None, asyncio.Future[None]]:
+        """Take a place in the session's line of prompts: the future of the one before
+        (None if there is none left running) and this one's, to finish when its turn does."""
+        tails = self._tails.setdefault(peer, {})
+        before = tails.get(session_id)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        tails[session_id] = mine
+        return (before if before is not None and not before.done() else None), mine
+
+    async def hold(self, peer: Peer, session_id: str, before: asyncio.Future[None]) -> bool:
+        """Wait for the prompt before; False if `session/cancel` withdrew this one first."""
+        withdrawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        held = self._held.setdefault(peer, {}).setdefault(session_id, set())
+        held.add(withdrawn)
+        try:
+            await asyncio.wait([before, withdrawn], return_when=asyncio.FIRST_COMPLETED)
+            return not withdrawn.done()
+        finally:
+            held.discard(withdrawn)
 
     def add(self, peer: Peer, turn: TurnV2) -> None:
         self._turns.setdefault(peer, {}).setdefault(turn.session_id, set()).add(turn)
@@ -301,6 +335,9 @@ class TurnControlV2:
         return len(self._turns.get(peer, {}).get(session_id, ()))
 
     def cancel(self, peer: Peer, session_id: str) -> list[asyncio.Task[None]]:
+        for withdrawn in list(self._held.get(peer, {}).get(session_id, ())):
+            if not withdrawn.done():
+                withdrawn.set_result(None)
         tasks: list[asyncio.Task[None]] = []
         for turn in list(self._turns.get(peer, {}).get(session_id, ())):
             turn.cancelled = True
@@ -333,6 +370,35 @@ class AgentV2(Agent, Extensions):
         peer = current_peer()
         control = _controls.get(self)
         gate = _gates.get(self)
+        mine: asyncio.Future[None] | None = None
+        before: asyncio.Future[None] | None = None
+        try:
+            if control is not None:
+                # A prompt sent while the session works is held until the turns before it
+                # are done, then inserted: in the order received. `session/cancel` (or
+                # close) withdraws it with -32800; a prompt sent after the cancel is not
+                # affected.
+                before, mine = control.queue(peer, input.session_id)
+                if before is not None and not await control.hold(peer, input.session_id, before):
+                    raise RequestCancelled("Request cancelled: the session's work was cancelled")
+            return await self._insert(peer, input, control, gate, mine)
+        except BaseException:
+            # Withdrawn or failed: the next prompt still waits for the turns before this one.
+            if mine is not None:
+                if before is not None and not before.done():
+                    _follow(before, mine)
+                else:
+                    _finish(mine)
+            raise
+
+    async def _insert(
+        self,
+        peer: Peer,
+        input: PromptRequest,
+        control: TurnControlV2 | None,
+        gate: InitializeGateV2 | None,
+        mine: asyncio.Future[None] | None,
+    ) -> PromptResponse:
         turn = TurnV2(
             session_id=input.session_id,
             message_id=new_message_id(),
@@ -346,9 +412,11 @@ class AgentV2(Agent, Extensions):
         await turn.update(SessionUpdateStateUpdateRunning())
         if control is not None:
             control.add(peer, turn)
-        turn._task = asyncio.get_running_loop().create_task(
+        task = turn._task = asyncio.get_running_loop().create_task(
             self._run(peer, turn, input, control), name=f"acp-v2-turn-{turn.session_id}"
         )
+        if mine is not None:
+            task.add_done_callback(lambda _: _finish(mine))
         return PromptResponse(message_id=turn.message_id)
 
     async def _run(
@@ -374,6 +442,16 @@ class AgentV2(Agent, Extensions):
         finally:
             if control is not None:
                 control.discard(peer, turn)
+
+
+def _follow(before: asyncio.Future[None], mine: asyncio.Future[None]) -> None:
+    """`mine` (a withdrawn prompt's place in line) is done once `before` is."""
+    before.add_done_callback(lambda _: _finish(mine))
+
+
+def _finish(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def agent_options_v2(agent: object, options: PeerOptions | None = None) -> PeerOptions:

@@ -169,3 +169,55 @@ async def test_session_close_answers_after_the_turns_it_cancelled_went_idle() ->
         assert client.sessions["s"].stop_reason == "cancelled"
         await iterating
         assert turn.stop_reason == "cancelled" and order == ["idle"]
+
+
+@run
+async def test_a_prompt_sent_while_a_turn_runs_is_held_then_withdrawn_by_cancel() -> None:
+    agent, client = Agent(), Client()
+    async with connected(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(_initialize())
+        first = client.turn(proxy, _prompt("wait"))
+        iterator = first.__aiter__()
+        while not isinstance(await iterator.__anext__(), v2.SessionUpdateAgentMessageChunk):
+            pass
+        held = asyncio.ensure_future(proxy.prompt(_prompt("hi")))
+        await asyncio.sleep(0.1)
+        assert not held.done()  # held while the first turn runs
+        await proxy.cancel(v2.CancelSessionNotification(session_id="s"))
+        with pytest.raises(RpcError) as withdrawn:
+            await held
+        assert withdrawn.value.code == -32800
+        _ = [update async for update in iterator]
+        assert first.stop_reason == "cancelled"
+        # A prompt after the cancel is not affected.
+        after = client.turn(proxy, _prompt("hi"))
+        _ = [update async for update in after]
+        assert after.stop_reason == "end_turn"
+
+
+@run
+async def test_held_prompts_are_inserted_in_order_after_the_turn_before_went_idle() -> None:
+    agent, client = Agent(), Client()
+    order: list[str] = []
+
+    class Recording(Client):
+        async def on_update(self, input: v2.UpdateSessionNotification) -> None:
+            update = input.update
+            if isinstance(update, v2.SessionUpdateUserMessage):
+                block = update.content[0] if update.content else None
+                order.append(f"user {block.text if isinstance(block, v2.ContentBlockText) else ''}")
+            elif getattr(update, "state", None) == "idle":
+                order.append("idle")
+
+    client = Recording()
+    async with connected(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(_initialize())
+        answers = await asyncio.gather(*(proxy.prompt(_prompt(text)) for text in "abc"))
+        assert len({answer.message_id for answer in answers}) == 3
+        for _ in range(100):
+            if order.count("idle") == 3:
+                break
+            await asyncio.sleep(0.02)
+        assert order == ["user a", "idle", "user b", "idle", "user c", "idle"]
