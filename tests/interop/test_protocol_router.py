@@ -27,6 +27,7 @@ from .support import (
     OUR_CLIENT,
     REPO,
     RUN_TIMEOUT,
+    TS_AGENT,
     TS_CLIENT,
     child_env,
     drive,
@@ -494,3 +495,16 @@ def test_before_initialize_ours_answers_what_the_typescript_router_answers() -> 
     ]
     assert [answer["id"] for answer in ours] == [answer["id"] for answer in theirs]
     assert ours[-1]["result"]["protocolVersion"] == theirs[-1]["result"]["protocolVersion"] == 2
+
+
+def test_our_client_preferring_v2_falls_back_to_v1_against_the_typescript_v1_agent(
+    tmp_path: Path,
+) -> None:
+    require_node_modules()
+    workspace = make_workspace(tmp_path)
+    completed = _our_client(workspace.path, "--protocol-version", "2", "--", *TS_AGENT)
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    events = _events(completed.stdout)
+    assert events[0]["protocolVersion"] == 1
+    assert any(event["event"] == "read" for event in events)
+    assert events[-1] == {"event": "result", "stopReason": "end_turn"}
