@@ -15,6 +15,10 @@ and write files inside the session's folders only (`idlc_acp.contrib.ConfinedFil
 `--cancel-after S` sends `session/cancel` S seconds into the turn. `--json` prints one JSON
 object per line instead of text:
 `{"event": "initialized" | "authenticated" | "session" | "update" | "permission" | "read" | "write" | "result", …}`.
+`--protocol-version 2` prefers the ACP v2 draft: it initializes at v2 and, against an agent
+that speaks v1 only, falls back to v1 on the same connection (the `initialized` event says
+which: `"protocolVersion"`); a v2 turn prints its updates until the idle `state_update` and
+its stop reason. A version this client does not support (not 1 or 2) is refused.
 Exit status: 0 when the turn ended (any stop reason), 1 on a protocol or connection error.
 """
 
@@ -54,8 +58,10 @@ from idlc_acp import (
     WriteTextFileResponse,
     __version__,
     spawn_agent,
+    v2,
 )
 from idlc_acp.contrib import ConfinedFiles, PermissionBroker, choose
+from idlc_acp.v2_client import CLIENT_PROTOCOL_VERSIONS, ClientV2, initialize_preferring_v2
 from idlc_runtime import RpcError
 
 _encoder = msgspec.json.Encoder()
@@ -117,24 +123,77 @@ class PrintingClient(Client):
         return answer
 
 
+class PrintingClientV2(ClientV2):
+    """The v2 side of the same client: permission requests answered by `--permission`."""
+
+    def __init__(self, printer: PrintingClient, permission: str) -> None:
+        super().__init__()
+        self.printer = printer
+        self.permission = permission
+
+    async def on_update(self, input: v2.UpdateSessionNotification) -> None:
+        self.printer.emit("update", sessionId=input.session_id, update=to_json(input.update))
+
+    async def request_permission(
+        self, input: v2.RequestPermissionRequest
+    ) -> v2.RequestPermissionResponse:
+        kinds = {
+            "allow": {v2.PermissionOptionKind.ALLOW_ONCE, v2.PermissionOptionKind.ALLOW_ALWAYS},
+            "reject": {v2.PermissionOptionKind.REJECT_ONCE, v2.PermissionOptionKind.REJECT_ALWAYS},
+        }.get(self.permission, set())
+        chosen = next((option for option in input.options if option.kind in kinds), None)
+        subject = input.subject
+        call_id = (
+            subject.tool_call.tool_call_id
+            if isinstance(subject, v2.RequestPermissionSubjectToolCall)
+            else None
+        )
+        if chosen is None:
+            self.printer.emit("permission", toolCallId=call_id, outcome="cancelled")
+            return v2.RequestPermissionResponse(outcome=v2.RequestPermissionOutcomeCancelled())
+        self.printer.emit("permission", toolCallId=call_id, optionId=chosen.option_id)
+        return v2.RequestPermissionResponse(
+            outcome=v2.RequestPermissionOutcomeSelected(option_id=chosen.option_id)
+        )
+
+
 async def run(args: argparse.Namespace) -> int:
     client = PrintingClient(
         permission=args.permission, confirm_writes=args.confirm_writes, as_json=args.json
     )
     async with open_agent(client, args) as agent:
         client.agent = agent
-        init = await agent.initialize(
-            InitializeRequest(
-                protocol_version=PROTOCOL_VERSION,
-                client_capabilities=ClientCapabilities(
-                    fs=FileSystemCapabilities(
-                        read_text_file=not args.no_fs, write_text_file=not args.no_fs
-                    )
-                ),
-                client_info=Implementation(name="idlc-acp-client", version=__version__),
-            )
+        v1_request = InitializeRequest(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(
+                    read_text_file=not args.no_fs, write_text_file=not args.no_fs
+                )
+            ),
+            client_info=Implementation(name="idlc-acp-client", version=__version__),
         )
-        client.emit("initialized", result=to_json(init))
+        if args.protocol_version == 2:
+            client_v2 = PrintingClientV2(client, args.permission)
+            negotiated = await initialize_preferring_v2(
+                agent.peer,
+                v2_request=v2.InitializeRequest(
+                    protocol_version=2,
+                    info=v2.Implementation(name="idlc-acp-client", version=__version__),
+                ),
+                v2_client=client_v2,
+                v1_request=v1_request,
+                v1_client=client,
+            )
+            client.emit(
+                "initialized",
+                protocolVersion=negotiated.version,
+                result=to_json(negotiated.response),
+            )
+            if negotiated.version == 2:
+                return await run_v2(args, client, client_v2, v2.AgentProxy(agent.peer))
+        else:
+            init = await agent.initialize(v1_request)
+            client.emit("initialized", protocolVersion=1, result=to_json(init))
         if args.authenticate is not None:
             # One of the `authMethods` the agent offered; an agent that requires it answers
             # session methods -32000 until then.
@@ -166,6 +225,34 @@ async def run(args: argparse.Namespace) -> int:
         if canceller is not None:
             canceller.cancel()
         client.emit("result", stopReason=turn.response.stop_reason.value)
+    return 0
+
+
+async def run_v2(
+    args: argparse.Namespace, printer: PrintingClient, client: PrintingClientV2, agent: Any
+) -> int:
+    """The session and the turn, in v2's shape."""
+    session = await agent.new_session(v2.NewSessionRequest(cwd=os.path.abspath(args.cwd)))
+    printer.emit("session", sessionId=session.session_id)
+    prompts = args.prompt or ["Hello from idlc's ACP client."]
+    turn = client.turn(
+        agent,
+        v2.PromptRequest(
+            session_id=session.session_id,
+            prompt=[v2.ContentBlockText(text=text) for text in prompts],
+        ),
+    )
+
+    async def cancel_later() -> None:
+        await asyncio.sleep(args.cancel_after)
+        await agent.cancel(v2.CancelSessionNotification(session_id=session.session_id))
+
+    canceller = None if args.cancel_after is None else asyncio.ensure_future(cancel_later())
+    async for update in turn:
+        printer.emit("update", sessionId=session.session_id, update=to_json(update))
+    if canceller is not None:
+        canceller.cancel()
+    printer.emit("result", stopReason=turn.stop_reason, messageId=turn.message_id)
     return 0
 
 
@@ -216,6 +303,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cancel-after", type=float, help="send session/cancel after S seconds")
     parser.add_argument("--json", action="store_true", help="JSON lines on stdout")
     parser.add_argument(
+        "--protocol-version",
+        type=int,
+        default=1,
+        help="the ACP protocol version to ask for: 1, or 2 (the draft, falling back to 1)",
+    )
+    parser.add_argument(
         "--connect",
         metavar="URL",
         help="a remote agent (ws://…/acp or http://…/acp) instead of a command line",
@@ -231,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--connect wants a ws://, wss://, http:// or https:// URL")
     elif not args.agent:
         parser.error("give the agent's command line")
+    if args.protocol_version not in CLIENT_PROTOCOL_VERSIONS:
+        supported = " and ".join(str(v) for v in sorted(CLIENT_PROTOCOL_VERSIONS))
+        parser.error(
+            f"this client does not support ACP protocol version {args.protocol_version} "
+            f"(it supports {supported})"
+        )
     errors: tuple[type[Exception], ...] = (RpcError, ConnectionError, UnsupportedProtocolVersion)
     if args.connect is not None:
         from idlc_acp.web import Refused

@@ -242,17 +242,32 @@ def _both(first: RequestAdmission, second: RequestAdmission) -> RequestAdmission
 
 
 async def serve_agent(
-    agent: AgentImplementation,
+    agent: AgentImplementation | None,
     *,
+    v2: object | None = None,
     options: PeerOptions | None = None,
     on_undecodable_notification: UndecodableNotificationHook | None = None,
 ) -> None:
     """Serve `agent` on this process's stdin/stdout until stdin ends.
 
+    With `v2` (an `idlc_acp.AgentV2`), the process serves ACP v1 and the v2 draft on the
+    one connection, the client's first valid `initialize` choosing (`idlc_acp.router`,
+    docs/acp.md "Serving v1 and v2"); `agent` may then be None for a v2-only agent.
+
     `on_undecodable_notification(method, params, error)` is told of a notification from
     the client whose params do not decode even leniently (docs/acp.md, "Messages from newer
     peers"); without it such a notification is logged at WARNING.
     """
+    if v2 is not None:
+        from idlc_acp.router import ProtocolRouter
+
+        router = ProtocolRouter(agent, v2=v2, options=options)
+        if on_undecodable_notification is not None:
+            router.with_undecodable_notification_hook(on_undecodable_notification)
+        await router.serve_stdio()
+        return
+    if agent is None:
+        raise ValueError("serve_agent needs a v1 agent, a v2 agent or both")
     full = agent_options(agent, options)
     if on_undecodable_notification is not None:
         full = dataclasses.replace(full, on_undecodable_notification=on_undecodable_notification)
@@ -260,16 +275,21 @@ async def serve_agent(
 
 
 def run_agent(
-    agent: AgentImplementation,
+    agent: AgentImplementation | None,
     *,
+    v2: object | None = None,
     options: PeerOptions | None = None,
     on_undecodable_notification: UndecodableNotificationHook | None = None,
 ) -> None:
-    """Serve `agent` on stdio: the one call an agent's `main` needs."""
+    """Serve `agent` (and `v2`, see `serve_agent`) on stdio: the one call an agent's `main`
+    needs."""
     try:
         asyncio.run(
             serve_agent(
-                agent, options=options, on_undecodable_notification=on_undecodable_notification
+                agent,
+                v2=v2,
+                options=options,
+                on_undecodable_notification=on_undecodable_notification,
             )
         )
     except KeyboardInterrupt:

@@ -33,9 +33,14 @@ def agent_main(
     *,
     description: str | None = None,
     argv: Sequence[str] | None = None,
+    v2_factory: Callable[[], object] | None = None,
 ) -> None:
     """Serve `agent_factory()` as the command line `argv` (default: `sys.argv[1:]`) asks:
-    on stdio, or with `--listen HOST:PORT` one agent per remote connection."""
+    on stdio, or with `--listen HOST:PORT` one agent per remote connection.
+
+    With `v2_factory` (making an `idlc_acp.v2_agent.AgentV2`), stdio serves ACP v1 and the
+    v2 draft, routed by the client's `initialize` (`idlc_acp.router`), unless `--v1-only`;
+    `--listen` serves v1 only for now."""
     # Here, not at the top: `import idlc_acp` does not pay for argparse.
     import argparse
 
@@ -45,9 +50,16 @@ def agent_main(
         metavar="HOST:PORT",
         help="serve remote ACP at http://HOST:PORT/acp instead of stdio",
     )
+    if v2_factory is not None:
+        parser.add_argument(
+            "--v1-only",
+            action="store_true",
+            help="serve ACP v1 only, not the v2 draft beside it",
+        )
     args = parser.parse_args(argv)
     if args.listen is None:
-        run_agent(agent_factory())
+        serve_v2 = v2_factory is not None and not args.v1_only
+        run_agent(agent_factory(), v2=v2_factory() if serve_v2 and v2_factory else None)
         return
     host, separator, port = args.listen.rpartition(":")
     if not separator or not port.isdigit() or int(port) > _MAX_PORT:

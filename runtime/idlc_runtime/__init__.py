@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         serve_tcp,
         serve_unix,
         spawn,
+        stdio_transport,
     )
 
 #: Loaded on first use: a generated package needs only the contract, the tables
@@ -113,6 +114,7 @@ _LAZY = {
             "serve_tcp",
             "serve_unix",
             "spawn",
+            "stdio_transport",
         ],
         "transports.endpoints",
     ),
@@ -191,4 +193,5 @@ __all__ = [
     "spec_of",
     "specs_of",
     "stand_in",
+    "stdio_transport",
 ]

@@ -131,12 +131,15 @@ def test_the_echo_agent_on_stdio_gates_and_negotiates() -> None:
                 "params": {"cwd": "/", "mcpServers": []},
             }
         )
+        # The echo agent serves v1 and v2: before `initialize` its protocol router answers
+        # (tests/interop/test_protocol_router.py has the rest of its rules).
         assert agent.receive() == {
             "jsonrpc": "2.0",
             "id": 1,
             "error": {
                 "code": -32600,
-                "message": "Invalid request: ACP connection must be initialized before 'session/new'",
+                "message": "Invalid request",
+                "data": "first ACP request must be initialize",
             },
         }
         # An extension request waits for initialize too; a notification is not answered.
@@ -155,9 +158,9 @@ def test_the_echo_agent_on_stdio_gates_and_negotiates() -> None:
             }
         )
         assert agent.receive()["error"]["code"] == -32600
-        # A client asking for a version the agent does not speak gets the agent's latest.
+        # A v1 client gets v1 (one asking for 7 would get v2, the latest at or below it).
         agent.send(
-            {"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"protocolVersion": 7}}
+            {"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"protocolVersion": 1}}
         )
         assert agent.receive()["result"]["protocolVersion"] == 1
         agent.send(

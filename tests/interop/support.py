@@ -22,6 +22,8 @@ PYTHON = sys.executable
 RUN_TIMEOUT = 300.0
 
 ECHO_AGENT = [PYTHON, str(REPO / "examples" / "acp_echo_agent.py")]
+#: The echo agent without its v2 agent: what a v1-only idlc agent answers.
+ECHO_AGENT_V1 = [*ECHO_AGENT, "--v1-only"]
 OUR_CLIENT = [PYTHON, str(REPO / "examples" / "acp_client.py")]
 TS_AGENT = ["node", str(JS / "agent.mjs")]
 TS_CLIENT = ["node", str(JS / "client.mjs")]

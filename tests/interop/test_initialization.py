@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .support import (
-    ECHO_AGENT,
+    ECHO_AGENT_V1,
     PY_SDKS,
     REPO,
     TS_AGENT,
@@ -130,11 +130,11 @@ def test_before_initialize_every_request_gets_the_typescript_sdks_answer() -> No
         }
         for method, _ in EARLY
     ]
-    assert early_answers(ECHO_AGENT) == theirs
+    assert early_answers(ECHO_AGENT_V1) == theirs
 
 
 def test_our_agent_answers_as_the_typescript_sdk(ts_answers: list[dict[str, Any]]) -> None:
-    ours = before_and_after(ECHO_AGENT)
+    ours = before_and_after(ECHO_AGENT_V1)
     assert ours[0] == ts_answers[0]
     assert ours[1]["result"]["protocolVersion"] == ts_answers[1]["result"]["protocolVersion"] == 1
     assert "sessionId" in ours[2]["result"]

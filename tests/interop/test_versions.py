@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from .support import ECHO_AGENT, OUR_CLIENT, PY_SDKS, REPO, RUN_TIMEOUT, child_env, official_python
+from .support import (
+    ECHO_AGENT_V1,
+    OUR_CLIENT,
+    PY_SDKS,
+    REPO,
+    RUN_TIMEOUT,
+    child_env,
+    official_python,
+)
 
 OFFICIAL_CLIENT_ASKING_FOR_2 = """
 import asyncio, json, sys
@@ -59,7 +67,7 @@ def test_an_official_client_asking_for_a_newer_version_gets_ours(
 ) -> None:
     client = script(tmp_path, "client.py", OFFICIAL_CLIENT_ASKING_FOR_2)
     completed = subprocess.run(
-        [official_python(request, version), client, *ECHO_AGENT],
+        [official_python(request, version), client, *ECHO_AGENT_V1],
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT,

@@ -1,4 +1,5 @@
-"""Check captured ACP traffic against the v1 JSON Schema vendored in idl/acp-schema/v1.
+"""Check captured ACP traffic against the v1 JSON Schema vendored in idl/acp-schema/v1 (or,
+given its path, the v2 draft's, whose definitions carry the same annotations).
 
 Every message is checked twice: against the schema's top-level message union, and against the
 one `$defs` entry its method names (`x-method`/`x-side` annotations): a request's params

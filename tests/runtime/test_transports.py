@@ -163,3 +163,36 @@ async def test_a_child_that_cannot_start_leaves_no_descriptor_open(tmp_path: Pat
         async with spawn([str(tmp_path / "no-such-program")]):
             raise AssertionError("nothing was started")
     assert set(os.listdir("/proc/self/fd")) == before
+
+
+@run_async
+async def test_stdio_transport_hands_stdin_and_stdout_to_code_that_makes_the_peer_later() -> None:
+    script = str(Path(__file__).with_name("stdio_transport_server.py"))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        script,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=_child_env(),
+    )
+    request = {"jsonrpc": "2.0", "id": 1, "method": "sample:ping:get"}
+    out, err = await within(process.communicate(json.dumps(request).encode() + b"\n"), timeout=30)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines == [{"hello": "before the peer"}, {"jsonrpc": "2.0", "id": 1, "result": "pong"}]
+    assert b"noise from print" in err and b"noise from fd 1" in err and b"served" in err
+    assert process.returncode == 0
+
+
+@run_async
+async def test_serve_root_changes_the_root_of_a_running_peer() -> None:
+    from idlc_runtime import Unsupported, memory_pair
+
+    async with memory_pair(None, None) as (a, b):
+        with pytest.raises(Unsupported):
+            await within(SampleProxy(a).ping())
+        b.serve_root(SampleService())
+        assert await within(SampleProxy(a).ping()) == "pong"
+        b.serve_root(None)
+        with pytest.raises(Unsupported):
+            await within(SampleProxy(a).ping())

@@ -267,10 +267,16 @@ class Peer:
         """Stop serving the object under `key`; calls to it then get -32900. No-op if absent."""
         self._handling.unregister(key)
 
-    def _serve_root(self, root: object | None) -> None:
-        """Serve `root` to calls without `$target`, for a root made once the peer exists
-        (a server's root factory that takes the connection's peer)."""
+    def serve_root(self, root: object | None) -> None:
+        """Serve `root` to calls without `$target` from now on, in place of the root given
+        to the constructor (None: none). For a root made once the peer exists (a server's
+        root factory that takes the connection's peer), or chosen by the first exchange (a
+        client that learns from `initialize` which protocol version the other side speaks).
+        Calls already being handled finish on the root they found."""
         self._handling.serve_root(root)
+
+    #: The name `serve_root` had before it was public.
+    _serve_root = serve_root
 
     # ---------------------------------------------------------------- calling
 

@@ -242,13 +242,19 @@ async def connect_fds(
 # ---------------------------------------------------------------- stdio
 
 
-async def serve_stdio(root: object, *, options: PeerOptions | None = None) -> None:
-    """Serve `root` on this process's stdin and stdout until stdin ends.
+@contextlib.asynccontextmanager
+async def stdio_transport(
+    max_message_size: int | None = None,
+) -> AsyncIterator[tuple[LineProtocol, ByteWriter]]:
+    """This process's stdin and stdout as a line source and a writer, for code that looks
+    at the first lines itself before it makes the `Peer` that serves the rest (idlc_acp's
+    protocol router picks the agent by the client's `initialize`).
 
-    While serving, file descriptor 1 and `sys.stdout` point to stderr, so a stray `print`
-    (or a C library writing to stdout) cannot corrupt the protocol; only the peer writes to
-    the real stdout. Both are restored when serving ends.
+    Inside the block, file descriptor 1 and `sys.stdout` point to stderr, as in
+    `serve_stdio`. The source and the writer belong to whoever receives them: a `Peer` made
+    on them closes both; without one, close them (`source.close()`, `writer.close()`).
     """
+    limit = max_message_size if max_message_size is not None else PeerOptions().max_message_size
     sys.stdout.flush()
     saved_stdout_fd = os.dup(1)
     protocol_out = os.dup(1)
@@ -257,12 +263,26 @@ async def serve_stdio(root: object, *, options: PeerOptions | None = None) -> No
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
-        async with connect_fds(protocol_in, protocol_out, root, options=options) as peer:
-            await peer.wait_closed()
+        reader = await _open_reader(protocol_in, limit)
+        writer = await _open_writer(protocol_out)
+        yield reader, writer
     finally:
         sys.stdout = saved_stdout
         os.dup2(saved_stdout_fd, 1)
         os.close(saved_stdout_fd)
+
+
+async def serve_stdio(root: object, *, options: PeerOptions | None = None) -> None:
+    """Serve `root` on this process's stdin and stdout until stdin ends.
+
+    While serving, file descriptor 1 and `sys.stdout` point to stderr, so a stray `print`
+    (or a C library writing to stdout) cannot corrupt the protocol; only the peer writes to
+    the real stdout. Both are restored when serving ends.
+    """
+    limit = (options or PeerOptions()).max_message_size
+    async with stdio_transport(limit) as (reader, writer):
+        async with Peer(reader, writer, root, options=options) as peer:
+            await peer.wait_closed()
 
 
 # ---------------------------------------------------------------- child process
@@ -404,7 +424,7 @@ async def _serve(
         try:
             root = make_root(peer) if takes_peer else cast(Callable[[], object], make_root)()
             # Inside the guard: a root that implements no interface fails here.
-            peer._serve_root(root)
+            peer.serve_root(root)
         except Exception:
             # No root, no connection: close it rather than leave the client waiting (and
             # its lines piling up with no peer to take them).

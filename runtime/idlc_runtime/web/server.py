@@ -139,7 +139,7 @@ class WebSocketServer:
             else:
                 root = cast(Callable[[], object], self._root_factory)()
             # Inside the guard: a root that implements no interface fails here.
-            peer._serve_root(root)
+            peer.serve_root(root)
         except Exception:
             # No root, no connection: close it rather than leave the client waiting.
             log.exception("the root factory failed; connection closed")

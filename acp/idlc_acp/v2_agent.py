@@ -1,0 +1,480 @@
+"""Serving an ACP v2 (draft) agent: the v1 `Agent`'s conveniences on the v2 skeleton.
+
+Subclass `AgentV2`, implement `initialize`, `new_session` and `run_turn`, and serve it
+beside a v1 agent (`serve_agent(v1_agent, v2=MyAgentV2())`, idlc_acp.router) or alone
+(`serve_agent(None, v2=...)`). What it does for you:
+
+- no request before `initialize` (-32600, the TypeScript SDK's v2 messages), notifications
+  before it ignored; `initialize` may be repeated before any other request, asking v2 or
+  later (a repeat asking a lower version is -32600);
+- `session/prompt` is answered at once with the user message's `messageId` (the draft's
+  ack); the user message is echoed as a `user_message` update, the session reports
+  `running`, and `run_turn(request, turn)` runs in the background; whatever it returns is
+  the stop reason of the idle `state_update` that ends the turn (`error` if it raises);
+- a prompt sent while the session's turn runs is held (answered once inserted) until the
+  turns before it are done, in the order received;
+- `session/cancel` (and `session/close`) cancel the session's running turns, which end
+  with the idle `cancelled` state, done for you, and withdraw held prompts (-32800);
+- `_`-prefixed extension methods go to `ext_method` / `ext_notification`.
+
+`TurnV2` is the session handle of one turn: message chunks carrying their `messageId`,
+tool calls patched by id, permission requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+import weakref
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from idlc_acp.errors import InvalidRequest, RequestCancelled
+from idlc_acp.extensions import Extensions, extension_fallback
+from idlc_acp.v2 import (
+    Agent,
+    ClientCapabilities,
+    ClientProxy,
+    ContentBlock,
+    ContentBlockText,
+    PermissionOption,
+    PermissionOptionKind,
+    PromptRequest,
+    PromptResponse,
+    RequestPermissionOutcomeSelected,
+    RequestPermissionRequest,
+    RequestPermissionSubjectToolCall,
+    SessionUpdate,
+    SessionUpdateAgentMessageChunk,
+    SessionUpdateStateUpdateIdleCancelled,
+    SessionUpdateStateUpdateIdleEndTurn,
+    SessionUpdateStateUpdateIdleError,
+    SessionUpdateStateUpdateIdleMaxTokens,
+    SessionUpdateStateUpdateIdleMaxTurnRequests,
+    SessionUpdateStateUpdateIdleRefusal,
+    SessionUpdateStateUpdateRunning,
+    SessionUpdateToolCallUpdate,
+    SessionUpdateUserMessage,
+    ToolCallContent,
+    ToolCallContentContent,
+    ToolCallLocation,
+    ToolCallStatus,
+    ToolCallUpdate,
+    ToolKind,
+    UpdateSessionNotification,
+)
+from idlc_acp.wire import acp_options
+from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, RequestAdmission, current_peer
+
+log = logging.getLogger("idlc_acp")
+
+#: The protocol version of the draft.
+PROTOCOL_VERSION_V2 = 2
+
+#: Why a v2 turn stopped: the `stopReason` of its idle `state_update`.
+StopReasonV2 = Literal[
+    "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"
+]
+
+_IDLE: dict[str, type[Any]] = {
+    "end_turn": SessionUpdateStateUpdateIdleEndTurn,
+    "max_tokens": SessionUpdateStateUpdateIdleMaxTokens,
+    "max_turn_requests": SessionUpdateStateUpdateIdleMaxTurnRequests,
+    "refusal": SessionUpdateStateUpdateIdleRefusal,
+    "cancelled": SessionUpdateStateUpdateIdleCancelled,
+    "error": SessionUpdateStateUpdateIdleError,
+}
+
+
+def idle_update(stop_reason: StopReasonV2) -> SessionUpdate:
+    """The idle `state_update` carrying `stop_reason`."""
+    update: SessionUpdate = _IDLE[stop_reason]()
+    return update
+
+
+def new_message_id() -> str:
+    return str(uuid.uuid4())
+
+
+# ---------------------------------------------------------------- initialization
+
+
+@dataclass
+class _Initialization:
+    phase: Literal["uninitialized", "initializing", "initialized"] = "uninitialized"
+    other_request_seen: bool = False
+    capabilities: ClientCapabilities | None = None
+
+
+class InitializeGateV2:
+    """Interceptor and admission of a v2 connection, as the TypeScript SDK's v2 agent
+    (`InitializationState`): requests but `initialize` wait for nothing and are refused
+    until it has succeeded; notifications before it are ignored; a repeat is allowed
+    before any other request and must ask v2 or later."""
+
+    def __init__(self) -> None:
+        self._states: weakref.WeakKeyDictionary[Peer, _Initialization] = weakref.WeakKeyDictionary()
+
+    def _state(self, peer: Peer) -> _Initialization:
+        state = self._states.get(peer)
+        if state is None:
+            state = self._states[peer] = _Initialization()
+        return state
+
+    def client_capabilities(self, peer: Peer) -> ClientCapabilities | None:
+        return self._state(peer).capabilities
+
+    def admit(self, method: str) -> None:
+        state = self._state(current_peer())
+        if method == "initialize":
+            if state.phase == "initializing":
+                raise InvalidRequest("Invalid request: ACP v2 initialize is already in progress")
+            if state.phase == "initialized" and state.other_request_seen:
+                raise InvalidRequest(
+                    "Invalid request: ACP v2 initialize must not be repeated after other requests"
+                )
+            return
+        if state.phase != "initialized":
+            raise InvalidRequest(
+                f"Invalid request: ACP v2 connection must be initialized before '{method}'"
+            )
+        state.other_request_seen = True
+
+    def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
+        state = self._state(current_peer())
+        if call.notify:
+            if state.phase != "initialized":
+                return _nothing()
+            return proceed()
+        if call.method == "initialize":
+            return self._initialize(state, call, proceed)
+        return proceed()
+
+    async def _initialize(self, state: _Initialization, call: CallInfo, proceed: Proceed) -> Any:
+        previous = state.phase
+        if previous == "initialized" and call.params.protocol_version < PROTOCOL_VERSION_V2:
+            raise InvalidRequest(
+                "Invalid request: a repeated initialize must request protocol version "
+                f"{PROTOCOL_VERSION_V2} or later"
+            )
+        state.phase = "initializing"
+        try:
+            result = await proceed()
+        except BaseException:
+            state.phase = previous
+            raise
+        state.phase = "initialized"
+        state.capabilities = call.params.capabilities
+        return result
+
+
+async def _nothing() -> None:
+    return None
+
+
+# ---------------------------------------------------------------- turns
+
+
+@dataclass(eq=False)
+class TurnV2:
+    """One v2 turn (`session/prompt`): its session, its user message and the client.
+
+    Every update goes out as `session/update` for the turn's session. Agent text goes in
+    chunks of one agent message per turn (`agent_message_id`) unless told otherwise.
+    """
+
+    session_id: str
+    #: The `messageId` of the user message, answered to `session/prompt`.
+    message_id: str
+    prompt: Sequence[ContentBlock]
+    client: ClientProxy
+    capabilities: ClientCapabilities | None
+    #: The `messageId` of the agent's answer, which `send_text` chunks belong to.
+    agent_message_id: str = field(default_factory=new_message_id)
+    #: Set once `session/cancel` (or `session/close`) stopped the turn.
+    cancelled: bool = False
+    _task: asyncio.Task[None] | None = None
+
+    async def update(self, update: SessionUpdate) -> None:
+        await self.client.update(
+            UpdateSessionNotification(session_id=self.session_id, update=update)
+        )
+
+    async def send_text(self, text: str, *, message_id: str | None = None) -> None:
+        """An `agent_message_chunk` of `text`, in the turn's agent message (or `message_id`)."""
+        await self.update(
+            SessionUpdateAgentMessageChunk(
+                message_id=message_id or self.agent_message_id,
+                content=ContentBlockText(text=text),
+            )
+        )
+
+    async def start_tool_call(
+        self,
+        title: str,
+        *,
+        kind: ToolKind | None = None,
+        locations: list[ToolCallLocation] | None = None,
+        tool_call_id: str | None = None,
+        status: ToolCallStatus = ToolCallStatus.PENDING,
+    ) -> str:
+        """Announce a tool call (a `tool_call_update` for a new id); its id."""
+        call_id = tool_call_id or f"call-{uuid.uuid4().hex[:12]}"
+        await self.update(
+            SessionUpdateToolCallUpdate(
+                tool_call_id=call_id, title=title, kind=kind, status=status, locations=locations
+            )
+        )
+        return call_id
+
+    async def update_tool_call(
+        self,
+        tool_call_id: str,
+        *,
+        status: ToolCallStatus | None = None,
+        title: str | None = None,
+        content: str | list[ToolCallContent] | None = None,
+    ) -> None:
+        """Patch the tool call `tool_call_id`: only the fields given are sent (the others
+        keep their value on the client); text `content` is one text content block."""
+        if isinstance(content, str):
+            content = [ToolCallContentContent(content=ContentBlockText(text=content))]
+        await self.update(
+            SessionUpdateToolCallUpdate(
+                tool_call_id=tool_call_id, status=status, title=title, content=content
+            )
+        )
+
+    async def request_permission(
+        self, tool_call_id: str, title: str, options: list[PermissionOption] | None = None
+    ) -> str | None:
+        """Ask the user about the tool call; the chosen option id, or None when the client
+        answered `cancelled`."""
+        response = await self.client.request_permission(
+            RequestPermissionRequest(
+                session_id=self.session_id,
+                title=title,
+                subject=RequestPermissionSubjectToolCall(
+                    tool_call=ToolCallUpdate(tool_call_id=tool_call_id)
+                ),
+                options=options if options is not None else default_permission_options(),
+            )
+        )
+        outcome = response.outcome
+        if isinstance(outcome, RequestPermissionOutcomeSelected):
+            return outcome.option_id
+        return None
+
+
+def default_permission_options() -> list[PermissionOption]:
+    """ "Allow once" (`allow`) and "Reject once" (`reject`)."""
+    return [
+        PermissionOption(option_id="allow", name="Allow", kind=PermissionOptionKind.ALLOW_ONCE),
+        PermissionOption(option_id="reject", name="Reject", kind=PermissionOptionKind.REJECT_ONCE),
+    ]
+
+
+class TurnControlV2:
+    """Interceptor: `session/cancel` and `session/close` cancel the session's running
+    turns (each then ends with the idle `cancelled` state), per connection."""
+
+    methods = frozenset({"session/cancel", "session/close"})
+
+    def __init__(self) -> None:
+        self._turns: weakref.WeakKeyDictionary[Peer, dict[str, set[TurnV2]]] = (
+            weakref.WeakKeyDictionary()
+        )
+        #: Per connection and session: the future done once the last prompt received has
+        #: finished its turn (or was withdrawn), which the next prompt waits for.
+        self._tails: weakref.WeakKeyDictionary[Peer, dict[str, asyncio.Future[None]]] = (
+            weakref.WeakKeyDictionary()
+        )
+        #: Per connection and session: the prompts held, each with the future that
+        #: `session/cancel` fails to withdraw it.
+        self._held: weakref.WeakKeyDictionary[Peer, dict[str, set[asyncio.Future[None]]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def queue(
+        self, peer: Peer, session_id: str
+    ) -> tuple[asyncio.Future[None] | None, asyncio.Future[None]]:
+        """Take a place in the session's line of prompts: the future of the one before
+        (None if there is none left running) and this one's, to finish when its turn does."""
+        tails = self._tails.setdefault(peer, {})
+        before = tails.get(session_id)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        tails[session_id] = mine
+        return (before if before is not None and not before.done() else None), mine
+
+    async def hold(self, peer: Peer, session_id: str, before: asyncio.Future[None]) -> bool:
+        """Wait for the prompt before; False if `session/cancel` withdrew this one first."""
+        withdrawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        held = self._held.setdefault(peer, {}).setdefault(session_id, set())
+        held.add(withdrawn)
+        try:
+            await asyncio.wait([before, withdrawn], return_when=asyncio.FIRST_COMPLETED)
+            return not withdrawn.done()
+        finally:
+            held.discard(withdrawn)
+
+    def add(self, peer: Peer, turn: TurnV2) -> None:
+        self._turns.setdefault(peer, {}).setdefault(turn.session_id, set()).add(turn)
+
+    def discard(self, peer: Peer, turn: TurnV2) -> None:
+        sessions = self._turns.get(peer)
+        if sessions is not None:
+            turns = sessions.get(turn.session_id)
+            if turns is not None:
+                turns.discard(turn)
+                if not turns:
+                    del sessions[turn.session_id]
+
+    def running(self, peer: Peer, session_id: str) -> int:
+        return len(self._turns.get(peer, {}).get(session_id, ()))
+
+    def cancel(self, peer: Peer, session_id: str) -> list[asyncio.Task[None]]:
+        for withdrawn in list(self._held.get(peer, {}).get(session_id, ())):
+            if not withdrawn.done():
+                withdrawn.set_result(None)
+        tasks: list[asyncio.Task[None]] = []
+        for turn in list(self._turns.get(peer, {}).get(session_id, ())):
+            turn.cancelled = True
+            if turn._task is not None and not turn._task.done():
+                turn._task.cancel()
+                tasks.append(turn._task)
+        return tasks
+
+    async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
+        tasks = self.cancel(current_peer(), call.params.session_id)
+        if call.method == "session/close" and tasks:
+            # The turns have reported `cancelled` before the close is answered.
+            await asyncio.wait(tasks)
+        return await proceed()
+
+
+#: The turn control of each `AgentV2` served (one per options made for it).
+_controls: weakref.WeakKeyDictionary[object, TurnControlV2] = weakref.WeakKeyDictionary()
+_gates: weakref.WeakKeyDictionary[object, InitializeGateV2] = weakref.WeakKeyDictionary()
+
+
+class AgentV2(Agent, Extensions):
+    """The v2 skeleton with `session/prompt` done for you: implement `run_turn`."""
+
+    async def run_turn(self, request: PromptRequest, turn: TurnV2) -> StopReasonV2:
+        """Do the turn's work, reporting through `turn`; the stop reason."""
+        raise NotImplementedError
+
+    async def prompt(self, input: PromptRequest) -> PromptResponse:
+        peer = current_peer()
+        control = _controls.get(self)
+        gate = _gates.get(self)
+        mine: asyncio.Future[None] | None = None
+        before: asyncio.Future[None] | None = None
+        try:
+            if control is not None:
+                # A prompt sent while the session works is held until the turns before it
+                # are done, then inserted: in the order received. `session/cancel` (or
+                # close) withdraws it with -32800; a prompt sent after the cancel is not
+                # affected.
+                before, mine = control.queue(peer, input.session_id)
+                if before is not None and not await control.hold(peer, input.session_id, before):
+                    raise RequestCancelled("Request cancelled: the session's work was cancelled")
+            return await self._insert(peer, input, control, gate, mine)
+        except BaseException:
+            # Withdrawn or failed: the next prompt still waits for the turns before this one.
+            if mine is not None:
+                if before is not None and not before.done():
+                    _follow(before, mine)
+                else:
+                    _finish(mine)
+            raise
+
+    async def _insert(
+        self,
+        peer: Peer,
+        input: PromptRequest,
+        control: TurnControlV2 | None,
+        gate: InitializeGateV2 | None,
+        mine: asyncio.Future[None] | None,
+    ) -> PromptResponse:
+        turn = TurnV2(
+            session_id=input.session_id,
+            message_id=new_message_id(),
+            prompt=input.prompt,
+            client=ClientProxy(peer),
+            capabilities=gate.client_capabilities(peer) if gate is not None else None,
+        )
+        await turn.update(
+            SessionUpdateUserMessage(message_id=turn.message_id, content=list(input.prompt))
+        )
+        await turn.update(SessionUpdateStateUpdateRunning())
+        if control is not None:
+            control.add(peer, turn)
+        task = turn._task = asyncio.get_running_loop().create_task(
+            self._run(peer, turn, input, control), name=f"acp-v2-turn-{turn.session_id}"
+        )
+        if mine is not None:
+            task.add_done_callback(lambda _: _finish(mine))
+        return PromptResponse(message_id=turn.message_id)
+
+    async def _run(
+        self, peer: Peer, turn: TurnV2, request: PromptRequest, control: TurnControlV2 | None
+    ) -> None:
+        stop: StopReasonV2
+        try:
+            try:
+                stop = await self.run_turn(request, turn)
+            except asyncio.CancelledError:
+                if not turn.cancelled:
+                    raise
+                stop = "cancelled"
+            except Exception:
+                log.exception("the turn of session %s failed", turn.session_id)
+                stop = "cancelled" if turn.cancelled else "error"
+            if turn.cancelled:
+                stop = "cancelled"
+            try:
+                await turn.update(idle_update(stop))
+            except Exception as error:  # the connection went away
+                log.debug("could not end the turn: %r", error)
+        finally:
+            if control is not None:
+                control.discard(peer, turn)
+
+
+def _follow(before: asyncio.Future[None], mine: asyncio.Future[None]) -> None:
+    """`mine` (a withdrawn prompt's place in line) is done once `before` is."""
+    before.add_done_callback(lambda _: _finish(mine))
+
+
+def _finish(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def agent_options_v2(agent: object, options: PeerOptions | None = None) -> PeerOptions:
+    """`options` with what a v2 agent needs: the initialize gate, turn cancellation and
+    extension methods."""
+    base = options if options is not None else PeerOptions()
+    # One gate and one turn control per agent, whatever number of connections it serves
+    # (both keep their state per connection): `prompt` finds them by the agent.
+    gate = _gates.get(agent) or InitializeGateV2()
+    turns = _controls.get(agent) or TurnControlV2()
+    _gates[agent] = gate
+    _controls[agent] = turns
+    admit: RequestAdmission = gate.admit
+    if base.admit_request is not None:
+        first, second = gate.admit, base.admit_request
+
+        def admit(method: str) -> None:
+            first(method)
+            second(method)
+
+    return acp_options(
+        base,
+        admit_request=admit,
+        interceptors=(gate, turns, *base.interceptors),
+        fallback=base.fallback if base.fallback is not None else extension_fallback(agent),
+    )

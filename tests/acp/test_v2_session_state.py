@@ -1,0 +1,110 @@
+"""idlc_acp.v2_client.SessionStateV2: the draft's patches, applied in order.
+
+An absent field keeps its value, `null` clears it, a value replaces it; chunks append to
+their message or tool call, and a full message's `content` replaces what chunks built.
+Hypothesis checks it against a second formulation: each field's value is that of the
+last update naming it (absent when that was `null`), chunks the content since the last
+full `content`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from idlc_acp import v2
+from idlc_acp.v2_client import SessionStateV2
+
+FIELDS = ["title", "status", "kind", "rawInput"]
+VALUES = st.one_of(
+    st.none(), st.integers(-3, 3), st.text(max_size=3), st.lists(st.integers(), max_size=2)
+)
+PATCHES = st.lists(
+    st.dictionaries(st.sampled_from(FIELDS), VALUES, max_size=len(FIELDS)), max_size=12
+)
+
+
+@given(patches=PATCHES)
+def test_tool_call_patches_keep_clear_and_replace(patches: list[dict[str, Any]]) -> None:
+    state = SessionStateV2()
+    for patch in patches:
+        state.apply({"sessionUpdate": "tool_call_update", "toolCallId": "t", **patch})
+    expected: dict[str, Any] = {"toolCallId": "t"} if patches else {}
+    for key in FIELDS:
+        named = [patch[key] for patch in patches if key in patch]
+        if named and named[-1] is not None:
+            expected[key] = named[-1]
+    assert state.tool_calls.get("t", {}) == expected
+
+
+MESSAGE_EVENTS = st.lists(
+    st.one_of(
+        st.tuples(st.just("chunk"), st.text(max_size=2)),
+        st.tuples(st.just("full"), st.one_of(st.none(), st.lists(st.text(max_size=2), max_size=2))),
+    ),
+    max_size=12,
+)
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+@given(events=MESSAGE_EVENTS)
+def test_chunks_append_and_full_content_replaces(events: list[tuple[str, Any]]) -> None:
+    state = SessionStateV2()
+    for kind, value in events:
+        if kind == "chunk":
+            state.apply(
+                {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": _text(value)}
+            )
+        else:
+            content = None if value is None else [_text(text) for text in value]
+            state.apply({"sessionUpdate": "agent_message", "messageId": "m", "content": content})
+    texts: list[str] = []
+    for kind, value in events:
+        if kind == "chunk":
+            texts.append(value)
+        else:
+            texts = list(value or [])
+    if events:
+        message = state.messages["m"]
+        assert message["kind"] == "agent_message"
+        assert [block["text"] for block in message["content"]] == texts
+    else:
+        assert state.messages == {}
+
+
+@given(
+    patches=st.lists(
+        st.dictionaries(st.sampled_from("abc"), st.one_of(st.none(), st.integers())), max_size=8
+    )
+)
+def test_meta_is_patched_by_key(patches: list[dict[str, Any]]) -> None:
+    state = SessionStateV2()
+    for meta in patches:
+        state.apply({"sessionUpdate": "tool_call_update", "toolCallId": "t", "_meta": meta})
+    expected: dict[str, Any] = {}
+    for meta in patches:
+        for key, value in meta.items():
+            if value is None:
+                expected.pop(key, None)
+            else:
+                expected[key] = value
+    if patches:
+        assert state.tool_calls["t"]["_meta"] == expected
+
+
+def test_the_idle_state_carries_the_stop_reason_and_decoded_updates_apply() -> None:
+    state = SessionStateV2()
+    assert state.idle and state.stop_reason is None
+    state.apply(v2.SessionUpdateStateUpdateRunning())
+    assert not state.idle
+    state.apply(
+        v2.SessionUpdateAgentMessageChunk(message_id="m", content=v2.ContentBlockText(text="x"))
+    )
+    state.apply(v2.SessionUpdateStateUpdateIdleCancelled())
+    assert state.idle and state.stop_reason == "cancelled"
+    assert state.messages["m"]["content"] == [{"type": "text", "text": "x"}]
