@@ -275,9 +275,6 @@ class Peer:
         Calls already being handled finish on the root they found."""
         self._handling.serve_root(root)
 
-    #: The name `serve_root` had before it was public.
-    _serve_root = serve_root
-
     # ---------------------------------------------------------------- calling
 
     async def request(
