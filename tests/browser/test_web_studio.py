@@ -27,7 +27,8 @@ from pathlib import Path
 import pytest
 import websockets
 
-from tests.runtime_ts.support import REPO, RUNTIME_TS, python_env, require_runtime
+from tests.interop_ts.support import listening
+from tests.runtime_ts.support import REPO, RUNTIME_TS, require_runtime
 
 STUDIO = REPO / "examples" / "web_studio"
 CHROMIUM = "/usr/bin/chromium"
@@ -112,29 +113,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@contextlib.contextmanager
-def _quixos_server(origin: str) -> Iterator[str]:
-    """`examples/quixos_server.py --listen` admitting the page's origin; yields its URL."""
-    process = subprocess.Popen(
-        [
-            sys.executable, str(REPO / "examples" / "quixos_server.py"),
-            "--listen", "127.0.0.1:0", "--allow-origin", origin,
-        ],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True, env=python_env(), cwd=REPO,
+def _quixos_server(origin: str) -> contextlib.AbstractContextManager[str]:
+    """`examples/quixos_server.py --listen` admitting the page's origin; its URL."""
+    return listening(
+        sys.executable, str(REPO / "examples" / "quixos_server.py"),
+        "--listen", "127.0.0.1:0", "--allow-origin", origin,
     )  # fmt: skip
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()  # "quixos_server: listening on ws://…" (or why not)
-        assert "listening on " in line, line + process.stderr.read()
-        yield line.rsplit("listening on ", 1)[1].strip()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @contextlib.contextmanager

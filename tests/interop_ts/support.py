@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.runtime_ts.support import PYTHON, REPO, RUNTIME_TS, TIMEOUT, python_env
+from tests.runtime_ts.support import PYTHON, REPO, RUNTIME_TS, TIMEOUT, python_env, run_node
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = REPO / "examples"
@@ -75,23 +75,6 @@ def build(folder: Path, extra: Sequence[Path] = ()) -> Path:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     return folder / "dist"
-
-
-def run_node(node: str, script: Path, *args: str) -> dict[str, Any]:
-    """Runs a built script and returns the JSON object it printed last on stdout."""
-    done = subprocess.run(
-        [node, str(script), *args],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        env=python_env(),
-        cwd=REPO,
-    )
-    assert done.returncode == 0, f"{script.name} failed ({done.returncode}):\n{done.stderr}"
-    lines = done.stdout.strip().splitlines()
-    assert lines, f"{script.name} printed nothing:\n{done.stderr}"
-    result: dict[str, Any] = json.loads(lines[-1])
-    return result
 
 
 @contextlib.contextmanager

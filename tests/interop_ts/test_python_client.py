@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import re
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,9 +21,9 @@ from idlc_runtime import PeerOptions, RpcError, Unsupported, current_peer, spawn
 from idlc_runtime.web import Refused, connect_websocket
 from tests.interop_ts.support import TIMEOUT, masked, python_env, python_server
 from tests.interop_ts.walk import edges, walk
+from tests.runtime_ts.support import STEP, ws_server
 
 #: One step of a test (an answer awaited): far less than the whole test's bound.
-STEP = 15.0
 
 TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "ws"])
 
@@ -40,31 +39,6 @@ def bounded(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., Non
 
 
 @asynccontextmanager
-async def ws_server(argv: list[str]) -> AsyncIterator[str]:
-    """A Node server started with `--listen 127.0.0.1:0`: its URL."""
-    process = await asyncio.create_subprocess_exec(
-        *argv, "--listen", "127.0.0.1:0", stderr=asyncio.subprocess.PIPE
-    )
-    assert process.stderr is not None
-    drain: asyncio.Task[bytes] | None = None
-    try:
-        line = await asyncio.wait_for(process.stderr.readline(), STEP)
-        found = re.search(rb"listening on (ws://\S+)", line)
-        assert found, f"the server did not listen: {line!r}"
-        drain = asyncio.ensure_future(process.stderr.read())  # never lets the pipe fill
-        yield found.group(1).decode()
-    finally:
-        process.terminate()
-        try:
-            await asyncio.wait_for(process.wait(), STEP)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-        if drain is not None:
-            await drain
-
-
-@asynccontextmanager
 async def connect(argv: list[str], transport: str, options: Any = None) -> AsyncIterator[Any]:
     """A Python peer connected to the Node server `argv` over `transport`; with `options`,
     it serves the Node side's calls back through their fallback."""
@@ -73,7 +47,7 @@ async def connect(argv: list[str], transport: str, options: Any = None) -> Async
         async with spawn(argv, root=root, options=options) as peer:
             yield peer
     else:
-        async with ws_server(argv) as url:
+        async with ws_server(*argv, "--listen", "127.0.0.1:0") as url:
             async with connect_websocket(url, root=root, options=options) as peer:
                 yield peer
 
@@ -243,7 +217,7 @@ async def test_browser_origins(node: str, dist: Path) -> None:
     """`--allow-origin`: a browser's Origin not named is refused 403, as by the Python server;
     a named one, and a program's request without Origin, are served."""
     argv = [*example(node, dist), "--allow-origin", "https://studio.example"]
-    async with ws_server(argv) as url:
+    async with ws_server(*argv, "--listen", "127.0.0.1:0") as url:
         with pytest.raises(Refused) as refused:
             async with connect_websocket(url, headers={"Origin": "https://evil.example"}):
                 pass

@@ -3,11 +3,15 @@ to run a Node script of `js/` with a bound on its time."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -55,19 +59,50 @@ def python_env() -> dict[str, str]:
     return env
 
 
-def run_node(node: str, script: str, *args: str, flags: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Runs `js/<script>` (node given `flags`) and returns the JSON object it prints last on
-    stdout."""
+def run_node(
+    node: str, script: str | Path, *args: str, flags: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Runs `script` (a name of `js/`, or a path) with node given `flags` and returns the
+    JSON object it prints last on stdout."""
+    script = JS / script if isinstance(script, str) else script
     done = subprocess.run(
-        [node, *flags, str(JS / script), *args],
+        [node, *flags, str(script), *args],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
         env=python_env(),
         cwd=REPO,
     )
-    assert done.returncode == 0, f"{script} failed ({done.returncode}):\n{done.stderr}"
+    assert done.returncode == 0, f"{script.name} failed ({done.returncode}):\n{done.stderr}"
     lines = done.stdout.strip().splitlines()
-    assert lines, f"{script} printed nothing:\n{done.stderr}"
+    assert lines, f"{script.name} printed nothing:\n{done.stderr}"
     result: dict[str, Any] = json.loads(lines[-1])
     return result
+
+
+#: A bound on each wait of a server's start and end (seconds).
+STEP = 15.0
+
+
+@asynccontextmanager
+async def ws_server(*argv: str) -> AsyncIterator[str]:
+    """A Node server `argv` that prints `listening on ws://…` on stderr once it listens on
+    127.0.0.1: its URL; terminated (killed if it does not stop) at the end."""
+    process = await asyncio.create_subprocess_exec(*argv, stderr=asyncio.subprocess.PIPE)
+    assert process.stderr is not None
+    drain: asyncio.Task[bytes] | None = None
+    try:
+        line = await asyncio.wait_for(process.stderr.readline(), STEP)
+        found = re.search(rb"listening on (ws://\S+)", line)
+        assert found, f"the server did not listen: {line!r}"
+        drain = asyncio.ensure_future(process.stderr.read())  # never lets the pipe fill
+        yield found.group(1).decode()
+    finally:
+        process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), STEP)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+        if drain is not None:
+            await drain

@@ -9,9 +9,8 @@ import asyncio
 import functools
 import inspect
 import json
-import re
 from collections.abc import AsyncIterator, Callable, Coroutine
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -19,10 +18,9 @@ from quixos_agent import AgentDirectory
 
 from idlc_runtime import PeerOptions, RpcError, Unsupported, spawn
 from idlc_runtime.web import connect_websocket
-from tests.runtime_ts.support import JS, TIMEOUT
+from tests.runtime_ts.support import JS, STEP, TIMEOUT, ws_server
 
 #: One step of a test (an answer awaited): far less than the whole test's bound.
-STEP = 15.0
 
 
 def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -38,29 +36,9 @@ def run(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
     return wrapper
 
 
-@asynccontextmanager
-async def ws_server(node: str, *args: str) -> AsyncIterator[str]:
-    """js/server.mjs over WebSocket on a free port of 127.0.0.1: its URL."""
-    process = await asyncio.create_subprocess_exec(
-        node, str(JS / "server.mjs"), "ws", *args, stderr=asyncio.subprocess.PIPE
-    )
-    assert process.stderr is not None
-    drain: asyncio.Task[bytes] | None = None
-    try:
-        line = await asyncio.wait_for(process.stderr.readline(), STEP)
-        found = re.search(rb"listening on (ws://\S+)", line)
-        assert found, f"the server did not listen: {line!r}"
-        drain = asyncio.ensure_future(process.stderr.read())  # never lets the pipe fill
-        yield found.group(1).decode()
-    finally:
-        process.terminate()
-        try:
-            await asyncio.wait_for(process.wait(), STEP)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-        if drain is not None:
-            await drain
+def _server(node: str, *args: str) -> AbstractAsyncContextManager[str]:
+    """js/server.mjs over WebSocket on a free port of 127.0.0.1 (`ws_server`)."""
+    return ws_server(node, str(JS / "server.mjs"), "ws", *args)
 
 
 @asynccontextmanager
@@ -72,7 +50,7 @@ async def connect(
         async with spawn(server(node, *args), root=root, options=options) as peer:
             yield peer
     else:
-        async with ws_server(node, *args) as url:
+        async with _server(node, *args) as url:
             async with connect_websocket(url, root=root, options=options) as peer:
                 yield peer
 
@@ -436,7 +414,7 @@ async def test_websocket_frames(node: str) -> None:
     from websockets.asyncio.client import connect as ws_connect
 
     limit = 4096
-    async with ws_server(node, "--max", str(limit)) as url:
+    async with _server(node, "--max", str(limit)) as url:
         async with ws_connect(url, max_size=2**24) as socket:
 
             async def answer() -> Any:
@@ -490,7 +468,7 @@ async def test_websocket_origins(node: str) -> None:
     from websockets.asyncio.client import connect as ws_connect
     from websockets.exceptions import InvalidStatus
 
-    async with ws_server(node, "--origin", "https://app.example") as url:
+    async with _server(node, "--origin", "https://app.example") as url:
         # A browser page of another origin is refused (cross-site WebSocket hijacking).
         with pytest.raises(InvalidStatus) as refused:
             async with ws_connect(url, origin="https://evil.example"):  # type: ignore[arg-type]
@@ -601,7 +579,7 @@ async def test_websocket_admission(node: str) -> None:
     token, and refuses connections past its bound (docs/web.md)."""
     from idlc_runtime.web import Refused
 
-    async with ws_server(node, "--token", "s3cret", "--max-connections", "1") as url:
+    async with _server(node, "--token", "s3cret", "--max-connections", "1") as url:
         port = url.rstrip("/").rpartition(":")[2]
         assert await upgrade_status(url, f"evil.example:{port}") == 421
         twice = "Authorization: Bearer s3cret\r\nAuthorization: Bearer other\r\n"
@@ -623,6 +601,6 @@ async def test_websocket_admission(node: str) -> None:
             assert busy.value.status == 503
     # Given once, the same header is admitted (a server of its own: without a connection
     # bound, no closing connection of the test above can count).
-    async with ws_server(node, "--token", "s3cret") as url:
+    async with _server(node, "--token", "s3cret") as url:
         port = url.rstrip("/").rpartition(":")[2]
         assert await upgrade_status(url, f"127.0.0.1:{port}", twice[:30]) == 101
