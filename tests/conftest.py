@@ -7,6 +7,7 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from filelock import FileLock
@@ -16,6 +17,14 @@ SEEDS = (
     REPO / "idl" / "quixos" / "agent_directory.idl",
     REPO / "idl" / "quixos" / "agent_request.idl",
 )
+
+
+def unavailable(reason: str, needs: str = "install it") -> NoReturn:
+    """A tool a test needs is missing: skip on a developer machine, fail under CI (`.ci/run`
+    sets CI), which must `needs` ("install it", "build it")."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} — CI must {needs}", pytrace=False)
+    pytest.skip(reason)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -24,9 +24,9 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import websockets
 
+from tests.conftest import unavailable
 from tests.interop_ts.support import listening
 from tests.runtime_ts.support import REPO, RUNTIME_TS, require_runtime
 
@@ -41,10 +41,7 @@ def _chromium() -> str:
     installs it: `.ci/run`)."""
     found = shutil.which("chromium") or (CHROMIUM if os.path.exists(CHROMIUM) else None)
     if found is None:
-        reason = "Chromium is not installed (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(reason + " — CI must install it", pytrace=False)
-        pytest.skip(reason)
+        unavailable("Chromium is not installed (apt-get install chromium)")
     return found
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import unavailable
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 JS = HERE / "js"
@@ -115,10 +117,7 @@ def require_node_modules() -> None:
         missing.append(f"{JS / 'node_modules'} is missing (run: npm ci --prefix tests/interop/js)")
     if not missing:
         return
-    reason = "official TypeScript SDK unavailable: " + "; ".join(missing)
-    if os.environ.get("CI"):
-        pytest.fail(reason + " — CI must install it", pytrace=False)
-    pytest.skip(reason)
+    unavailable("official TypeScript SDK unavailable: " + "; ".join(missing))
 
 
 def require_file(path: Path, owner: str) -> None:

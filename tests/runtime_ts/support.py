@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.conftest import unavailable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -42,10 +42,7 @@ def require_runtime() -> str:
     elif not (DIST / "node" / "index.js").is_file():
         missing.append(f"{DIST} is not built (run: npm run build --prefix runtime-ts)")
     if missing:
-        reason = "; ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(reason + " — CI must build it", pytrace=False)
-        pytest.skip(reason)
+        unavailable("; ".join(missing), "build it")
     assert node is not None
     return node
 

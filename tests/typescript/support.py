@@ -9,17 +9,15 @@ tests do (tests/interop/support.py).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from idlc.codegen import GeneratedPackage
 from idlc.codegen.typescript import generate
 from idlc.pipeline import compile_files
+from tests.conftest import unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 RUNTIME = REPO / "runtime-ts"
@@ -62,10 +60,7 @@ def find_tools() -> Tools:
     if not TSC.exists():
         missing.append(f"{TSC} is missing (run: npm ci --prefix runtime-ts)")
     if missing:
-        reason = "TypeScript tools unavailable: " + "; ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(reason + " — CI must install them", pytrace=False)
-        pytest.skip(reason)
+        unavailable("TypeScript tools unavailable: " + "; ".join(missing), "install them")
     assert node is not None
     return Tools(node, TSC, RUNTIME)
 
