@@ -17,37 +17,41 @@ beside a v1 agent (`serve_agent(v1_agent, v2=MyAgentV2())`, idlc_acp.router) or 
   with the idle `cancelled` state, done for you, and withdraw held prompts (-32800);
 - `_`-prefixed extension methods go to `ext_method` / `ext_notification`.
 
-`TurnV2` is the session handle of one turn: message chunks carrying their `messageId`,
-tool calls patched by id, permission requests.
+`TurnV2` is the session handle of one turn (idlc_acp.v2_session.SessionV2 and its user
+message): message chunks carrying their `messageId`, plans, tool calls and terminals patched
+by id, usage, elicitation, permission requests, `requires_action` while the turn waits for
+the user, and background work that outlives the turn. `AgentV2.session(session_id)` is the
+same handle outside a turn. Besides, AgentV2 answers `tool_call/cancel` and
+`terminal/cancel` for what the handle made cancellable, stops a session's background work
+on `session/close`, and sends the current state snapshot after `session/resume` and any
+replay, before its answer (as the draft requires).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 import weakref
-from collections.abc import Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from idlc_acp.errors import InvalidRequest, RequestCancelled
+from idlc_acp.errors import InvalidParams, InvalidRequest, RequestCancelled
 from idlc_acp.extensions import Extensions, extension_fallback
 from idlc_acp.v2 import (
     Agent,
+    CancelTerminalRequest,
+    CancelTerminalResponse,
+    CancelToolCallRequest,
+    CancelToolCallResponse,
     ClientCapabilities,
     ClientProxy,
     ContentBlock,
-    ContentBlockText,
-    PermissionOption,
-    PermissionOptionKind,
     PromptRequest,
     PromptResponse,
-    RequestPermissionOutcomeSelected,
-    RequestPermissionRequest,
-    RequestPermissionSubjectToolCall,
     SessionUpdate,
-    SessionUpdateAgentMessageChunk,
     SessionUpdateStateUpdateIdleCancelled,
     SessionUpdateStateUpdateIdleEndTurn,
     SessionUpdateStateUpdateIdleError,
@@ -55,15 +59,12 @@ from idlc_acp.v2 import (
     SessionUpdateStateUpdateIdleMaxTurnRequests,
     SessionUpdateStateUpdateIdleRefusal,
     SessionUpdateStateUpdateRunning,
-    SessionUpdateToolCallUpdate,
     SessionUpdateUserMessage,
-    ToolCallContent,
-    ToolCallContentContent,
-    ToolCallLocation,
-    ToolCallStatus,
-    ToolCallUpdate,
-    ToolKind,
-    UpdateSessionNotification,
+)
+from idlc_acp.v2_session import (  # noqa: F401 (default_permission_options: re-exported)
+    SessionV2,
+    SessionWorkV2,
+    default_permission_options,
 )
 from idlc_acp.wire import acp_options
 from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, RequestAdmission, current_peer
@@ -178,111 +179,53 @@ async def _nothing() -> None:
 
 
 @dataclass(eq=False)
-class TurnV2:
-    """One v2 turn (`session/prompt`): its session, its user message and the client.
+class TurnV2(SessionV2):
+    """One v2 turn (`session/prompt`): the session's handle (`SessionV2`: chunks, plans,
+    tool calls, terminals, usage, elicitation, state, background work) with the turn's
+    user message.
 
     Every update goes out as `session/update` for the turn's session. Agent text goes in
     chunks of one agent message per turn (`agent_message_id`) unless told otherwise.
     """
 
-    session_id: str
     #: The `messageId` of the user message, answered to `session/prompt`.
     message_id: str
     prompt: Sequence[ContentBlock]
-    client: ClientProxy
-    capabilities: ClientCapabilities | None
     #: The `messageId` of the agent's answer, which `send_text` chunks belong to.
     agent_message_id: str = field(default_factory=new_message_id)
     #: Set once `session/cancel` (or `session/close`) stopped the turn.
     cancelled: bool = False
     _task: asyncio.Task[None] | None = None
 
-    async def update(self, update: SessionUpdate) -> None:
-        await self.client.update(
-            UpdateSessionNotification(session_id=self.session_id, update=update)
-        )
+    async def send(self, content: ContentBlock, *, message_id: str | None = None) -> str:
+        """An `agent_message_chunk` of `content`, in the turn's agent message (or
+        `message_id`); the message id."""
+        return await super().send(content, message_id=message_id or self.agent_message_id)
 
-    async def send_text(self, text: str, *, message_id: str | None = None) -> None:
-        """An `agent_message_chunk` of `text`, in the turn's agent message (or `message_id`)."""
-        await self.update(
-            SessionUpdateAgentMessageChunk(
-                message_id=message_id or self.agent_message_id,
-                content=ContentBlockText(text=text),
-            )
-        )
-
-    async def start_tool_call(
-        self,
-        title: str,
-        *,
-        kind: ToolKind | None = None,
-        locations: list[ToolCallLocation] | None = None,
-        tool_call_id: str | None = None,
-        status: ToolCallStatus = ToolCallStatus.PENDING,
-    ) -> str:
-        """Announce a tool call (a `tool_call_update` for a new id); its id."""
-        call_id = tool_call_id or f"call-{uuid.uuid4().hex[:12]}"
-        await self.update(
-            SessionUpdateToolCallUpdate(
-                tool_call_id=call_id, title=title, kind=kind, status=status, locations=locations
-            )
-        )
-        return call_id
-
-    async def update_tool_call(
-        self,
-        tool_call_id: str,
-        *,
-        status: ToolCallStatus | None = None,
-        title: str | None = None,
-        content: str | list[ToolCallContent] | None = None,
-    ) -> None:
-        """Patch the tool call `tool_call_id`: only the fields given are sent (the others
-        keep their value on the client); text `content` is one text content block."""
-        if isinstance(content, str):
-            content = [ToolCallContentContent(content=ContentBlockText(text=content))]
-        await self.update(
-            SessionUpdateToolCallUpdate(
-                tool_call_id=tool_call_id, status=status, title=title, content=content
-            )
-        )
-
-    async def request_permission(
-        self, tool_call_id: str, title: str, options: list[PermissionOption] | None = None
-    ) -> str | None:
-        """Ask the user about the tool call; the chosen option id, or None when the client
-        answered `cancelled`."""
-        response = await self.client.request_permission(
-            RequestPermissionRequest(
-                session_id=self.session_id,
-                title=title,
-                subject=RequestPermissionSubjectToolCall(
-                    tool_call=ToolCallUpdate(tool_call_id=tool_call_id)
-                ),
-                options=options if options is not None else default_permission_options(),
-            )
-        )
-        outcome = response.outcome
-        if isinstance(outcome, RequestPermissionOutcomeSelected):
-            return outcome.option_id
-        return None
-
-
-def default_permission_options() -> list[PermissionOption]:
-    """ "Allow once" (`allow`) and "Reject once" (`reject`)."""
-    return [
-        PermissionOption(option_id="allow", name="Allow", kind=PermissionOptionKind.ALLOW_ONCE),
-        PermissionOption(option_id="reject", name="Reject", kind=PermissionOptionKind.REJECT_ONCE),
-    ]
+    @contextlib.asynccontextmanager
+    async def waiting_for_user(self) -> AsyncIterator[None]:
+        """The turn as a whole waits for the user in the block (a permission request, an
+        elicitation): `requires_action` before it, `running` again after it, unless the
+        turn was cancelled meanwhile (it then ends idle `cancelled`)."""
+        await self.requires_action()
+        try:
+            yield
+        finally:
+            if not self.cancelled:
+                await self.running()
 
 
 class TurnControlV2:
     """Interceptor: `session/cancel` and `session/close` cancel the session's running
-    turns (each then ends with the idle `cancelled` state), per connection."""
+    turns (each then ends with the idle `cancelled` state), per connection; `session/close`
+    then stops its background work; `session/resume` is followed by the session's current
+    state snapshot before its answer."""
 
-    methods = frozenset({"session/cancel", "session/close"})
+    methods = frozenset({"session/cancel", "session/close", "session/resume"})
 
     def __init__(self) -> None:
+        #: Every session's activity on every connection, shared by its handles.
+        self.sessions = SessionWorkV2()
         self._turns: weakref.WeakKeyDictionary[Peer, dict[str, set[TurnV2]]] = (
             weakref.WeakKeyDictionary()
         )
@@ -347,10 +290,23 @@ class TurnControlV2:
         return tasks
 
     async def __call__(self, call: CallInfo, proceed: Proceed) -> Any:
-        tasks = self.cancel(current_peer(), call.params.session_id)
-        if call.method == "session/close" and tasks:
-            # The turns have reported `cancelled` before the close is answered.
-            await asyncio.wait(tasks)
+        peer, session_id = current_peer(), call.params.session_id
+        if call.method == "session/resume":
+            result = await proceed()
+            # After any replay the handler sent, before the answer: the draft's
+            # current-state synchronization.
+            handle = SessionV2(
+                session_id, ClientProxy(peer), None, _work=self.sessions.of(peer, session_id)
+            )
+            await handle.sync_state()
+            return result
+        tasks = self.cancel(peer, session_id)
+        if call.method == "session/close":
+            if tasks:
+                # The turns have reported `cancelled` before the close is answered.
+                await asyncio.wait(tasks)
+            # Unlike `session/cancel`, closing stops the session's background work too.
+            await self.sessions.stop(peer, session_id)
         return await proceed()
 
 
@@ -365,6 +321,54 @@ class AgentV2(Agent, Extensions):
     async def run_turn(self, request: PromptRequest, turn: TurnV2) -> StopReasonV2:
         """Do the turn's work, reporting through `turn`; the stop reason."""
         raise NotImplementedError
+
+    def session(self, session_id: str) -> SessionV2:
+        """The handle of the session `session_id` on the connection being served: for what
+        an agent says outside a turn (the replay of `resume_session`, background work),
+        sharing the state and background list of the session's turns."""
+        peer = current_peer()
+        control = _controls.get(self)
+        gate = _gates.get(self)
+        capabilities = gate.client_capabilities(peer) if gate is not None else None
+        if control is None:
+            return SessionV2(session_id, ClientProxy(peer), capabilities)
+        return SessionV2(
+            session_id,
+            ClientProxy(peer),
+            capabilities,
+            _work=control.sessions.of(peer, session_id),
+        )
+
+    def _known_work(self, session_id: str) -> SessionV2 | None:
+        control = _controls.get(self)
+        work = control.sessions.find(current_peer(), session_id) if control else None
+        if work is None:
+            return None
+        return SessionV2(session_id, ClientProxy(current_peer()), None, _work=work)
+
+    async def cancel_tool_call(self, input: CancelToolCallRequest) -> CancelToolCallResponse:
+        """`tool_call/cancel`: cancels a tool call its session's handle made cancellable
+        (`start_tool_call(cancel=...)`, `in_background`); -32602 for any other (unknown on
+        this connection, already final, or not cancellable), as the draft says."""
+        handle = self._known_work(input.session_id)
+        if handle is None or not handle.cancel_tool_call(input.tool_call_id):
+            raise InvalidParams(
+                f"tool call {input.tool_call_id!r} is unknown, final or not cancellable",
+                {"sessionId": input.session_id, "toolCallId": input.tool_call_id},
+            )
+        return CancelToolCallResponse()
+
+    async def cancel_terminal(self, input: CancelTerminalRequest) -> CancelTerminalResponse:
+        """`terminal/cancel`: stops a terminal its session's handle made cancellable
+        (`run_terminal`, `start_terminal(cancel=...)`); -32602 for any other (unknown on
+        this connection, exited, or not cancellable)."""
+        handle = self._known_work(input.session_id)
+        if handle is None or not handle.cancel_terminal(input.terminal_id):
+            raise InvalidParams(
+                f"terminal {input.terminal_id!r} is unknown, exited or not cancellable",
+                {"sessionId": input.session_id, "terminalId": input.terminal_id},
+            )
+        return CancelTerminalResponse()
 
     async def prompt(self, input: PromptRequest) -> PromptResponse:
         peer = current_peer()
@@ -406,6 +410,9 @@ class AgentV2(Agent, Extensions):
             client=ClientProxy(peer),
             capabilities=gate.client_capabilities(peer) if gate is not None else None,
         )
+        if control is not None:
+            # The turn shares the session's state and background list with its other handles.
+            turn._work = control.sessions.of(peer, input.session_id)
         await turn.update(
             SessionUpdateUserMessage(message_id=turn.message_id, content=list(input.prompt))
         )
