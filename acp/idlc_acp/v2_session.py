@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import inspect
 import logging
 import signal as signals
 import uuid
@@ -380,9 +381,10 @@ class SessionV2:
     def cancel_tool_call(self, tool_call_id: str) -> bool:
         """What `tool_call/cancel` does: calls the tool call's `cancel`; False if it has
         none (unknown, final or not cancellable)."""
-        cancel = self._work.tool_calls.pop(tool_call_id, None)
+        cancel = self._work.tool_calls.get(tool_call_id)
         if cancel is None:
             return False
+        # It stays cancellable until its final status (which withdraws the control).
         cancel()
         return True
 
@@ -463,9 +465,10 @@ class SessionV2:
     def cancel_terminal(self, terminal_id: str) -> bool:
         """What `terminal/cancel` does: calls the terminal's `cancel`; False if it has
         none (unknown, exited or not cancellable)."""
-        cancel = self._work.terminals.pop(terminal_id, None)
+        cancel = self._work.terminals.get(terminal_id)
         if cancel is None:
             return False
+        # It stays cancellable until it exited (which withdraws the control).
         cancel()
         return True
 
@@ -544,23 +547,36 @@ class SessionV2:
         A `tool_call/cancel` cancels it, unless the call was started with a `cancel` of its
         own; `session/close` and the end of the connection do too."""
 
+        advertise = tool_call_id not in self._work.tool_calls
+
         async def run() -> None:
-            await self.add_background(tool_call_id=tool_call_id)
             status = ToolCallStatus.COMPLETED
             try:
+                if advertise:
+                    await self.update(
+                        SessionUpdateToolCallUpdate(
+                            tool_call_id=tool_call_id,
+                            capabilities=ToolCallCapabilities(cancel=ToolCallCancelCapabilities()),
+                        )
+                    )
+                await self.add_background(tool_call_id=tool_call_id)
                 await work
             except asyncio.CancelledError:
                 status = ToolCallStatus.CANCELLED
             except Exception:
                 log.exception("the background work of tool call %s failed", tool_call_id)
                 status = ToolCallStatus.FAILED
+            finally:
+                if inspect.iscoroutine(work):
+                    work.close()  # cancelled before it began: it never will
             if tool_call_id in self._work.open_tool_calls:
                 await self.update_tool_call(tool_call_id, status=status)
             await self.remove_background(tool_call_id=tool_call_id)
 
         task = self._spawn(run(), f"acp-v2-background-{tool_call_id}")
-        if tool_call_id not in self._work.tool_calls:
-            # Cancellable by the client: the task's cancellation is the call's.
+        if advertise:
+            # Cancellable by the client (advertised first thing): the task's cancellation is
+            # the call's.
             self._work.tool_calls[tool_call_id] = task.cancel
         return task
 

@@ -1,0 +1,444 @@
+"""idlc_acp.v2_session over pipes in this process: the v2 session handle's plans, usage,
+patches, `requires_action`, elicitation, agent-owned terminals (real subprocesses), background
+work with `tool_call/cancel` and `terminal/cancel`, `session/close` stopping it, and the state
+snapshot `session/resume` sends after its replay."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, cast
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from idlc_acp import v2
+from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
+from idlc_acp.v2_session import SessionV2, TerminalV2
+from idlc_acp.wire import acp_options
+from idlc_runtime import RpcError, Unsupported, connect_fds
+from idlc_runtime.hooks import enc_hook
+
+INFO = v2.Implementation(name="test", version="0")
+SLEEPER = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
+
+
+class Agent(AgentV2):
+    """Each prompt's first text names what the turn does."""
+
+    def __init__(self) -> None:
+        self.terminals: list[TerminalV2] = []
+        self.elicited: list[Any] = []
+
+    async def initialize(self, input: v2.InitializeRequest) -> v2.InitializeResponse:
+        return v2.InitializeResponse(protocol_version=2, info=INFO)
+
+    async def new_session(self, input: v2.NewSessionRequest) -> v2.NewSessionResponse:
+        return v2.NewSessionResponse(session_id="s")
+
+    async def resume_session(self, input: v2.ResumeSessionRequest) -> v2.ResumeSessionResponse:
+        if input.replay_from is not None:
+            await self.session(input.session_id).replay(
+                [v2.SessionUpdateUserMessage(message_id="m1", content=[_text("before")])]
+            )
+        return v2.ResumeSessionResponse()
+
+    async def close_session(self, input: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        return v2.CloseSessionResponse()
+
+    async def run_turn(self, request: v2.PromptRequest, turn: TurnV2) -> StopReasonV2:
+        block = request.prompt[0]
+        assert isinstance(block, v2.ContentBlockText)
+        what = block.text
+        if what == "report":
+            thought = await turn.send_thought("thinking")
+            assert thought != turn.agent_message_id
+            await turn.plan(
+                [
+                    v2.PlanEntry(
+                        content="step",
+                        priority=v2.PlanEntryPriority.HIGH,
+                        status=v2.PlanEntryStatus.PENDING,
+                    )
+                ]
+            )
+            await turn.usage(10, 100, cost=v2.Cost(amount=0.5, currency="USD"))
+            call = await turn.start_tool_call("t", tool_call_id="c", kind=v2.ToolKind.READ)
+            await turn.update_tool_call(call, status=v2.ToolCallStatus.IN_PROGRESS)
+            await turn.add_tool_call_content(call, v2.ToolCallContentContent(content=_text("x")))
+        elif what == "ask":
+            call = await turn.start_tool_call("t", tool_call_id="c")
+            async with turn.waiting_for_user():
+                choice = await turn.request_permission(call, "May I?")
+            await turn.send_text(f"chose {choice}")
+        elif what == "elicit":
+            try:
+                answer = await turn.elicit_form("Name?", _schema())
+            except Unsupported as error:
+                self.elicited.append(error)
+            else:
+                self.elicited.append(answer)
+        elif what == "terminal":
+            async with await turn.run_terminal(
+                [sys.executable, "-c", "print('hello')"], terminal_id="t1"
+            ) as terminal:
+                status = await terminal.wait()
+            await turn.send_text(f"exit {status.exit_code}: {bytes(terminal.output)!r}")
+        elif what == "background terminal":
+            await turn.report_background()
+            terminal = await turn.run_terminal(SLEEPER, terminal_id="t2")
+            self.terminals.append(terminal)
+            turn.terminal_in_background(terminal)
+        elif what == "background call":
+            call = await turn.start_tool_call("watch", tool_call_id="w")
+            turn.in_background(asyncio.Event().wait(), tool_call_id=call)
+        return "end_turn"
+
+
+class Client(v2.Client):
+    """Records every update as it travels (`wire`)."""
+
+    def __init__(self, elicitation: v2.CreateElicitationResponse | None = None) -> None:
+        self.updates: list[dict[str, Any]] = []
+        self.changed = asyncio.Event()
+        self.elicitation = elicitation
+
+    async def update(self, input: v2.UpdateSessionNotification) -> None:
+        self.updates.append(wire(input.update))
+        self.changed.set()
+
+    async def request_permission(
+        self, input: v2.RequestPermissionRequest
+    ) -> v2.RequestPermissionResponse:
+        return v2.RequestPermissionResponse(
+            outcome=v2.RequestPermissionOutcomeSelected(option_id="allow")
+        )
+
+    async def elicit(self, input: v2.CreateElicitationRequest) -> v2.CreateElicitationResponse:
+        assert self.elicitation is not None
+        return self.elicitation
+
+    async def until(self, found: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first update (from the start) that `found` accepts, once it has come."""
+        while True:
+            for update in self.updates:
+                if found(update):
+                    return update
+            self.changed.clear()
+            await self.changed.wait()
+
+    async def turn(self, proxy: v2.AgentProxy, text: str) -> list[dict[str, Any]]:
+        """Prompts and waits for the idle update ending that turn; its updates."""
+        start = len(self.updates)
+        answer = await proxy.prompt(v2.PromptRequest(session_id="s", prompt=[_text(text)]))
+        user = await self.until(lambda u: u.get("messageId") == answer.message_id)
+        begin = self.updates.index(user, start)
+        end = await self.until(
+            lambda u: self.updates.index(u) > begin
+            and u["sessionUpdate"] == "state_update"
+            and u["state"] == "idle"
+        )
+        return self.updates[begin : self.updates.index(end) + 1]
+
+
+def wire(update: v2.SessionUpdate) -> dict[str, Any]:
+    """The update as it travels: its JSON, omitted fields omitted."""
+    sent: dict[str, Any] = json.loads(msgspec.json.encode(update, enc_hook=enc_hook))
+    return sent
+
+
+def _text(text: str) -> v2.ContentBlockText:
+    return v2.ContentBlockText(text=text)
+
+
+def _schema() -> v2.ElicitationSchema:
+    return v2.ElicitationSchema(
+        type=v2.ElicitationSchemaType.OBJECT,
+        properties={"name": v2.ElicitationPropertySchemaString(title="Name")},
+        required=["name"],
+    )
+
+
+@contextlib.asynccontextmanager
+async def connected(
+    agent: Agent, client: Client, capabilities: v2.ClientCapabilities | None = None
+) -> AsyncIterator[v2.AgentProxy]:
+    agent_read, client_write = os.pipe()
+    client_read, agent_write = os.pipe()
+    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
+        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
+            proxy = v2.AgentProxy(peer)
+            await proxy.initialize(
+                v2.InitializeRequest(
+                    protocol_version=2,
+                    info=INFO,
+                    capabilities=capabilities or v2.ClientCapabilities(),
+                )
+            )
+            yield proxy
+
+
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
+    def runner() -> None:
+        asyncio.run(asyncio.wait_for(test(), 30))
+
+    runner.__name__ = test.__name__
+    return runner
+
+
+def kinds(updates: list[dict[str, Any]]) -> list[str]:
+    return [update["sessionUpdate"] for update in updates]
+
+
+def states(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [update for update in updates if update["sessionUpdate"] == "state_update"]
+
+
+@run
+async def test_thoughts_plans_usage_and_tool_call_patches_go_out_as_given() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        updates = await client.turn(proxy, "report")
+    assert kinds(updates) == [
+        "user_message",
+        "state_update",
+        "agent_thought_chunk",
+        "plan_update",
+        "usage_update",
+        "tool_call_update",
+        "tool_call_update",
+        "tool_call_content_chunk",
+        "state_update",
+    ]
+    _, _, thought, plan, usage, started, patched, chunk, idle = updates
+    assert thought["content"] == {"type": "text", "text": "thinking"}
+    assert plan["plan"] == {
+        "type": "items",
+        "planId": "plan",
+        "entries": [{"content": "step", "priority": "high", "status": "pending"}],
+    }
+    assert usage == {
+        "sessionUpdate": "usage_update",
+        "used": 10,
+        "size": 100,
+        "cost": {"amount": 0.5, "currency": "USD"},
+    }
+    assert started == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c",
+        "title": "t",
+        "kind": "read",
+        "status": "pending",
+    }
+    # A patch names only what changes.
+    assert patched == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c",
+        "status": "in_progress",
+    }
+    assert chunk["content"] == {"type": "content", "content": {"type": "text", "text": "x"}}
+    assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+
+
+@run
+async def test_waiting_for_the_user_reports_requires_action_then_running() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        updates = await client.turn(proxy, "ask")
+    assert [update["state"] for update in states(updates)] == [
+        "running",
+        "requires_action",
+        "running",
+        "idle",
+    ]
+    assert updates[-2]["content"]["text"] == "chose allow"
+
+
+@run
+async def test_elicitation_needs_the_clients_offer_and_returns_its_answer() -> None:
+    agent, silent = Agent(), Client()
+    async with connected(agent, silent) as proxy:
+        await silent.turn(proxy, "elicit")
+    assert isinstance(agent.elicited[0], Unsupported)
+    accepted = v2.CreateElicitationResponseAccept(content={"name": "Ada"})
+    offered = v2.ClientCapabilities(
+        elicitation=v2.ElicitationCapabilities(form=v2.ElicitationFormCapabilities())
+    )
+    client = Client(accepted)
+    async with connected(agent, client, offered) as proxy:
+        await client.turn(proxy, "elicit")
+    assert agent.elicited[1] == accepted
+
+
+@run
+async def test_a_terminal_runs_a_real_command_streams_its_output_and_reports_its_exit() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        updates = await client.turn(proxy, "terminal")
+    terminal = [u for u in updates if u["sessionUpdate"].startswith("terminal_")]
+    announced, *chunks, exited = terminal
+    assert announced["terminalId"] == "t1" and "print('hello')" in announced["command"]
+    assert announced["capabilities"] == {"cancel": {}}
+    assert all(chunk["sessionUpdate"] == "terminal_output_chunk" for chunk in chunks)
+    assert exited == {
+        "sessionUpdate": "terminal_update",
+        "terminalId": "t1",
+        "exitStatus": {"exitCode": 0},
+        "capabilities": {},
+    }
+    assert updates[-2]["content"]["text"] == f"exit 0: {b'hello' + os.linesep.encode()!r}"
+
+
+@run
+async def test_terminal_cancel_stops_background_work_that_outlived_its_turn() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        await client.turn(proxy, "background terminal")
+        listed = [{"type": "terminal", "terminalId": "t2"}]
+        await client.until(lambda u: u.get("background") == listed)
+        # The turn's `running` came before it reported background work; every state update
+        # since carries the list.
+        first, *since = states(client.updates)
+        assert "background" not in first and all("background" in u for u in since)
+        await client.until(lambda u: u["sessionUpdate"] == "terminal_output_chunk")
+        cancel = v2.CancelTerminalRequest(session_id="s", terminal_id="t2")
+        await proxy.cancel_terminal(cancel)
+        exited = await client.until(lambda u: "exitStatus" in u)
+        assert exited["exitStatus"] == {"signal": "SIGTERM"}
+        emptied = await client.until(
+            lambda u: u["sessionUpdate"] == "state_update"
+            and u.get("background") == []
+            and client.updates.index(u) > client.updates.index(exited)
+        )
+        assert emptied["state"] == "idle" and "stopReason" not in emptied
+        with pytest.raises(RpcError) as again:
+            await proxy.cancel_terminal(cancel)
+        assert again.value.code == -32602
+
+
+@run
+async def test_tool_call_cancel_cancels_a_background_tool_call() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        await client.turn(proxy, "background call")
+        await client.until(
+            lambda u: u.get("background") == [{"type": "tool_call", "toolCallId": "w"}]
+        )
+        await proxy.cancel_tool_call(v2.CancelToolCallRequest(session_id="s", tool_call_id="w"))
+        final = await client.until(lambda u: u.get("status") == "cancelled")
+        assert final == {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "w",
+            "status": "cancelled",
+            "capabilities": {},
+        }
+        await client.until(lambda u: u.get("background") == [])
+        for unknown in ("w", "nope"):
+            with pytest.raises(RpcError) as refused:
+                await proxy.cancel_tool_call(
+                    v2.CancelToolCallRequest(session_id="s", tool_call_id=unknown)
+                )
+            assert refused.value.code == -32602
+
+
+@run
+async def test_session_close_stops_background_work_before_it_answers() -> None:
+    agent, client = Agent(), Client()
+    async with connected(agent, client) as proxy:
+        await client.turn(proxy, "background terminal")
+        await proxy.close_session(v2.CloseSessionRequest(session_id="s"))
+        # The close waits for the notifications before it: the exit is there already.
+        [terminal] = agent.terminals
+        assert terminal.exited
+        assert any(u.get("exitStatus") == {"signal": "SIGKILL"} for u in client.updates)
+
+
+@run
+async def test_resume_replays_then_sends_the_current_state_before_it_answers() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        await proxy.resume_session(
+            v2.ResumeSessionRequest(session_id="s", cwd="/", replay_from=v2.ReplayFromStart())
+        )
+        assert client.updates == [
+            {"sessionUpdate": "user_message", "messageId": "m1", "content": [_text_json("before")]},
+            {"sessionUpdate": "state_update", "state": "idle"},
+        ]
+        await proxy.resume_session(v2.ResumeSessionRequest(session_id="s", cwd="/"))
+        assert client.updates[2:] == [{"sessionUpdate": "state_update", "state": "idle"}]
+
+
+def _text_json(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+class _Recorder:
+    """A client proxy that only records: for the handle's messages without a connection."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def update(self, input: v2.UpdateSessionNotification) -> None:
+        self.sent.append(wire(input.update))
+
+
+PATCH_FIELDS = {
+    "status": st.sampled_from(list(v2.ToolCallStatus)),
+    "title": st.text(max_size=5),
+    "kind": st.sampled_from(list(v2.ToolKind)),
+    "content": st.text(max_size=5),
+    "locations": st.just([v2.ToolCallLocation(path="/x")]),
+    "raw_output": st.integers(),
+}
+WIRE_NAMES = {"raw_output": "rawOutput"}
+
+
+@given(patch=st.fixed_dictionaries({}, optional=PATCH_FIELDS))
+def test_a_tool_call_patch_sends_exactly_the_fields_given(patch: dict[str, Any]) -> None:
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+    asyncio.run(session.update_tool_call("c", **patch))
+    [sent] = recorder.sent
+    assert set(sent) == {"sessionUpdate", "toolCallId", *(WIRE_NAMES.get(k, k) for k in patch)}
+
+
+@given(
+    background=st.lists(
+        st.tuples(st.sampled_from(["tool_call", "terminal"]), st.sampled_from("abc")), max_size=6
+    )
+)
+def test_every_state_update_carries_the_background_list_once_reported(
+    background: list[tuple[str, str]],
+) -> None:
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+
+    async def go() -> set[tuple[str, str]]:
+        await session.running()
+        listed: set[tuple[str, str]] = set()
+        for kind, name in background:
+            ids = {"tool_call_id": name} if kind == "tool_call" else {"terminal_id": name}
+            if (kind, name) in listed:
+                await session.remove_background(**ids)
+                listed.discard((kind, name))
+            else:
+                await session.add_background(**ids)
+                listed.add((kind, name))
+            await session.requires_action()
+        return listed
+
+    listed = asyncio.run(go())
+    first, *rest = recorder.sent
+    assert "background" not in first  # not reported yet
+    for sent in rest:
+        assert "background" in sent
+    if rest:
+        final = rest[-1]["background"]
+        key = {"tool_call": "toolCallId", "terminal": "terminalId"}
+        assert {(item["type"], item[key[item["type"]]]) for item in final} == listed
