@@ -31,12 +31,16 @@ headers and logs.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import os
 import secrets
+import sys
+import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from urllib.parse import unquote, urlparse
 
 from idlc_acp import (
@@ -98,7 +102,11 @@ from idlc_acp import (
     agent_main,
     current_session,
     negotiate_protocol_version,
+    v2,
 )
+from idlc_acp.errors import AcpError
+from idlc_acp.v2_agent import PROTOCOL_VERSION_V2, AgentV2, StopReasonV2, TurnV2
+from idlc_runtime import Peer, Unsupported, current_peer
 
 #: The one way to sign in. Without a `type` it is an `agent` method: the agent signs the
 #: user in itself when the client calls `authenticate` with its id.
@@ -163,10 +171,14 @@ class NotesSession:
         )
 
     def inside(self, path: str) -> bool:
-        """Whether `path` lies in the session's folders (its cwd or an additional one)."""
-        path = os.path.normpath(path)
-        roots = [os.path.normpath(root) for root in [self.cwd, *self.additional_directories]]
-        return any(os.path.commonpath([path, root]) == root for root in roots)
+        return inside_folders(path, [self.cwd, *self.additional_directories])
+
+
+def inside_folders(path: str, folders: list[str]) -> bool:
+    """Whether `path` lies in one of a session's folders (its cwd or an additional one)."""
+    path = os.path.normpath(path)
+    roots = [os.path.normpath(root) for root in folders]
+    return any(os.path.commonpath([path, root]) == root for root in roots)
 
 
 class ReferenceAgent(Agent):
@@ -383,7 +395,7 @@ def describe(block: ContentBlock, session: NotesSession) -> str:
     return f"resource {resource.uri} ({size}){where(resource.uri, session)}"
 
 
-def where(uri: str, session: NotesSession) -> str:
+def where(uri: str, session: NotesSession | NotesSessionV2) -> str:
     """For a `file:` URI, whether it is inside the session's folders."""
     parsed = urlparse(uri)
     if parsed.scheme != "file":
@@ -417,5 +429,373 @@ def page_start(cursor: str | None) -> int:
     return int(cursor)
 
 
+# ---------------------------------------------------------------- the same agent in ACP v2
+
+#: v2's way to sign in: an `agent` method, taken by `auth/login`.
+SIGN_IN_V2 = v2.AuthMethodAgent(
+    method_id=SIGN_IN.id, name=SIGN_IN.name, description=SIGN_IN.description
+)
+
+#: v2 has no session modes: the mode is a config option of the `mode` category.
+MODES_V2 = [v2.SessionConfigSelectOption(value=m.id, name=m.name) for m in MODES]
+REPLIES_V2 = [v2.SessionConfigSelectOption(value=r.value, name=r.name) for r in REPLIES]
+
+#: The slash commands a v2 session offers: each shows one more part of the v2 session.
+COMMANDS_V2 = [
+    v2.AvailableCommandCommand(name="plan", description="Shows the notes as a plan."),
+    v2.AvailableCommandCommand(
+        name="watch", description="Starts a terminal that runs in the background."
+    ),
+    v2.AvailableCommandCommand(
+        name="remind", description="Starts a reminder that waits in the background."
+    ),
+    v2.AvailableCommandCommand(name="name", description="Asks your name (a form)."),
+]
+
+#: What `/watch` runs: a process that keeps running until it is cancelled.
+WATCHER = [
+    sys.executable,
+    "-c",
+    "import time\nprint('watching', flush=True)\nwhile True: time.sleep(1)",
+]
+
+
+@dataclass
+class NotesSessionV2:
+    """One v2 session: as `NotesSession`, its history in v2's shape (user messages and
+    agent message chunks, each with its `messageId`: what `replayFrom` replays)."""
+
+    session_id: str
+    cwd: str
+    additional_directories: list[str]
+    mode_id: str = MODES[0].id
+    reply: str = REPLIES[0].value
+    title: str | None = None
+    updated_at: str = ""
+    history: list[v2.SessionUpdate] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    active: bool = True
+
+    def touch(self) -> None:
+        self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
+
+    def config_options(self) -> list[v2.SessionConfigOption]:
+        return [
+            v2.SessionConfigOptionSelect(
+                config_id="mode",
+                name="Mode",
+                category=v2.SessionConfigOptionCategory.MODE,
+                current_value=self.mode_id,
+                options=MODES_V2,
+            ),
+            v2.SessionConfigOptionSelect(
+                config_id="reply", name="Reply", current_value=self.reply, options=REPLIES_V2
+            ),
+        ]
+
+    def info(self) -> v2.SessionInfo:
+        return v2.SessionInfo(
+            session_id=self.session_id,
+            cwd=self.cwd,
+            additional_directories=self.additional_directories or None,
+            title=self.title,
+            updated_at=self.updated_at,
+        )
+
+    def inside(self, path: str) -> bool:
+        return inside_folders(path, [self.cwd, *self.additional_directories])
+
+
+@dataclass
+class Connection:
+    """What one v2 connection has: its sign-in and its sessions, shared with no other."""
+
+    signed_in: bool = False
+    sessions: dict[str, NotesSessionV2] = field(default_factory=dict)
+
+
+class ReferenceAgentV2(AgentV2):
+    """The reference agent in ACP v2's shape. One object may serve many connections
+    (idlc_acp keeps a v2 agent's turns per connection): each connection's sign-in and
+    sessions are its own, so another connection's session id is as unknown as none."""
+
+    def __init__(self) -> None:
+        self.connections: weakref.WeakKeyDictionary[Peer, Connection] = weakref.WeakKeyDictionary()
+
+    def connection(self) -> Connection:
+        peer = current_peer()
+        found = self.connections.get(peer)
+        if found is None:
+            found = self.connections[peer] = Connection()
+        return found
+
+    # -- initialize and signing in ------------------------------------------------------
+
+    async def initialize(self, input: v2.InitializeRequest) -> v2.InitializeResponse:
+        # v2's baseline (`session: {}`) is new, list, resume, close, prompt and cancel;
+        # delete, additional directories and the prompt content beyond text and links are
+        # said here.
+        return v2.InitializeResponse(
+            protocol_version=PROTOCOL_VERSION_V2,
+            info=v2.Implementation(
+                name="idlc-reference-agent", title="idlc reference agent", version=__version__
+            ),
+            capabilities=v2.AgentCapabilities(
+                session=v2.SessionCapabilities(
+                    prompt=v2.PromptCapabilities(
+                        image=v2.PromptImageCapabilities(),
+                        audio=v2.PromptAudioCapabilities(),
+                        embedded_context=v2.PromptEmbeddedContextCapabilities(),
+                    ),
+                    delete=v2.SessionDeleteCapabilities(),
+                    additional_directories=v2.SessionAdditionalDirectoriesCapabilities(),
+                )
+            ),
+            auth_methods=[SIGN_IN_V2],
+        )
+
+    async def login(self, input: v2.LoginAuthRequest) -> v2.LoginAuthResponse:
+        if input.method_id != SIGN_IN_V2.method_id:
+            raise InvalidParams(
+                f"unknown auth method {input.method_id!r}", {"methodId": input.method_id}
+            )
+        self.connection().signed_in = True
+        return v2.LoginAuthResponse()
+
+    async def logout(self, input: v2.LogoutAuthRequest) -> v2.LogoutAuthResponse:
+        self.connection().signed_in = False
+        return v2.LogoutAuthResponse()
+
+    def require_sign_in(self) -> Connection:
+        connection = self.connection()
+        if not connection.signed_in:
+            raise AuthRequired(
+                f"Authentication required: sign in with auth/login({SIGN_IN_V2.method_id!r})"
+            )
+        return connection
+
+    def own(self, session_id: str) -> NotesSessionV2:
+        found = self.require_sign_in().sessions.get(session_id)
+        if found is None:
+            raise ResourceNotFound.session(session_id)
+        return found
+
+    def active(self, session_id: str) -> NotesSessionV2:
+        found = self.own(session_id)
+        if not found.active:
+            raise ResourceNotFound(
+                f"Session {session_id} is closed: resume it first", {"sessionId": session_id}
+            )
+        return found
+
+    # -- making, finding and ending sessions --------------------------------------------
+
+    async def new_session(self, input: v2.NewSessionRequest) -> v2.NewSessionResponse:
+        connection = self.require_sign_in()
+        folders = checked_folders(input.cwd, input.additional_directories)
+        session = NotesSessionV2(f"ref-{secrets.token_urlsafe(16)}", input.cwd, folders)
+        session.touch()
+        connection.sessions[session.session_id] = session
+        return v2.NewSessionResponse(
+            session_id=session.session_id,
+            config_options=session.config_options(),
+            available_commands=list(COMMANDS_V2),
+        )
+
+    async def resume_session(self, input: v2.ResumeSessionRequest) -> v2.ResumeSessionResponse:
+        """v2's `session/resume` is v1's load and resume in one: with `replayFrom` it
+        replays the conversation first. idlc_acp then sends the state snapshot, before the
+        answer."""
+        session = self.own(input.session_id)
+        if input.replay_from is not None and not isinstance(input.replay_from, v2.ReplayFromStart):
+            raise InvalidParams("replayFrom: this agent replays from the start only")
+        if input.cwd != session.cwd:
+            raise InvalidParams(
+                f"session {input.session_id} works in {session.cwd}, not {input.cwd}",
+                {"sessionId": input.session_id, "cwd": input.cwd},
+            )
+        session.additional_directories = checked_folders(input.cwd, input.additional_directories)
+        session.active = True
+        session.touch()
+        if input.replay_from is not None:
+            await self.session(session.session_id).replay(session.history)
+        return v2.ResumeSessionResponse(
+            config_options=session.config_options(), available_commands=list(COMMANDS_V2)
+        )
+
+    async def list_sessions(self, input: v2.ListSessionsRequest) -> v2.ListSessionsResponse:
+        sessions = self.require_sign_in().sessions.values()
+        listed = [s for s in sessions if input.cwd in (None, s.cwd)]
+        start = page_start(input.cursor)
+        end = start + LIST_PAGE
+        return v2.ListSessionsResponse(
+            sessions=[session.info() for session in listed[start:end]],
+            next_cursor=str(end) if end < len(listed) else None,
+        )
+
+    async def close_session(self, input: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        # idlc_acp has ended the session's turns (idle `cancelled`) and stopped its
+        # background work (the watcher's exit, the reminder `cancelled`) before this runs.
+        self.active(input.session_id).active = False
+        return v2.CloseSessionResponse()
+
+    async def delete_session(self, input: v2.DeleteSessionRequest) -> v2.DeleteSessionResponse:
+        self.own(input.session_id)
+        # As the v1 agent does: its turns end (idle `cancelled`) and its background work
+        # stops, as on a close, then it is forgotten.
+        await self.stop_session(input.session_id)
+        self.connection().sessions.pop(input.session_id, None)
+        return v2.DeleteSessionResponse()
+
+    # -- config options ------------------------------------------------------------------
+
+    async def set_config_option(
+        self, input: v2.SetSessionConfigOptionRequest
+    ) -> v2.SetSessionConfigOptionResponse:
+        session = self.active(input.session_id)
+        choices = {"mode": MODES_V2, "reply": REPLIES_V2}.get(input.config_id)
+        if choices is None:
+            raise InvalidParams(f"unknown config option {input.config_id!r}")
+        values = {choice.value for choice in choices}
+        value = getattr(input, "value", None)
+        if not isinstance(input, v2.SetSessionConfigOptionRequestId) or value not in values:
+            raise InvalidParams(f"{input.config_id} is one of {sorted(values)}, not {value!r}")
+        if input.config_id == "mode":
+            session.mode_id = input.value
+        else:
+            session.reply = input.value
+        return v2.SetSessionConfigOptionResponse(config_options=session.config_options())
+
+    # -- the turn --------------------------------------------------------------------------
+
+    async def prompt(self, input: v2.PromptRequest) -> v2.PromptResponse:
+        # Refused before the user message is inserted (an error answer, nothing else): an
+        # unknown or closed session, a block that cannot be read (bad base64).
+        session = self.active(input.session_id)
+        for block in input.prompt:
+            describe_v2(block, session)
+        return await super().prompt(input)
+
+    async def run_turn(self, request: v2.PromptRequest, turn: TurnV2) -> StopReasonV2:
+        # Checked again: the session may have been closed, deleted or signed out of while
+        # the prompt was held behind another turn.
+        try:
+            session = self.active(request.session_id)
+            described = "; ".join(describe_v2(block, session) for block in request.prompt)
+        except AcpError as error:
+            await turn.send_text(f"Not noted: {error}")
+            return "error"
+        session.history.append(
+            v2.SessionUpdateUserMessage(message_id=turn.message_id, content=list(request.prompt))
+        )
+        if session.title is None:
+            session.title = next(
+                (b.text[:40] for b in request.prompt if isinstance(b, v2.ContentBlockText)), None
+            )
+        session.touch()
+        first = request.prompt[0] if request.prompt else None
+        if isinstance(first, v2.ContentBlockText) and first.text.startswith("/"):
+            return await self.command(session, first.text[1:].strip(), turn)
+        if session.mode_id == "ask":
+            call = await turn.start_tool_call("Keep this note", kind=v2.ToolKind.EDIT)
+            async with turn.waiting_for_user():
+                choice = await turn.request_permission(call, "Keep this note?")
+            if choice is None:
+                return "cancelled"
+            if choice != "allow":
+                await turn.update_tool_call(call, status=v2.ToolCallStatus.FAILED)
+                return await self.reply(session, turn, "Not noted.")
+            await turn.update_tool_call(call, status=v2.ToolCallStatus.COMPLETED)
+        session.notes.append(described)
+        if session.reply == "count":
+            return await self.reply(session, turn, f"Noted {len(request.prompt)} block(s).")
+        return await self.reply(session, turn, f"Noted: {described}")
+
+    async def reply(self, session: NotesSessionV2, turn: TurnV2, text: str) -> StopReasonV2:
+        update = v2.SessionUpdateAgentMessageChunk(
+            message_id=turn.agent_message_id, content=v2.ContentBlockText(text=text)
+        )
+        session.history.append(update)
+        await turn.update(update)
+        return "end_turn"
+
+    async def command(self, session: NotesSessionV2, name: str, turn: TurnV2) -> StopReasonV2:
+        if name == "plan":
+            entry = partial(
+                v2.PlanEntry,
+                priority=v2.PlanEntryPriority.MEDIUM,
+                status=v2.PlanEntryStatus.PENDING,
+            )
+            await turn.plan([entry(content=note) for note in session.notes], plan_id="notes")
+            await turn.usage(sum(len(note) for note in session.notes), CONTEXT_SIZE)
+            return await self.reply(session, turn, f"{len(session.notes)} note(s) planned.")
+        if name == "watch":
+            # The watcher outlives the turn: listed as background work until it exits
+            # (`terminal/cancel` stops it, as does closing the session).
+            await turn.report_background()
+            call = await turn.start_tool_call("Watch", kind=v2.ToolKind.EXECUTE)
+            terminal = await turn.run_terminal(WATCHER, cwd=session.cwd)
+            await turn.update_tool_call(
+                call, status=v2.ToolCallStatus.COMPLETED, content=[terminal.content()]
+            )
+            turn.terminal_in_background(terminal)
+            return await self.reply(session, turn, f"Watching in terminal {terminal.id}.")
+        if name == "remind":
+            # A tool call whose work goes on without a process: it waits until the client
+            # cancels it (`tool_call/cancel`) or the session closes.
+            await turn.report_background()
+            call = await turn.start_tool_call("Remind me", kind=v2.ToolKind.OTHER)
+            await turn.update_tool_call(call, status=v2.ToolCallStatus.IN_PROGRESS)
+            turn.in_background(asyncio.Event().wait(), tool_call_id=call)
+            return await self.reply(session, turn, f"Reminder {call} set.")
+        if name == "name":
+            try:
+                async with turn.waiting_for_user():
+                    answer = await turn.elicit_form("What is your name?", NAME_FORM)
+            except Unsupported:
+                return await self.reply(session, turn, "This client cannot show a form.")
+            if isinstance(answer, v2.CreateElicitationResponseAccept) and answer.content:
+                return await self.reply(session, turn, f"Hello, {answer.content.get('name')}.")
+            return await self.reply(session, turn, "No name given.")
+        return await self.reply(session, turn, f"Unknown command /{name}.")
+
+
+#: The context window `/plan`'s usage report counts against (in characters, standing for
+#: tokens).
+CONTEXT_SIZE = 100_000
+
+NAME_FORM = v2.ElicitationSchema(
+    type=v2.ElicitationSchemaType.OBJECT,
+    properties={"name": v2.ElicitationPropertySchemaString(title="Name")},
+    required=["name"],
+)
+
+
+def describe_v2(block: v2.ContentBlock, session: NotesSessionV2) -> str:
+    """`describe`, for v2's content blocks."""
+    if isinstance(block, v2.ContentBlockText):
+        return f'text "{block.text[:60]}"'
+    if isinstance(block, v2.ContentBlockImage):
+        return f"image ({block.mime_type}, {decoded_size(block.data)} bytes)"
+    if isinstance(block, v2.ContentBlockAudio):
+        return f"audio ({block.mime_type}, {decoded_size(block.data)} bytes)"
+    if isinstance(block, v2.ContentBlockResourceLink):
+        return f"link {block.uri}{where(block.uri, session)}"
+    if isinstance(block, v2.ContentBlockResource):
+        resource = block.resource
+        if isinstance(resource, v2.BlobResourceContents):
+            size = f"{decoded_size(resource.blob)} bytes"
+        elif isinstance(resource, v2.TextResourceContents):
+            size = f"{len(resource.text)} characters"
+        else:
+            raise InvalidParams("an embedded resource holds text or a blob")
+        return f"resource {resource.uri} ({size}){where(resource.uri, session)}"
+    raise InvalidParams(f"cannot read a prompt block of type {getattr(block, 'tag', '?')!r}")
+
+
 if __name__ == "__main__":
-    agent_main(ReferenceAgent, description="An ACP agent with every session capability.")
+    agent_main(
+        ReferenceAgent,
+        description="An ACP agent with every session capability.",
+        v2_factory=ReferenceAgentV2,
+    )

@@ -300,14 +300,20 @@ class TurnControlV2:
             )
             await handle.sync_state()
             return result
-        tasks = self.cancel(peer, session_id)
         if call.method == "session/close":
-            if tasks:
-                # The turns have reported `cancelled` before the close is answered.
-                await asyncio.wait(tasks)
-            # Unlike `session/cancel`, closing stops the session's background work too.
-            await self.sessions.stop(peer, session_id)
+            await self.stop(peer, session_id)
+        else:
+            self.cancel(peer, session_id)
         return await proceed()
+
+    async def stop(self, peer: Peer, session_id: str) -> None:
+        """What `session/close` does before the agent's `close_session`: cancels the
+        session's turns and held prompts, waits until the turns reported idle `cancelled`,
+        then stops its background work (which `session/cancel` leaves running)."""
+        tasks = self.cancel(peer, session_id)
+        if tasks:
+            await asyncio.wait(tasks)
+        await self.sessions.stop(peer, session_id)
 
 
 #: The turn control of each `AgentV2` served (one per options made for it).
@@ -338,6 +344,15 @@ class AgentV2(Agent, Extensions):
             capabilities,
             _work=control.sessions.of(peer, session_id),
         )
+
+    async def stop_session(self, session_id: str) -> None:
+        """Ends everything the session does on this connection, as `session/close` does
+        before `close_session` runs: its turns (each reports idle `cancelled` before this
+        returns), held prompts (-32800) and background work. For a handler that ends a
+        session otherwise, as `delete_session` may; v1's `Session.cancel_turns`."""
+        control = _controls.get(self)
+        if control is not None:
+            await control.stop(current_peer(), session_id)
 
     def _known_work(self, session_id: str) -> SessionV2 | None:
         control = _controls.get(self)

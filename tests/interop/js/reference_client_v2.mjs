@@ -1,0 +1,367 @@
+// The official TypeScript SDK's experimental/v2 client against examples/acp_reference_agent.py
+// at protocol version 2, one scenario per v2 session capability.
+//
+//   node reference_client_v2.mjs --cwd DIR --other-dir DIR -- AGENT_CMD [ARGS...]
+//
+// It runs the scenarios one after another on one stdio connection and prints one JSON object
+// per line on stdout, {"scenario": NAME, ...what was observed}: it reports, the Python tests
+// (tests/interop/test_reference_agent_v2.py) judge. The SDK parses what it receives with its
+// own v2 schemas; the tests check every message both ways against the vendored one.
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+
+const SCENARIO_TIMEOUT_MS = 60_000;
+
+function parseArgs(argv) {
+  const options = { cwd: process.cwd(), otherDir: null, command: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      options.command = argv.slice(i + 1);
+      break;
+    } else if (arg === "--cwd") {
+      options.cwd = argv[++i];
+    } else if (arg === "--other-dir") {
+      options.otherDir = argv[++i];
+    } else {
+      throw new Error(`unknown argument ${arg}`);
+    }
+  }
+  if (options.command.length === 0) throw new Error("usage: reference_client_v2.mjs --cwd DIR --other-dir DIR -- AGENT_CMD...");
+  return options;
+}
+
+const options = parseArgs(process.argv.slice(2));
+
+function emit(record) {
+  process.stdout.write(JSON.stringify(record) + "\n");
+}
+
+function errorRecord(error) {
+  if (error instanceof acp.RequestError) return { code: error.code, message: error.message, data: error.data ?? null };
+  return { exception: String(error?.stack ?? error) };
+}
+
+function withTimeout(promise, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), SCENARIO_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// What the agent sends the client, and how it answers permission requests and forms.
+const seen = {
+  // Every `session/update`'s params since the start, in order.
+  all: [],
+  waiters: [],
+  permissions: [],
+  // "allow", "reject", or "hold": keep the request unanswered until releaseHeld().
+  permissionAnswer: "allow",
+  held: [],
+  onPermission: null,
+  elicitations: [],
+};
+
+// The first update from index `from` on that `found` accepts; its index.
+function waitFor(found, from = 0) {
+  for (let i = from; i < seen.all.length; i++) if (found(seen.all[i])) return Promise.resolve(i);
+  return new Promise((resolve) => seen.waiters.push({ found, from, resolve }));
+}
+
+const app = acp
+  .client()
+  .onNotification("session/update", ({ params }) => {
+    seen.all.push(params);
+    const index = seen.all.length - 1;
+    seen.waiters = seen.waiters.filter((waiter) => {
+      if (index >= waiter.from && waiter.found(params)) {
+        waiter.resolve(index);
+        return false;
+      }
+      return true;
+    });
+  })
+  .onRequest("session/request_permission", ({ params }) => {
+    seen.permissions.push(params);
+    seen.onPermission?.(params);
+    if (seen.permissionAnswer === "hold") return new Promise((resolve) => seen.held.push(resolve));
+    const kind = seen.permissionAnswer === "allow" ? "allow_once" : "reject_once";
+    const option = params.options.find((o) => o.kind === kind);
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  })
+  .onRequest("elicitation/create", ({ params }) => {
+    seen.elicitations.push(params);
+    return { action: "accept", content: { name: "Ada" } };
+  });
+
+function releaseHeld() {
+  for (const resolve of seen.held.splice(0)) resolve({ outcome: { outcome: "cancelled" } });
+}
+
+const isIdle = (sessionId) => (p) =>
+  p.sessionId === sessionId && p.update.sessionUpdate === "state_update" && p.update.state === "idle";
+
+// A request's answer or error, with the updates that arrived while it was pending: an update
+// the agent sent before answering is in `updates`, one sent after is not.
+async function call(ctx, method, params) {
+  const from = seen.all.length;
+  let outcome;
+  try {
+    outcome = { result: await ctx.request(method, params) };
+  } catch (error) {
+    outcome = { error: errorRecord(error) };
+  }
+  return { ...outcome, updates: seen.all.slice(from).map((p) => p.update) };
+}
+
+// One v2 turn: the prompt's answer (the ack, or an error), then every update of the session
+// up to the idle one ending it.
+async function turn(ctx, sessionId, prompt) {
+  const from = seen.all.length;
+  let ack;
+  try {
+    ack = { result: await ctx.request("session/prompt", { sessionId, prompt }) };
+  } catch (error) {
+    return { error: errorRecord(error) };
+  }
+  const end = await waitFor(isIdle(sessionId), from);
+  return { ...ack, updates: seen.all.slice(from, end + 1).filter((p) => p.sessionId === sessionId).map((p) => p.update) };
+}
+
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64");
+const WAV = Buffer.from("RIFF....WAVEfmt ").toString("base64");
+
+function text(value) {
+  return { type: "text", text: value };
+}
+
+async function runScenarios(scenarios) {
+  for (const [name, body] of scenarios) {
+    try {
+      emit({ scenario: name, ...(await withTimeout(body(), name)) });
+    } catch (error) {
+      emit({ scenario: name, failed: errorRecord(error) });
+    }
+  }
+}
+
+async function capabilities(ctx) {
+  const cwd = options.cwd;
+  const newSession = (extra = {}) => ctx.request("session/new", { cwd, ...extra });
+  const setOption = (sessionId, configId, value) =>
+    call(ctx, "session/set_config_option", { sessionId, configId, type: "id", value });
+  let main;
+
+  // Ends a turn with `end(sessionId)` while it waits at a permission request the client leaves
+  // unanswered: only the agent can end it. Whether the turn's idle update came before the
+  // ending's answer is noted when the ending answers.
+  const endDuringTurn = async (end) => {
+    const session = (await newSession()).sessionId;
+    await setOption(session, "mode", "ask");
+    seen.permissionAnswer = "hold";
+    const asked = new Promise((resolve) => { seen.onPermission = resolve; });
+    const from = seen.all.length;
+    const ack = await ctx.request("session/prompt", { sessionId: session, prompt: [text("never kept")] });
+    await asked;
+    seen.onPermission = null;
+    const ended = await end(session);
+    const idleBefore = seen.all.slice(from).find(isIdle(session))?.update ?? null;
+    releaseHeld();
+    seen.permissionAnswer = "allow";
+    const after = await turn(ctx, session, [text("ended now")]);
+    return { sessionId: session, ack, ended, idle_before_answer: idleBefore, prompt_after: after };
+  };
+
+  await runScenarios([
+    ["initialize", async () => ({
+      response: await ctx.request("initialize", {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        info: { name: "idlc-interop-ts-reference-client-v2", version: "0.0.0" },
+        capabilities: { elicitation: { form: {} } },
+      }),
+    })],
+    ["before_sign_in", async () => ({
+      new: await call(ctx, "session/new", { cwd }),
+      list: await call(ctx, "session/list", {}),
+      resume: await call(ctx, "session/resume", { sessionId: "ref-none", cwd }),
+    })],
+    ["login", async () => ({
+      unknown_method: await call(ctx, "auth/login", { methodId: "no-such-method" }),
+      sign_in: await call(ctx, "auth/login", { methodId: "local-user" }),
+    })],
+    ["session_new", async () => {
+      const response = await newSession({ additionalDirectories: [options.otherDir] });
+      main = response.sessionId;
+      const second = await newSession();
+      return { response, second_session_id: second.sessionId, relative_cwd: await call(ctx, "session/new", { cwd: "relative/dir" }) };
+    }],
+    ["prompt_content", async () => {
+      const blocks = [
+        text("buy milk"),
+        { type: "image", mimeType: "image/png", data: PNG },
+        { type: "audio", mimeType: "audio/wav", data: WAV },
+        { type: "resource_link", name: "plan.md", uri: `file://${options.otherDir}/plan.md` },
+        { type: "resource", resource: { uri: "file:///etc/hosts", text: "127.0.0.1 localhost\n", mimeType: "text/plain" } },
+        { type: "resource", resource: { uri: `file://${cwd}/logo.bin`, blob: PNG, mimeType: "application/octet-stream" } },
+      ];
+      const bad = await call(ctx, "session/prompt", { sessionId: main, prompt: [{ type: "image", mimeType: "image/png", data: "not base64!" }] });
+      return { sessionId: main, sent: blocks, png_bytes: Buffer.from(PNG, "base64").length, wav_bytes: Buffer.from(WAV, "base64").length, bad_base64: bad, ...(await turn(ctx, main, blocks)) };
+    }],
+    ["mode", async () => {
+      const unknown = await setOption(main, "mode", "no-such-mode");
+      const set = await setOption(main, "mode", "ask");
+      seen.permissions = [];
+      seen.permissionAnswer = "allow";
+      const allowed = await turn(ctx, main, [text("ask first")]);
+      const allowedPermissions = seen.permissions;
+      seen.permissions = [];
+      seen.permissionAnswer = "reject";
+      const rejected = await turn(ctx, main, [text("not this one")]);
+      seen.permissionAnswer = "allow";
+      const back = await setOption(main, "mode", "auto");
+      return { sessionId: main, unknown, set, allowed, allowed_permissions: allowedPermissions, rejected, rejected_permissions: seen.permissions, back };
+    }],
+    ["set_config_option", async () => {
+      const unknown = await setOption(main, "no-such-option", "x");
+      const bad_value = await setOption(main, "reply", "sing");
+      const set = await setOption(main, "reply", "count");
+      const counted = await turn(ctx, main, [text("one"), text("two")]);
+      const back = await setOption(main, "reply", "describe");
+      return { sessionId: main, unknown, bad_value, set, counted, back };
+    }],
+    ["list", async () => {
+      const elsewhere = await ctx.request("session/new", { cwd: options.otherDir });
+      return {
+        sessionId: main,
+        elsewhere: elsewhere.sessionId,
+        all: await ctx.request("session/list", {}),
+        in_cwd: await ctx.request("session/list", { cwd }),
+        in_other_dir: await ctx.request("session/list", { cwd: options.otherDir }),
+        bad_cursor: await call(ctx, "session/list", { cursor: "not-a-cursor" }),
+      };
+    }],
+    ["cancel", async () => endDuringTurn(async (sessionId) => {
+      const from = seen.all.length;
+      await ctx.notify("session/cancel", { sessionId });
+      await waitFor(isIdle(sessionId), from);
+      return {};
+    })],
+    ["close_during_turn", async () => ({
+      ...(await endDuringTurn((sessionId) => call(ctx, "session/close", { sessionId }))),
+      listed: await ctx.request("session/list", {}),
+    })],
+    ["delete_during_turn", async () => ({
+      ...(await endDuringTurn((sessionId) => call(ctx, "session/delete", { sessionId }))),
+      listed: await ctx.request("session/list", {}),
+    })],
+    ["resume_replay", async () => {
+      await ctx.request("session/close", { sessionId: main });
+      const closed_prompt = await call(ctx, "session/prompt", { sessionId: main, prompt: [text("closed")] });
+      const wrong_cwd = await call(ctx, "session/resume", { sessionId: main, cwd: options.otherDir, replayFrom: { type: "start" } });
+      const bad_cursor = await call(ctx, "session/resume", { sessionId: main, cwd, replayFrom: { type: "_later" } });
+      const resume = await call(ctx, "session/resume", { sessionId: main, cwd, additionalDirectories: [], replayFrom: { type: "start" } });
+      const after = await turn(ctx, main, [text("after resume")]);
+      const listed = await ctx.request("session/list", { cwd });
+      return { sessionId: main, closed_prompt, wrong_cwd, bad_cursor, resume, prompt_after: after, listed };
+    }],
+    ["resume_without_replay", async () => {
+      await ctx.request("session/close", { sessionId: main });
+      const resume = await call(ctx, "session/resume", { sessionId: main, cwd, additionalDirectories: [options.otherDir] });
+      const after = await turn(ctx, main, [{ type: "resource_link", name: "plan.md", uri: `file://${options.otherDir}/plan.md` }]);
+      return { sessionId: main, resume, prompt_after: after };
+    }],
+    ["plan", async () => ({ sessionId: main, ...(await turn(ctx, main, [text("/plan")])) })],
+    ["terminal_in_background", async () => {
+      const response = await newSession();
+      const active = ctx.attachSession(response);
+      const session = response.sessionId;
+      const ran = await turn(ctx, session, [text("/watch")]);
+      const terminalId = ran.updates.find((u) => u.sessionUpdate === "terminal_update").terminalId;
+      const from = seen.all.length;
+      // Listed once the agent reported it, and running: it printed its first line.
+      await waitFor((p) => p.sessionId === session && p.update.sessionUpdate === "state_update" && (p.update.background ?? []).length > 0);
+      const background_before = active.background;
+      await waitFor((p) => p.sessionId === session && p.update.sessionUpdate === "terminal_output_chunk");
+      const can_cancel = active.canCancelTerminal(terminalId);
+      const cancelled = await active.cancelTerminal(terminalId);
+      const exit = await waitFor((p) => p.sessionId === session && p.update.exitStatus != null, from);
+      const emptied = await waitFor((p) => p.sessionId === session && p.update.sessionUpdate === "state_update" && Array.isArray(p.update.background) && p.update.background.length === 0, exit);
+      const again = await call(ctx, "terminal/cancel", { sessionId: session, terminalId });
+      const after = seen.all.slice(from, emptied + 1).filter((p) => p.sessionId === session).map((p) => p.update);
+      const result = { sessionId: session, terminalId, turn: ran, background_before, can_cancel, cancelled, after, background_after: active.background, can_cancel_after: active.canCancelTerminal(terminalId), again };
+      active.dispose();
+      return result;
+    }],
+    ["tool_call_in_background", async () => {
+      const response = await newSession();
+      const active = ctx.attachSession(response);
+      const session = response.sessionId;
+      const ran = await turn(ctx, session, [text("/remind")]);
+      const toolCallId = ran.updates.find((u) => u.sessionUpdate === "tool_call_update").toolCallId;
+      const listed = await waitFor((p) => p.sessionId === session && (p.update.background ?? []).some((w) => w.toolCallId === toolCallId));
+      await waitFor((p) => p.sessionId === session && p.update.toolCallId === toolCallId && p.update.capabilities?.cancel != null);
+      const can_cancel = active.canCancelToolCall(toolCallId);
+      const from = seen.all.length;
+      const cancelled = await active.cancelToolCall(toolCallId);
+      const emptied = await waitFor((p) => p.sessionId === session && Array.isArray(p.update.background) && p.update.background.length === 0, from);
+      const after = seen.all.slice(from, emptied + 1).filter((p) => p.sessionId === session).map((p) => p.update);
+      const unknown = await call(ctx, "tool_call/cancel", { sessionId: session, toolCallId: "no-such-call" });
+      const result = { sessionId: session, toolCallId, turn: ran, listed: seen.all[listed].update, can_cancel, cancelled, after, can_cancel_after: active.canCancelToolCall(toolCallId), unknown };
+      active.dispose();
+      return result;
+    }],
+    ["close_stops_background_work", async () => {
+      const session = (await newSession()).sessionId;
+      await turn(ctx, session, [text("/watch")]);
+      await turn(ctx, session, [text("/remind")]);
+      await waitFor((p) => p.sessionId === session && (p.update.background ?? []).length === 2);
+      const closed = await call(ctx, "session/close", { sessionId: session });
+      return { sessionId: session, closed };
+    }],
+    ["elicitation", async () => {
+      seen.elicitations = [];
+      const asked = await turn(ctx, main, [text("/name")]);
+      return { sessionId: main, asked, elicitations: seen.elicitations };
+    }],
+    ["delete", async () => {
+      const session = (await newSession()).sessionId;
+      const del = await call(ctx, "session/delete", { sessionId: session });
+      const listed = await ctx.request("session/list", {});
+      const prompt = await call(ctx, "session/prompt", { sessionId: session, prompt: [text("deleted")] });
+      const resume = await call(ctx, "session/resume", { sessionId: session, cwd });
+      return { sessionId: session, delete: del, listed, prompt_after_delete: prompt, resume_after_delete: resume };
+    }],
+    ["logout", async () => {
+      const logout = await call(ctx, "auth/logout", {});
+      const signed_out = {
+        new: await call(ctx, "session/new", { cwd }),
+        prompt: await call(ctx, "session/prompt", { sessionId: main, prompt: [text("signed out")] }),
+        list: await call(ctx, "session/list", {}),
+      };
+      await ctx.request("auth/login", { methodId: "local-user" });
+      const signed_in_again = await turn(ctx, main, [text("back again")]);
+      return { sessionId: main, logout, signed_out, signed_in_again };
+    }],
+  ]);
+}
+
+let exitCode = 0;
+try {
+  const [command, ...args] = options.command;
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  await app.connectWith(stream, (ctx) => capabilities(ctx));
+  child.stdin.end();
+  const agentExit = await withTimeout(exited, "agent exit").catch(() => {
+    child.kill("SIGKILL");
+    return { code: null, signal: "SIGKILL" };
+  });
+  emit({ scenario: "done", agent_exit: agentExit });
+} catch (error) {
+  emit({ scenario: "connection", failed: errorRecord(error) });
+  exitCode = 1;
+}
+process.exit(exitCode);
