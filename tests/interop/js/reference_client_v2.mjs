@@ -103,8 +103,9 @@ function releaseHeld() {
 const isIdle = (sessionId) => (p) =>
   p.sessionId === sessionId && p.update.sessionUpdate === "state_update" && p.update.state === "idle";
 
-// A request's answer or error, with the updates that arrived while it was pending: an update
-// the agent sent before answering is in `updates`, one sent after is not.
+// A request's answer or error, with the updates that arrived while it was pending (the SDK
+// may hand a response over before the notifications just ahead of it: what the agent sent
+// before answering is judged on the wire).
 async function call(ctx, method, params) {
   const from = seen.all.length;
   let outcome;
@@ -118,6 +119,18 @@ async function call(ctx, method, params) {
 
 // One v2 turn: the prompt's answer (the ack, or an error), then every update of the session
 // up to the idle one ending it.
+// `session/resume`'s answer, and the session's updates from the request to the state snapshot
+// the agent sends after any replay (tests/interop/test_reference_agent_v2.py checks on the
+// wire that the snapshot precedes the answer).
+async function resume(ctx, params) {
+  const from = seen.all.length;
+  const outcome = await call(ctx, "session/resume", params);
+  if (outcome.error) return outcome;
+  const isState = (p) => p.sessionId === params.sessionId && p.update.sessionUpdate === "state_update";
+  const snapshot = await waitFor(isState, from);
+  return { ...outcome, updates: seen.all.slice(from, snapshot + 1).filter((p) => p.sessionId === params.sessionId).map((p) => p.update) };
+}
+
 async function turn(ctx, sessionId, prompt) {
   const from = seen.all.length;
   let ack;
@@ -126,8 +139,11 @@ async function turn(ctx, sessionId, prompt) {
   } catch (error) {
     return { error: errorRecord(error) };
   }
-  const end = await waitFor(isIdle(sessionId), from);
-  return { ...ack, updates: seen.all.slice(from, end + 1).filter((p) => p.sessionId === sessionId).map((p) => p.update) };
+  // The turn's updates start with its user message; the idle update ending it carries a stop
+  // reason (a state snapshot, such as a background list's change, does not).
+  const start = await waitFor((p) => p.sessionId === sessionId && p.update.sessionUpdate === "user_message" && p.update.messageId === ack.result.messageId, from);
+  const end = await waitFor((p) => isIdle(sessionId)(p) && p.update.stopReason != null, start);
+  return { ...ack, updates: seen.all.slice(start, end + 1).filter((p) => p.sessionId === sessionId).map((p) => p.update) };
 }
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64");
@@ -155,8 +171,7 @@ async function capabilities(ctx) {
   let main;
 
   // Ends a turn with `end(sessionId)` while it waits at a permission request the client leaves
-  // unanswered: only the agent can end it. Whether the turn's idle update came before the
-  // ending's answer is noted when the ending answers.
+  // unanswered: only the agent can end it.
   const endDuringTurn = async (end) => {
     const session = (await newSession()).sessionId;
     await setOption(session, "mode", "ask");
@@ -167,11 +182,12 @@ async function capabilities(ctx) {
     await asked;
     seen.onPermission = null;
     const ended = await end(session);
-    const idleBefore = seen.all.slice(from).find(isIdle(session))?.update ?? null;
+    // Whether it came before the ending's answer is judged on the wire.
+    const idle = seen.all[await waitFor((p) => isIdle(session)(p) && p.update.stopReason != null, from)].update;
     releaseHeld();
     seen.permissionAnswer = "allow";
     const after = await turn(ctx, session, [text("ended now")]);
-    return { sessionId: session, ack, ended, idle_before_answer: idleBefore, prompt_after: after };
+    return { sessionId: session, ack, ended, idle, prompt_after: after };
   };
 
   await runScenarios([
@@ -261,16 +277,16 @@ async function capabilities(ctx) {
       const closed_prompt = await call(ctx, "session/prompt", { sessionId: main, prompt: [text("closed")] });
       const wrong_cwd = await call(ctx, "session/resume", { sessionId: main, cwd: options.otherDir, replayFrom: { type: "start" } });
       const bad_cursor = await call(ctx, "session/resume", { sessionId: main, cwd, replayFrom: { type: "_later" } });
-      const resume = await call(ctx, "session/resume", { sessionId: main, cwd, additionalDirectories: [], replayFrom: { type: "start" } });
+      const resumed = await resume(ctx, { sessionId: main, cwd, additionalDirectories: [], replayFrom: { type: "start" } });
       const after = await turn(ctx, main, [text("after resume")]);
       const listed = await ctx.request("session/list", { cwd });
-      return { sessionId: main, closed_prompt, wrong_cwd, bad_cursor, resume, prompt_after: after, listed };
+      return { sessionId: main, closed_prompt, wrong_cwd, bad_cursor, resume: resumed, prompt_after: after, listed };
     }],
     ["resume_without_replay", async () => {
       await ctx.request("session/close", { sessionId: main });
-      const resume = await call(ctx, "session/resume", { sessionId: main, cwd, additionalDirectories: [options.otherDir] });
+      const resumed = await resume(ctx, { sessionId: main, cwd, additionalDirectories: [options.otherDir] });
       const after = await turn(ctx, main, [{ type: "resource_link", name: "plan.md", uri: `file://${options.otherDir}/plan.md` }]);
-      return { sessionId: main, resume, prompt_after: after };
+      return { sessionId: main, resume: resumed, prompt_after: after };
     }],
     ["plan", async () => ({ sessionId: main, ...(await turn(ctx, main, [text("/plan")])) })],
     ["terminal_in_background", async () => {
@@ -317,8 +333,10 @@ async function capabilities(ctx) {
       await turn(ctx, session, [text("/watch")]);
       await turn(ctx, session, [text("/remind")]);
       await waitFor((p) => p.sessionId === session && (p.update.background ?? []).length === 2);
+      // What the close stopped is reported before its answer: judged on the wire.
       const closed = await call(ctx, "session/close", { sessionId: session });
-      return { sessionId: session, closed };
+      const prompt_after = await call(ctx, "session/prompt", { sessionId: session, prompt: [text("closed")] });
+      return { sessionId: session, closed, prompt_after };
     }],
     ["elicitation", async () => {
       seen.elicitations = [];
