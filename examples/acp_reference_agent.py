@@ -116,7 +116,7 @@ from idlc_acp import (
 )
 from idlc_acp.errors import AcpError
 from idlc_acp.v2_agent import PROTOCOL_VERSION_V2, AgentV2, StopReasonV2, TurnV2
-from idlc_runtime import Peer, Unsupported, current_peer
+from idlc_runtime import Peer, RpcError, current_peer
 
 #: The one way to sign in. Without a `type` it is an `agent` method: the agent signs the
 #: user in itself when the client calls `authenticate` with its id.
@@ -744,7 +744,13 @@ class ReferenceAgentV2(AgentV2):
             # (`terminal/cancel` stops it, as does closing the session).
             await turn.report_background()
             call = await turn.start_tool_call("Watch", kind=v2.ToolKind.EXECUTE)
-            terminal = await turn.run_terminal(WATCHER, cwd=session.cwd)
+            try:
+                terminal = await turn.run_terminal(WATCHER, cwd=session.cwd)
+            except OSError as error:  # the session's cwd is not a folder of this machine
+                await turn.update_tool_call(
+                    call, status=v2.ToolCallStatus.FAILED, content=f"Cannot run: {error}"
+                )
+                return await self.reply(session, turn, f"Cannot watch: {error}.")
             await turn.update_tool_call(
                 call, status=v2.ToolCallStatus.COMPLETED, content=[terminal.content()]
             )
@@ -759,11 +765,16 @@ class ReferenceAgentV2(AgentV2):
             turn.in_background(asyncio.Event().wait(), tool_call_id=call)
             return await self.reply(session, turn, f"Reminder {call} set.")
         if name == "name":
+            offered = turn.capabilities.elicitation if turn.capabilities else None
+            if offered is None or offered.form is None:
+                # Asked first: `elicit_form` would raise `Unsupported`, but the turn would
+                # have reported waiting for the user in vain.
+                return await self.reply(session, turn, "This client cannot show a form.")
             try:
                 async with turn.waiting_for_user():
                     answer = await turn.elicit_form("What is your name?", NAME_FORM)
-            except Unsupported:
-                return await self.reply(session, turn, "This client cannot show a form.")
+            except RpcError as error:
+                return await self.reply(session, turn, f"The form failed: {error.message}")
             if isinstance(answer, v2.CreateElicitationResponseAccept) and answer.content:
                 return await self.reply(session, turn, f"Hello, {answer.content.get('name')}.")
             return await self.reply(session, turn, "No name given.")

@@ -27,6 +27,7 @@ import base64
 import contextlib
 import inspect
 import logging
+import os
 import signal as signals
 import uuid
 import weakref
@@ -148,8 +149,10 @@ class SessionWorkV2:
 
     def __init__(self) -> None:
         self._work: weakref.WeakKeyDictionary[Peer, dict[str, _Work]] = weakref.WeakKeyDictionary()
-        #: The connections whose end is watched, to stop their sessions' background work.
+        #: The connections whose end is watched, to stop their sessions' background work,
+        #: and the watching tasks (kept: the loop holds tasks weakly).
         self._watched: weakref.WeakSet[Peer] = weakref.WeakSet()
+        self._watchers: set[asyncio.Task[None]] = set()
 
     def of(self, peer: Peer, session_id: str) -> _Work:
         sessions = self._work.setdefault(peer, {})
@@ -173,7 +176,11 @@ class SessionWorkV2:
             for session_id in list(self._work.get(peer, {})):
                 await self.stop(peer, session_id, quietly=True)
 
-        asyncio.get_running_loop().create_task(stop_when_closed(), name="acp-v2-session-work")
+        watcher = asyncio.get_running_loop().create_task(
+            stop_when_closed(), name="acp-v2-session-work"
+        )
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
 
     async def stop(self, peer: Peer, session_id: str, *, quietly: bool = False) -> None:
         """Stops the session's background work and forgets its activity: what
@@ -483,14 +490,15 @@ class SessionV2:
     ) -> TerminalV2:
         """Runs `argv` as an agent-owned terminal: announced, its output (stdout and stderr)
         streamed as `terminal_output_chunk`s, its exit reported; a `terminal/cancel` (if
-        `cancellable`) terminates it. An `argv` that cannot start raises `OSError` before
-        anything is announced."""
+        `cancellable`) terminates it. `env` is added to the agent's environment. An `argv`
+        that cannot start (or a `cwd` that is not there) raises `OSError` before anything
+        is announced."""
         if not argv:
             raise ValueError("a terminal runs a command: argv is empty")
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
-            env=None if env is None else dict(env),
+            env=None if env is None else {**os.environ, **env},
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

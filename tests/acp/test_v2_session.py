@@ -360,6 +360,17 @@ async def test_session_close_stops_background_work_before_it_answers() -> None:
 
 
 @run
+async def test_the_end_of_the_connection_stops_background_work() -> None:
+    agent, client = Agent(), Client()
+    async with connected(agent, client) as proxy:
+        await client.turn(proxy, "background terminal")
+    [terminal] = agent.terminals
+    # The watcher of the connection's end killed the process and reported what it could.
+    status = await terminal.wait()
+    assert status.signal == "SIGKILL"
+
+
+@run
 async def test_resume_replays_then_sends_the_current_state_before_it_answers() -> None:
     client = Client()
     async with connected(Agent(), client) as proxy:
