@@ -174,7 +174,7 @@ class SessionWorkV2:
             except RuntimeError:  # never started: nothing runs on it
                 return
             for session_id in list(self._work.get(peer, {})):
-                await self.stop(peer, session_id, quietly=True)
+                await self.stop(peer, session_id)
 
         watcher = asyncio.get_running_loop().create_task(
             stop_when_closed(), name="acp-v2-session-work"
@@ -182,7 +182,7 @@ class SessionWorkV2:
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
 
-    async def stop(self, peer: Peer, session_id: str, *, quietly: bool = False) -> None:
+    async def stop(self, peer: Peer, session_id: str) -> None:
         """Stops the session's background work and forgets its activity: what
         `session/close` does after cancelling its turns. Each piece of work ends as its own
         code says on cancellation (a terminal reports its exit, a tool call `cancelled`)."""
@@ -193,10 +193,9 @@ class SessionWorkV2:
         for task in tasks:
             task.cancel()
         if tasks:
+            log.debug("stopping %d piece(s) of work of session %s", len(tasks), session_id)
             await asyncio.wait(tasks)
         self._work.get(peer, {}).pop(session_id, None)
-        if quietly:
-            log.debug("stopped the background work of session %s", session_id)
 
 
 # ---------------------------------------------------------------- the handle
