@@ -84,6 +84,13 @@ class Agent(AgentV2):
                 self.elicited.append(error)
             else:
                 self.elicited.append(answer)
+        elif what == "elicit url":
+            elicitation_id, answer = await turn.elicit_url("Sign in", "https://example.com/in")
+            await turn.complete_elicitation(elicitation_id)
+            self.elicited.append((elicitation_id, answer))
+        elif what == "ask bogus":
+            call = await turn.start_tool_call("t", tool_call_id="c")
+            self.elicited.append(await turn.request_permission(call, "May I?"))
         elif what == "terminal":
             async with await turn.run_terminal(
                 [sys.executable, "-c", "print('hello')"], terminal_id="t1"
@@ -104,7 +111,12 @@ class Agent(AgentV2):
 class Client(v2.Client):
     """Records every update as it travels (`wire`)."""
 
-    def __init__(self, elicitation: v2.CreateElicitationResponse | None = None) -> None:
+    def __init__(
+        self, elicitation: v2.CreateElicitationResponse | None = None, option_id: str = "allow"
+    ) -> None:
+        self.option_id = option_id
+        self.asked: list[Any] = []
+        self.completed: list[str] = []
         self.updates: list[dict[str, Any]] = []
         self.changed = asyncio.Event()
         self.elicitation = elicitation
@@ -117,12 +129,16 @@ class Client(v2.Client):
         self, input: v2.RequestPermissionRequest
     ) -> v2.RequestPermissionResponse:
         return v2.RequestPermissionResponse(
-            outcome=v2.RequestPermissionOutcomeSelected(option_id="allow")
+            outcome=v2.RequestPermissionOutcomeSelected(option_id=self.option_id)
         )
 
     async def elicit(self, input: v2.CreateElicitationRequest) -> v2.CreateElicitationResponse:
         assert self.elicitation is not None
+        self.asked.append(input)
         return self.elicitation
+
+    async def complete_elicitation(self, input: v2.CompleteElicitationNotification) -> None:
+        self.completed.append(input.elicitation_id)
 
     async def until(self, found: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """The first update (from the start) that `found` accepts, once it has come."""
@@ -274,6 +290,36 @@ async def test_elicitation_needs_the_clients_offer_and_returns_its_answer() -> N
     async with connected(agent, client, offered) as proxy:
         await client.turn(proxy, "elicit")
     assert agent.elicited[1] == accepted
+
+
+@run
+async def test_a_url_elicitation_is_sent_with_its_id_and_completed() -> None:
+    agent = Agent()
+    client = Client(v2.CreateElicitationResponseAccept())
+    offered = v2.ClientCapabilities(
+        elicitation=v2.ElicitationCapabilities(url=v2.ElicitationUrlCapabilities())
+    )
+    async with connected(agent, client, offered) as proxy:
+        await client.turn(proxy, "elicit url")
+    [(elicitation_id, answer)] = agent.elicited
+    [asked] = client.asked
+    assert isinstance(asked, v2.CreateElicitationRequestUrlOption1)
+    assert (asked.elicitation_id, asked.url, asked.session_id) == (
+        elicitation_id,
+        "https://example.com/in",
+        "s",
+    )
+    assert isinstance(answer, v2.CreateElicitationResponseAccept)
+    # The notification came before the turn's idle update, which the client waited for.
+    assert client.completed == [elicitation_id]
+
+
+@run
+async def test_a_permission_option_that_was_not_offered_is_not_approved() -> None:
+    agent, client = Agent(), Client(option_id="bogus")
+    async with connected(agent, client) as proxy:
+        await client.turn(proxy, "ask bogus")
+    assert agent.elicited == [None]
 
 
 @run
