@@ -466,7 +466,9 @@ COMMANDS_V2 = [
 WATCHER = [
     sys.executable,
     "-c",
-    "import time\nprint('watching', flush=True)\nwhile True: time.sleep(1)",
+    # One write, so the line comes whole even unbuffered (PYTHONUNBUFFERED).
+    "import sys, time\nsys.stdout.write('watching\\n')\nsys.stdout.flush()\n"
+    "while True: time.sleep(1)",
 ]
 
 

@@ -361,11 +361,7 @@ def test_a_terminal_outlives_its_turn_as_background_work_until_terminal_cancel(
     assert updates[-1]["stopReason"] == "end_turn"
     assert run["background_before"] == [{"type": "terminal", "terminalId": terminal_id}]
     assert run["can_cancel"] is True and run["cancelled"] == {}
-    output = b"".join(
-        base64.b64decode(u["data"])
-        for u in run["after"]
-        if u["sessionUpdate"] == "terminal_output_chunk"
-    )
+    output = b"".join(base64.b64decode(data) for data in run["output"])
     assert output == b"watching\n"
     exited = next(u for u in run["after"] if "exitStatus" in u)
     assert exited == {

@@ -306,7 +306,9 @@ async function capabilities(ctx) {
       const emptied = await waitFor((p) => p.sessionId === session && p.update.sessionUpdate === "state_update" && Array.isArray(p.update.background) && p.update.background.length === 0, exit);
       const again = await call(ctx, "terminal/cancel", { sessionId: session, terminalId });
       const after = seen.all.slice(from, emptied + 1).filter((p) => p.sessionId === session).map((p) => p.update);
-      const result = { sessionId: session, terminalId, turn: ran, background_before, can_cancel, cancelled, after, background_after: active.background, can_cancel_after: active.canCancelTerminal(terminalId), again };
+      // Every output chunk of the terminal, whenever it came (during the turn or after).
+      const output = seen.all.filter((p) => p.update.sessionUpdate === "terminal_output_chunk" && p.update.terminalId === terminalId).map((p) => p.update.data);
+      const result = { sessionId: session, terminalId, turn: ran, background_before, can_cancel, cancelled, after, output, background_after: active.background, can_cancel_after: active.canCancelTerminal(terminalId), again };
       active.dispose();
       return result;
     }],
