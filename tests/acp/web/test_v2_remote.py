@@ -31,14 +31,23 @@ from idlc_acp import (
 from idlc_acp.client import AgentConnection
 from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2
 from idlc_acp.v2_client import ClientV2, Negotiated, initialize_preferring_v2
-from idlc_acp.web import connect_http, connect_websocket, serve_acp
-from idlc_runtime import RpcError, current_peer
+from idlc_acp.web import Refused, bearer_token, connect_http, connect_websocket, serve_acp
+from idlc_runtime import PeerOptions, RpcError, current_peer
 
-from .support import EchoAgent, RecordingClient, load_echo_agent, one_turn, run_async
+from .support import (
+    EchoAgent,
+    RecordingClient,
+    echo_agent,
+    load_echo_agent,
+    one_turn,
+    run_async,
+    run_client,
+)
 
 EchoAgentV2 = load_echo_agent().EchoAgentV2
 TRANSPORTS = ["ws", "http"]
 INFO = v2.Implementation(name="test-client", version="0")
+TOKEN = "remote-v2-token"
 #: Chunks of the ordering tests' turns.
 CHUNKS = 200
 
@@ -257,12 +266,9 @@ async def test_v2_alone_is_served_and_refuses_a_v1_client_with_the_routers_error
 async def test_before_initialize_a_websocket_gets_the_routers_answers_and_stays_open() -> None:
     async with serve_acp(EchoAgent, v2_factory=EchoAgentV2) as server:
         async with websockets.connect(server.ws_url) as ws:
-
-            async def ask(message: Any) -> Any:
-                await ws.send(msgspec.json.encode(message).decode())
-                return msgspec.json.decode(await asyncio.wait_for(ws.recv(), 10))
-
-            early = await ask({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}})
+            early = await ask(
+                ws, {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}}
+            )
             assert early == {
                 "jsonrpc": "2.0",
                 "id": 1,
@@ -275,29 +281,40 @@ async def test_before_initialize_a_websocket_gets_the_routers_answers_and_stays_
             # A notification before initialize is ignored: nothing answers it.
             await ws.send('{"jsonrpc": "2.0", "method": "session/cancel", "params": {}}')
             bad = await ask(
+                ws,
                 {
                     "jsonrpc": "2.0",
                     "id": 2,
                     "method": "initialize",
                     "params": {"protocolVersion": -1},
-                }
+                },
             )
             assert bad["id"] == 2 and bad["error"]["code"] == -32602
-            assert (await ask([1]))["error"]["code"] == -32600
+            assert (await ask(ws, [1]))["error"]["code"] == -32600
             unreadable = await ask_raw(ws, "{not json")
             assert unreadable["error"]["code"] == -32700
             # Still open: a valid initialize is routed to v2 and answered.
             initialized = await ask(
+                ws,
                 {
                     "jsonrpc": "2.0",
                     "id": 3,
                     "method": "initialize",
                     "params": {"protocolVersion": 2, "info": {"name": "raw", "version": "0"}},
-                }
+                },
             )
             assert initialized["id"] == 3 and initialized["result"]["protocolVersion"] == 2
-            # From then on the v2 agent answers (its own gate: a repeat is allowed).
+            # From then on the v2 agent serves the connection.
+            session = await ask(
+                ws, {"jsonrpc": "2.0", "id": 4, "method": "session/new", "params": {"cwd": "/"}}
+            )
+            assert session["id"] == 4 and session["result"]["sessionId"].startswith("echo-")
             assert server.app.connections == 1
+
+
+async def ask(ws: Any, message: Any) -> Any:
+    """Send `message` in a text frame; the next frame, decoded."""
+    return await ask_raw(ws, msgspec.json.encode(message).decode())
 
 
 async def ask_raw(ws: Any, text: str) -> Any:
@@ -474,3 +491,114 @@ def test_an_awaiting_update_handler_keeps_the_order(transport: str, seed: int) -
             await counted_turns(v2.AgentProxy(agent.peer), client, 1)
 
     asyncio.run(asyncio.wait_for(run(), 60))
+
+
+# ---------------------------------------------------------------- limits
+
+
+async def v2_turn(agent: AgentConnection, cwd: Path, text: str = "limited") -> str | None:
+    """initialize at v2, session/new, one turn: its stop reason."""
+    client = AllowingClientV2()
+    assert (await initialize_v2(agent, client)).version == 2
+    proxy = v2.AgentProxy(agent.peer)
+    session = await proxy.new_session(v2.NewSessionRequest(cwd=str(cwd)))
+    turn = client.turn(
+        proxy,
+        v2.PromptRequest(session_id=session.session_id, prompt=[v2.ContentBlockText(text=text)]),
+    )
+    async for _ in turn:
+        pass
+    return turn.stop_reason
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@run_async
+async def test_admission_and_the_connection_bound_apply_to_v2_connections(
+    transport: str, tmp_path: Path
+) -> None:
+    async with serve_acp(
+        EchoAgent, v2_factory=EchoAgentV2, authenticate=bearer_token(TOKEN), max_connections=1
+    ) as server:
+        url = url_of(server, transport)
+        for headers, status in [({}, 401), ({"Authorization": "Bearer wrong"}, 403)]:
+            with pytest.raises(Refused) as refused:
+                async with connector(transport)(url, RecordingClient(), headers=headers) as agent:
+                    await v2_turn(agent, tmp_path)
+            assert refused.value.status == status
+        good = {"Authorization": f"Bearer {TOKEN}"}
+        async with connector(transport)(url, RecordingClient(), headers=good) as agent:
+            assert await v2_turn(agent, tmp_path) == "end_turn"
+            for other in TRANSPORTS:
+                with pytest.raises(Refused) as full:
+                    async with connector(other)(
+                        url_of(server, other), RecordingClient(), headers=good
+                    ) as second:
+                        await v2_turn(second, tmp_path)
+                assert full.value.status == 503
+
+
+@run_async
+async def test_an_oversized_message_is_answered_before_and_after_routing() -> None:
+    limit = 4096
+    async with serve_acp(
+        EchoAgent, v2_factory=EchoAgentV2, options=PeerOptions(max_message_size=limit)
+    ) as server:
+        big = {"pad": "x" * (2 * limit)}
+        async with websockets.connect(server.ws_url) as ws:
+            before = await ask(ws, {"jsonrpc": "2.0", "id": 1, "method": "initialize", **big})
+            assert before["id"] == 1 and before["error"]["code"] == -32600
+            assert before["error"]["data"]["limit"] == limit
+            initialized = await ask(
+                ws,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "initialize",
+                    "params": {"protocolVersion": 2, "info": {"name": "x", "version": "0"}},
+                },
+            )
+            assert initialized["result"]["protocolVersion"] == 2
+            after = await ask(ws, {"jsonrpc": "2.0", "id": 3, "method": "session/new", **big})
+            assert after["id"] == 3 and after["error"]["code"] == -32600
+            assert after["error"]["data"]["limit"] == limit
+        async with httpx.AsyncClient(timeout=10) as http:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", **big}
+            refused = await http.post(server.url, json=body)
+            assert refused.status_code == 413
+            assert refused.json()["error"]["data"]["limit"] == limit
+
+
+# ---------------------------------------------------------------- the examples
+
+
+def test_the_example_agent_listening_serves_v2_and_the_example_client_drives_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "README.md").write_text("# remote v2\n", encoding="utf-8")
+    with echo_agent() as (url, _):
+        for connect in (url.replace("http://", "ws://"), url):
+            code, events, said = run_client(
+                connect, tmp_path, "--protocol-version", "2", "--prompt", "a", "--prompt", "b"
+            )
+            assert code == 0, said
+            assert events[0]["event"] == "initialized" and events[0]["protocolVersion"] == 2
+            updates = [event["update"] for event in events if event["event"] == "update"]
+            assert texts_of(updates) == ["a", "b"]
+            assert updates[-1]["stopReason"] == "end_turn"
+            assert events[-1]["event"] == "result" and events[-1]["stopReason"] == "end_turn"
+            # v1 clients of the same server are unchanged.
+            code, events, said = run_client(connect, tmp_path, "--prompt", "v1")
+            assert code == 0, said
+            assert events[0]["protocolVersion"] == 1 and events[-1]["stopReason"] == "end_turn"
+
+
+def test_the_example_agent_listening_with_v1_only_makes_the_client_fall_back(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "README.md").write_text("# remote v1\n", encoding="utf-8")
+    with echo_agent(flags=("--v1-only",)) as (url, _):
+        for connect in (url.replace("http://", "ws://"), url):
+            code, events, said = run_client(connect, tmp_path, "--protocol-version", "2")
+            assert code == 0, said
+            assert events[0]["event"] == "initialized" and events[0]["protocolVersion"] == 1
+            assert events[-1] == {"event": "result", "stopReason": "end_turn"}
