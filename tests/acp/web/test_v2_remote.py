@@ -322,6 +322,51 @@ async def ask_raw(ws: Any, text: str) -> Any:
     return msgspec.json.decode(await asyncio.wait_for(ws.recv(), 10))
 
 
+#: Messages before initialize, each with the id of its answer (None: no answer comes).
+EARLY: list[tuple[str, Any]] = [
+    ('{"jsonrpc": "2.0", "method": "session/cancel", "params": {}}', None),
+    ('{"jsonrpc": "2.0", "id": "r", "result": {}}', None),
+    ('{"jsonrpc": "2.0", "id": "n", "method": "session/new", "params": {"cwd": "/"}}', "n"),
+    ('{"jsonrpc": "2.0", "id": "v", "method": "initialize", "params": {}}', "v"),
+    (
+        '{"jsonrpc": "2.0", "id": "u", "method": "initialize", "params": {"protocolVersion": 0}}',
+        "u",
+    ),
+    ('{"jsonrpc": "1.0", "id": "j", "method": "initialize"}', "j"),
+    ('[{"jsonrpc": "2.0", "id": "b", "method": "initialize"}]', None),
+    ('{"id": "p", not json', "p"),
+    ("42", None),
+]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.sampled_from(range(len(EARLY))), max_size=12))
+def test_any_messages_before_initialize_leave_the_websocket_open(drawn: list[int]) -> None:
+    async def run() -> None:
+        async with serve_acp(EchoAgent, v2_factory=EchoAgentV2) as server:
+            async with websockets.connect(server.ws_url) as ws:
+                for index in drawn:
+                    await ws.send(EARLY[index][0])
+                await ws.send(
+                    '{"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": '
+                    '{"protocolVersion": 2, "info": {"name": "x", "version": "0"}}}'
+                )
+                answers = []
+                while True:
+                    answer = msgspec.json.decode(await asyncio.wait_for(ws.recv(), 10))
+                    if answer.get("id") == "init":
+                        break
+                    answers.append(answer)
+        assert answer["result"]["protocolVersion"] == 2
+        # Every request got its error, in order; notifications and responses nothing.
+        # (A batch and a bare value are answered with id null.)
+        expected = [EARLY[i][1] for i in drawn if EARLY[i][1] is not None or EARLY[i][0][0] in "[4"]
+        assert [a.get("id") for a in answers] == expected
+        assert all("error" in a for a in answers)
+
+    asyncio.run(asyncio.wait_for(run(), 60))
+
+
 @run_async
 async def test_before_initialize_streamable_http_answers_and_a_refused_initialize_ends_its_connection() -> (
     None
@@ -602,3 +647,42 @@ def test_the_example_agent_listening_with_v1_only_makes_the_client_fall_back(
             assert code == 0, said
             assert events[0]["event"] == "initialized" and events[0]["protocolVersion"] == 1
             assert events[-1] == {"event": "result", "stopReason": "end_turn"}
+
+
+# ---------------------------------------------------------------- connections that end early
+
+
+@run_async
+async def test_a_websocket_that_leaves_before_initialize_frees_its_place() -> None:
+    async with serve_acp(EchoAgent, v2_factory=EchoAgentV2, max_connections=1) as server:
+        async with websockets.connect(server.ws_url) as ws:
+            assert (await ask(ws, {"jsonrpc": "2.0", "id": 1, "method": "x"}))["id"] == 1
+            assert server.app.connections == 1
+        # Bounded by the test's timeout: the server notices the close on its own.
+        while server.app.connections:
+            await asyncio.sleep(0.01)
+        async with connect_websocket(server.ws_url, RecordingClient()) as agent:
+            assert (await initialize_v2(agent, AllowingClientV2())).version == 2
+
+
+@run_async
+async def test_shutting_down_closes_websockets_routed_or_not() -> None:
+    async with contextlib.AsyncExitStack() as stack:
+        server = await stack.enter_async_context(serve_acp(EchoAgent, v2_factory=EchoAgentV2))
+        waiting = await stack.enter_async_context(websockets.connect(server.ws_url))
+        routed = await stack.enter_async_context(websockets.connect(server.ws_url))
+        answer = await ask(
+            routed,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": 2, "info": {"name": "x", "version": "0"}},
+            },
+        )
+        assert answer["result"]["protocolVersion"] == 2
+        assert server.app.connections == 2
+        await server.app.close_all()
+        for ws in (waiting, routed):
+            with pytest.raises(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 10)
