@@ -583,6 +583,30 @@ async def test_admission_and_the_connection_bound_apply_to_v2_connections(
 
 
 @run_async
+async def test_an_idle_v2_http_connection_is_closed() -> None:
+    async with (
+        serve_acp(None, v2_factory=EchoAgentV2, idle_timeout=0.2) as server,
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        response = await http.post(
+            server.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": 2, "info": {"name": "x", "version": "0"}},
+            },
+        )
+        assert response.json()["result"]["protocolVersion"] == 2
+        connection_id = response.headers["acp-connection-id"]
+        await server.app.http_connections[connection_id].wait_closed()
+        gone = await http.get(
+            server.url, headers={"Accept": "text/event-stream", "Acp-Connection-Id": connection_id}
+        )
+        assert gone.status_code == 404
+
+
+@run_async
 async def test_an_oversized_message_is_answered_before_and_after_routing() -> None:
     limit = 4096
     async with serve_acp(
