@@ -108,17 +108,22 @@ async def _v1(
 # ---------------------------------------------------------------- session state
 
 
+#: The `state`s of a `state_update` the draft defines; another is a newer peer's.
+_KNOWN_STATES = frozenset({"idle", "running", "requires_action"})
+
+
 @dataclass
 class SessionStateV2:
     """What a session's updates say, applied in order (the draft's patch semantics).
 
-    `messages` and `tool_calls` are keyed by `messageId` and `toolCallId`, each a JSON
-    object; a message also has `kind` (`user_message`, `agent_message`, `agent_thought`).
-    `state` is the last `state_update` (None until one came); other updates are kept last
-    one per `sessionUpdate` in `latest`."""
+    `messages`, `tool_calls` and `terminals` are keyed by `messageId`, `toolCallId` and
+    `terminalId`, each a JSON object; a message also has `kind` (`user_message`,
+    `agent_message`, `agent_thought`). `state` is the last `state_update` (None until one
+    came); other updates are kept last one per `sessionUpdate` in `latest`."""
 
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)
     tool_calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    terminals: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: dict[str, Any] | None = None
     latest: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -129,6 +134,33 @@ class SessionStateV2:
     @property
     def stop_reason(self) -> str | None:
         return None if self.state is None else self.state.get("stopReason")
+
+    @property
+    def background(self) -> list[dict[str, Any]] | None:
+        """The `background` list of the last `state_update`: None while background work is
+        not reported (the list omitted, `null` or malformed, or a state this SDK does not
+        know), `[]` when none runs. Each `state_update` is a complete snapshot."""
+        state = self.state
+        if state is None or state.get("state") not in _KNOWN_STATES:
+            return None
+        background = state.get("background")
+        return background if isinstance(background, list) else None
+
+    @property
+    def config_options(self) -> list[dict[str, Any]] | None:
+        """The complete list of the last `config_option_update` (None until one came; the
+        `session/new` answer's list is the client's own to keep)."""
+        update = self.latest.get("config_option_update")
+        options = None if update is None else update.get("configOptions")
+        return options if isinstance(options, list) else None
+
+    def can_cancel_tool_call(self, tool_call_id: str) -> bool:
+        """Whether the tool call advertises `capabilities.cancel` (`tool_call/cancel`)."""
+        return _advertises_cancel(self.tool_calls.get(tool_call_id))
+
+    def can_cancel_terminal(self, terminal_id: str) -> bool:
+        """Whether the terminal advertises `capabilities.cancel` (`terminal/cancel`)."""
+        return _advertises_cancel(self.terminals.get(terminal_id))
 
     def apply(self, update: dict[str, Any] | SessionUpdate) -> None:
         """Apply one update: a JSON object (as on the wire), or a decoded `SessionUpdate`
@@ -153,6 +185,11 @@ class SessionStateV2:
                 update["toolCallId"], {"toolCallId": update["toolCallId"]}
             )
             _patch(call, update, ("sessionUpdate", "toolCallId"))
+        elif kind == "terminal_update":
+            terminal = self.terminals.setdefault(
+                update["terminalId"], {"terminalId": update["terminalId"]}
+            )
+            _patch(terminal, update, ("sessionUpdate", "terminalId"))
         elif kind == "tool_call_content_chunk":
             call = self.tool_calls.setdefault(
                 update["toolCallId"], {"toolCallId": update["toolCallId"]}
@@ -169,6 +206,13 @@ class SessionStateV2:
         return self.messages.setdefault(
             message_id, {"messageId": message_id, "kind": kind, "content": []}
         )
+
+
+def _advertises_cancel(entity: dict[str, Any] | None) -> bool:
+    # `capabilities` is replaced whole by each patch: `{}` and `{"cancel": null}` advertise
+    # nothing, `{"cancel": {}}` the cancel.
+    capabilities = None if entity is None else entity.get("capabilities")
+    return isinstance(capabilities, dict) and capabilities.get("cancel") is not None
 
 
 def _patch(stored: dict[str, Any], update: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -258,7 +302,19 @@ async def _update_as_sent(client: ClientV2, params: msgspec.Raw) -> None:
     except _UNDECODABLE as error:
         _undecodable(params, error)
         return
-    await client.update_as_sent(notification, sent)
+    await client.update_as_sent(notification, _patch_as_sent(notification.update, sent))
+
+
+def _patch_as_sent(update: SessionUpdate, sent: Any) -> dict[str, Any]:
+    """The update to apply: the decoded one, plus the fields sent as `null` (which it reads
+    as absent). A malformed value of a `lenient` field stays absent, as decoded: the draft
+    treats it as not sent (keep), and the TypeScript SDK's parser does the same."""
+    patch: dict[str, Any] = msgspec.to_builtins(update, enc_hook=enc_hook)
+    if isinstance(sent, dict):
+        for key, value in sent.items():
+            if value is None:
+                patch[key] = None
+    return patch
 
 
 def _undecodable(params: msgspec.Raw, error: BaseException) -> None:

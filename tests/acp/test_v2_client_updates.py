@@ -87,12 +87,17 @@ async def test_an_explicit_null_sent_over_the_wire_clears_the_field() -> None:
                 "content": None,
                 "_meta": {"a": None},
             },
+            # A malformed value of a lenient field is treated as not sent: it keeps.
+            {"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": 5},
             {"sessionUpdate": "agent_message", "messageId": "m", "content": None},
+            {"sessionUpdate": "terminal_update", "terminalId": "t", "command": "ls", "cwd": "/"},
+            {"sessionUpdate": "terminal_update", "terminalId": "t", "cwd": None},
             IDLE,
         )
         await client.idle.wait()
     state = client.sessions["s"]
     assert state.tool_calls["c"] == {"toolCallId": "c", "status": "pending", "_meta": {"b": 2}}
+    assert state.terminals["t"] == {"terminalId": "t", "command": "ls"}
     assert state.messages["m"] == {"messageId": "m", "kind": "agent_message", "content": []}
     assert state.idle and state.stop_reason == "end_turn"
     # What authors see is still the typed update, in order.
