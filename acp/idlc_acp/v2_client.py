@@ -13,7 +13,8 @@
 Decoded, an explicit `null` and an absent field are the same `None`, so the state cannot be
 built from the decoded update alone: `ClientV2`'s dispatch table takes `session/update`'s
 params as sent (`msgspec.Raw`) and decodes from them both the typed notification (for the
-turn and `on_update`) and the update as plain JSON (for the state), `null`s kept.
+turn and `on_update`) and the update as plain JSON; the state applies the decoded update
+plus the fields sent as `null`.
 """
 
 from __future__ import annotations
@@ -346,8 +347,8 @@ class ClientV2(Client):
     """The v2 client skeleton with `update` done: subclasses implement
     `request_permission`, and may override `on_update` to see every update no turn takes.
 
-    Over a connection, `session/update` reaches `update_as_sent` with the update as sent
-    (see the module); `update` is for an update at hand, already decoded."""
+    Over a connection, `session/update` reaches `update_as_sent` with the update's fields
+    sent as `null` (see the module); `update` is for an update at hand, already decoded."""
 
     __idlc_interface__: ClassVar[InterfaceSpec] = _with_updates_as_sent(Client.__idlc_interface__)
 
@@ -364,11 +365,10 @@ class ClientV2(Client):
         """Take a decoded update: its `null`s read as absent (they keep, not clear)."""
         await self.update_as_sent(input, msgspec.to_builtins(input.update, enc_hook=enc_hook))
 
-    async def update_as_sent(self, input: UpdateSessionNotification, sent: Any) -> None:
-        """Take an update: `input` decoded, `sent` its `update` as plain JSON (what the
-        session state applies: an explicit `null` clears)."""
-        state = self.sessions.setdefault(input.session_id, SessionStateV2())
-        state.apply(sent if isinstance(sent, dict) else input.update)
+    async def update_as_sent(self, input: UpdateSessionNotification, patch: dict[str, Any]) -> None:
+        """Take an update: `input` decoded, `patch` its `update` as plain JSON, the fields
+        sent as `null` among them (what the session state applies: a `null` clears)."""
+        self.sessions.setdefault(input.session_id, SessionStateV2()).apply(patch)
         turns = self._turns.get(input.session_id)
         if turns:
             turns[0]._put(input.update)
