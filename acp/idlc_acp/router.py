@@ -34,9 +34,13 @@ import msgspec
 from idlc_acp.agent import agent_options
 from idlc_acp.protocol import InitializeRequest as InitializeRequestV1
 from idlc_acp.roles import AgentImplementation
-from idlc_acp.v2 import Implementation as ImplementationV2
 from idlc_acp.v2 import InitializeRequest as InitializeRequestV2
-from idlc_acp.v2_agent import agent_options_v2
+from idlc_acp.v2_agent import (
+    MAX_PROTOCOL_VERSION,
+    UNKNOWN_IMPLEMENTATION,
+    agent_options_v2,
+    valid_implementation,
+)
 from idlc_runtime import ByteWriter, Peer, PeerOptions, UndecodableNotificationHook
 from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.codec.unreadable import identify, identify_line
@@ -45,9 +49,6 @@ from idlc_runtime.transports.framing import Line, Oversized
 
 PROTOCOL_V1 = 1
 PROTOCOL_V2 = 2
-MAX_PROTOCOL_VERSION = 0xFFFF
-
-_UNKNOWN_IMPLEMENTATION = {"name": "unknown", "version": "unknown"}
 _encoder = msgspec.json.Encoder()
 
 
@@ -231,18 +232,10 @@ def _initialize_params(params: dict[str, Any], requested: int, selected: int) ->
         rewritten = params
     else:
         rewritten = {**params, "protocolVersion": PROTOCOL_V2}
-        if not _valid_info(params.get("info")):
-            rewritten["info"] = _UNKNOWN_IMPLEMENTATION
+        if not valid_implementation(params.get("info")):
+            rewritten["info"] = UNKNOWN_IMPLEMENTATION
     decoder_for(InitializeRequestV2).decode(_encoder.encode(rewritten))
     return rewritten
-
-
-def _valid_info(info: object) -> bool:
-    try:
-        msgspec.convert(info, ImplementationV2)
-    except msgspec.ValidationError:
-        return False
-    return True
 
 
 def _v2_initialize_to_v1(params: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +256,7 @@ def _v2_initialize_to_v1(params: dict[str, Any]) -> dict[str, Any]:
         if capabilities.get(key) is not None:
             v1_capabilities[key] = capabilities[key]
     result: dict[str, Any] = {"protocolVersion": PROTOCOL_V1, "clientCapabilities": v1_capabilities}
-    if _valid_info(params.get("info")):
+    if valid_implementation(params.get("info")):
         result["clientInfo"] = params["info"]
     if params.get("_meta") is not None:
         result["_meta"] = params["_meta"]
