@@ -15,8 +15,8 @@ and write files inside the session's folders only (`idlc_acp.contrib.ConfinedFil
 `--cancel-after S` sends `session/cancel` S seconds into the turn. `--json` prints one JSON
 object per line instead of text:
 `{"event": "initialized" | "authenticated" | "session" | "update" | "permission" | "read" | "write" | "result", …}`.
-`--protocol-version 2` prefers the ACP v2 draft: it initializes at v2 and, against an agent
-that speaks v1 only, falls back to v1 on the same connection (the `initialized` event says
+`--protocol-version 2` prefers the ACP v2 draft (spawned or with `--connect`): it initializes
+at v2 and, against an agent that speaks v1 only, falls back to v1 on the same connection (the `initialized` event says
 which: `"protocolVersion"`); a v2 turn prints its updates until the idle `state_update` and
 its stop reason. A version this client does not support (not 1 or 2) is refused.
 Exit status: 0 when the turn ended (any stop reason), 1 on a protocol or connection error.

@@ -16,8 +16,9 @@ SIGINT or SIGTERM (`idlc_acp.agent_main` is that command line). Each turn:
 It implements `initialize`, `session/new`, `session/prompt` and `session/cancel` only, so its
 `agentCapabilities` (derived from that) declare no `loadSession` and no session extras.
 
-On stdio it serves ACP v1 and the v2 draft from the one process, the client's `initialize`
-choosing (docs/acp.md, "Serving v1 and v2"). The v2 agent (`EchoAgentV2`) does the same in
+On stdio, and on every `--listen` connection, it serves ACP v1 and the v2 draft, the
+client's `initialize` choosing (docs/acp.md, "Serving v1 and v2"; docs/acp-remote.md,
+"ACP v2"); `--v1-only` serves v1 alone. The v2 agent (`EchoAgentV2`) does the same in
 v2's shape: `session/prompt` answers at once with the user message's `messageId`, the echo
 comes as `agent_message_chunk`s of one agent message, the tool call is patched by id, and
 the turn ends with an idle `state_update` carrying the stop reason (`end_turn`, or

@@ -28,12 +28,12 @@ as an unknown one (-32002), telling nothing of it. Session ids are unguessable
 agent per connection, as `examples/acp_echo_agent.py --listen` does), and an id travels in
 headers and logs.
 
-On stdio it serves the ACP v2 draft beside v1, the client's `initialize` choosing
-(docs/acp.md, "Serving v1 and v2"). `ReferenceAgentV2` is the same agent in v2's shape, with
-v2's counterparts: `auth/login` and `auth/logout`; `session/resume` with `replayFrom` (v1's
-load) or without (v1's resume), the state snapshot after it sent by idlc_acp; the mode as a
-config option of the `mode` category; and slash commands that show the rest of a v2 session:
-`/plan` (a plan and the context usage), `/watch` (an agent-owned terminal that outlives the
+It serves the ACP v2 draft beside v1 (on stdio and on each `--listen` connection, unless
+`--v1-only`), the client's `initialize` choosing (docs/acp.md, "Serving v1 and v2").
+`ReferenceAgentV2` is the same agent in v2's shape, with v2's counterparts: `auth/login` and
+`auth/logout`; `session/resume` with `replayFrom` (v1's load) or without (v1's resume), the
+state snapshot after it sent by idlc_acp; the mode as a config option of the `mode`
+category; and slash commands that show the rest of a v2 session: `/plan` (a plan and the context usage), `/watch` (an agent-owned terminal that outlives the
 turn as background work until `terminal/cancel`), `/remind` (a background tool call until
 `tool_call/cancel`) and `/name` (a form elicitation, when the client offers forms). One
 `ReferenceAgentV2` may serve many connections: it keeps each one's sign-in and sessions.

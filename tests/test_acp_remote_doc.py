@@ -141,7 +141,11 @@ def test_the_shell_sessions_run(name: str, workdir: Path) -> None:
                 env=env_for(workdir),
             )
             assert done.returncode == 0, done.stderr
-            assert done.stdout.splitlines()[-1] == '[result] stopReason="end_turn"', done.stdout
+            # (A v2 turn's result line also names its messageId.)
+            last = done.stdout.splitlines()[-1]
+            assert re.fullmatch(
+                r'\[result\] stopReason="end_turn"( messageId="[^"]+")?', last
+            ), done.stdout
 
 
 #: A client that opens a streamable-HTTP connection (so its SSE stream is open), says so,

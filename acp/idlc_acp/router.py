@@ -34,9 +34,13 @@ import msgspec
 from idlc_acp.agent import agent_options
 from idlc_acp.protocol import InitializeRequest as InitializeRequestV1
 from idlc_acp.roles import AgentImplementation
-from idlc_acp.v2 import Implementation as ImplementationV2
 from idlc_acp.v2 import InitializeRequest as InitializeRequestV2
-from idlc_acp.v2_agent import agent_options_v2
+from idlc_acp.v2_agent import (
+    MAX_PROTOCOL_VERSION,
+    UNKNOWN_IMPLEMENTATION,
+    agent_options_v2,
+    valid_implementation,
+)
 from idlc_runtime import ByteWriter, Peer, PeerOptions, UndecodableNotificationHook
 from idlc_runtime.codec.decoders import decoder_for
 from idlc_runtime.codec.unreadable import identify, identify_line
@@ -45,9 +49,6 @@ from idlc_runtime.transports.framing import Line, Oversized
 
 PROTOCOL_V1 = 1
 PROTOCOL_V2 = 2
-MAX_PROTOCOL_VERSION = 0xFFFF
-
-_UNKNOWN_IMPLEMENTATION = {"name": "unknown", "version": "unknown"}
 _encoder = msgspec.json.Encoder()
 
 
@@ -112,30 +113,25 @@ class ProtocolRouter:
             )
         return self
 
+    def connect(self, source: LineSource, writer: ByteWriter) -> RoutedConnection:
+        """Start routing the connection reading `source` and writing `writer` (taking
+        ownership of both): its handle, which remote transports keep as they keep a
+        `Peer` (`idlc_acp.web`)."""
+        loop = asyncio.get_running_loop()
+        routing = _Routing(self, source, writer, loop.create_future())
+        source.attach(routing)
+        return RoutedConnection(routing, source, writer)
+
     async def serve(self, source: LineSource, writer: ByteWriter) -> Peer | None:
         """Route and serve the connection reading `source` and writing `writer` until it
         ends; the peer of the selected version (closed by then), or None when the client
         left before a valid `initialize`. Takes ownership of both."""
-        loop = asyncio.get_running_loop()
-        routing = _Routing(self, source, writer, loop.create_future())
-        source.attach(routing)
+        connection = self.connect(source, writer)
         try:
-            peer = await routing.routed
-        except BaseException:
-            source.close()
-            writer.close()
-            raise
-        if peer is None:
-            source.close()
-            writer.close()
-            with contextlib.suppress(ConnectionError, OSError):
-                await writer.wait_closed()
-            return None
-        try:
-            await peer.wait_closed()
+            return await connection.wait_closed()
         finally:
-            await peer.close()
-        return peer
+            # Cancelled (or failed) while it runs: nothing of the connection stays open.
+            await connection.close()
 
     async def serve_stdio(self) -> None:
         """Serve this process's stdin and stdout until stdin ends."""
@@ -236,18 +232,10 @@ def _initialize_params(params: dict[str, Any], requested: int, selected: int) ->
         rewritten = params
     else:
         rewritten = {**params, "protocolVersion": PROTOCOL_V2}
-        if not _valid_info(params.get("info")):
-            rewritten["info"] = _UNKNOWN_IMPLEMENTATION
+        if not valid_implementation(params.get("info")):
+            rewritten["info"] = UNKNOWN_IMPLEMENTATION
     decoder_for(InitializeRequestV2).decode(_encoder.encode(rewritten))
     return rewritten
-
-
-def _valid_info(info: object) -> bool:
-    try:
-        msgspec.convert(info, ImplementationV2)
-    except msgspec.ValidationError:
-        return False
-    return True
 
 
 def _v2_initialize_to_v1(params: dict[str, Any]) -> dict[str, Any]:
@@ -268,11 +256,72 @@ def _v2_initialize_to_v1(params: dict[str, Any]) -> dict[str, Any]:
         if capabilities.get(key) is not None:
             v1_capabilities[key] = capabilities[key]
     result: dict[str, Any] = {"protocolVersion": PROTOCOL_V1, "clientCapabilities": v1_capabilities}
-    if _valid_info(params.get("info")):
+    if valid_implementation(params.get("info")):
         result["clientInfo"] = params["info"]
     if params.get("_meta") is not None:
         result["_meta"] = params["_meta"]
     return result
+
+
+class RoutedConnection:
+    """One connection of a `ProtocolRouter`, from before its first valid `initialize`
+    until it ends: `close()` ends it at any stage (before routing, the source and the
+    writer are closed; after, the selected version's peer), `wait_closed()` returns once
+    it has ended."""
+
+    def __init__(self, routing: _Routing, source: LineSource, writer: ByteWriter) -> None:
+        self._routing = routing
+        self._source = source
+        self._writer = writer
+        self._task = asyncio.get_running_loop().create_task(
+            self._serve(), name="idlc-acp-routed-connection"
+        )
+
+    @property
+    def peer(self) -> Peer | None:
+        """The selected version's peer, once the first valid `initialize` has come."""
+        routed = self._routing.routed
+        if routed.done() and not routed.cancelled() and routed.exception() is None:
+            return routed.result()
+        return None
+
+    @property
+    def closed(self) -> bool:
+        return self._task.done()
+
+    async def wait_closed(self) -> Peer | None:
+        """Return once the connection has ended: its peer (closed), or None when it ended
+        before a valid `initialize`. Raises what stopped the peer from starting."""
+        return await asyncio.shield(self._task)
+
+    async def close(self) -> None:
+        """End the connection, routed or not, and wait until it has."""
+        peer = self.peer
+        if peer is not None:
+            await peer.close()
+        elif not self._routing.routed.done():
+            # Nothing routed it: the lines still to come are not read any more.
+            self._routing.routed.set_result(None)
+        await asyncio.wait([self._task])
+
+    async def _serve(self) -> Peer | None:
+        try:
+            peer = await self._routing.routed
+        except BaseException:
+            self._source.close()
+            self._writer.close()
+            raise
+        if peer is None:
+            self._source.close()
+            self._writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await self._writer.wait_closed()
+            return None
+        try:
+            await peer.wait_closed()
+        finally:
+            await peer.close()
+        return peer
 
 
 class _Handoff:
@@ -336,6 +385,8 @@ class _Routing:
         if self._handoff is not None:
             self._handoff.lines_received(lines)
             return
+        if self.routed.done():
+            return  # closed before any initialize: nothing reads on
         for index, line in enumerate(lines):
             initialize = self._take(line)
             if initialize is None:

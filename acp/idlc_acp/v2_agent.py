@@ -4,9 +4,9 @@ Subclass `AgentV2`, implement `initialize`, `new_session` and `run_turn`, and se
 beside a v1 agent (`serve_agent(v1_agent, v2=MyAgentV2())`, idlc_acp.router) or alone
 (`serve_agent(None, v2=...)`). What it does for you:
 
-- no request before `initialize` (-32600, the TypeScript SDK's v2 messages), notifications
-  before it ignored; `initialize` may be repeated before any other request, asking v2 or
-  later (a repeat asking a lower version is -32600);
+- `initialize` gated as the TypeScript SDK's v2 agent gates it (`InitializeGateV2`): no
+  request before it (-32600), notifications before it ignored; it may be repeated before
+  any other request, its `protocolVersion` read before the rest (`initialize_request_v2`);
 - `session/prompt` is answered at once with the user message's `messageId` (the draft's
   ack); the user message is echoed as a `user_message` update, the session reports
   `running`, and `run_turn(request, turn)` runs in the background; whatever it returns is
@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+import msgspec
 
 from idlc_acp.errors import InvalidParams, InvalidRequest, RequestCancelled
 from idlc_acp.extensions import Extensions, extension_fallback
@@ -49,6 +52,9 @@ from idlc_acp.v2 import (
     ClientCapabilities,
     ClientProxy,
     ContentBlock,
+    Implementation,
+    InitializeRequest,
+    InitializeResponse,
     PromptRequest,
     PromptResponse,
     SessionUpdate,
@@ -67,7 +73,18 @@ from idlc_acp.v2_session import (  # noqa: F401 (default_permission_options: re-
     default_permission_options,
 )
 from idlc_acp.wire import acp_options
-from idlc_runtime import CallInfo, Peer, PeerOptions, Proceed, RequestAdmission, current_peer
+from idlc_runtime import (
+    CallInfo,
+    InterfaceSpec,
+    Peer,
+    PeerOptions,
+    Proceed,
+    RequestAdmission,
+    RpcError,
+    current_peer,
+)
+from idlc_runtime.codec.decoders import decoder_for
+from idlc_runtime.codec.hooks import enc_hook
 
 log = logging.getLogger("idlc_acp")
 
@@ -102,18 +119,94 @@ def new_message_id() -> str:
 # ---------------------------------------------------------------- initialization
 
 
+#: The highest protocol version an `initialize` may ask for (the schema's `uint16`).
+MAX_PROTOCOL_VERSION = 0xFFFF
+#: The `info` a newer version's `initialize` gets when its own is missing or malformed, as
+#: the TypeScript SDK substitutes it.
+UNKNOWN_IMPLEMENTATION: dict[str, str] = {"name": "unknown", "version": "unknown"}
+_encoder = msgspec.json.Encoder()
+
+
+def valid_implementation(info: object) -> bool:
+    """Whether `info` is an `Implementation` (`name`, `version`) as v2 has it."""
+    try:
+        msgspec.convert(info, Implementation)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def initialize_request_v2(params: Any, *, repeat: bool = False) -> InitializeRequest:
+    """A v2 `initialize`'s params (plain JSON) as the TypeScript SDK's v2 agent reads them:
+    `protocolVersion` first (an integer in 0..65535, else -32602), lower than 2 refused
+    (-32600 for a repeat, which must keep the version the first one chose; -32022 for a
+    first one), a newer one read as v2 with a missing or malformed `info` filled in; then
+    the whole request (-32602 if it does not decode)."""
+    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+    if (
+        not isinstance(requested, int)
+        or isinstance(requested, bool)
+        or not 0 <= requested <= MAX_PROTOCOL_VERSION
+    ):
+        raise InvalidParams(
+            "Invalid params", "initialize.protocolVersion must be a valid ACP protocol version"
+        )
+    if requested < PROTOCOL_VERSION_V2:
+        if repeat:
+            raise InvalidRequest(
+                "Invalid request: a repeated initialize must request protocol version "
+                f"{PROTOCOL_VERSION_V2} or later"
+            )
+        raise RpcError(
+            -32022,
+            "Unsupported protocol version",
+            {"requested": requested, "supported": [PROTOCOL_VERSION_V2]},
+        )
+    if requested > PROTOCOL_VERSION_V2:
+        params = {**params, "protocolVersion": PROTOCOL_VERSION_V2}
+        if not valid_implementation(params.get("info")):
+            params["info"] = UNKNOWN_IMPLEMENTATION
+    try:
+        request: InitializeRequest = _INITIALIZE.decode(_encoder.encode(params))
+    except (msgspec.DecodeError, RecursionError) as error:
+        raise InvalidParams("Invalid params", f"invalid initialize params: {error}") from None
+    return request
+
+
+_INITIALIZE = decoder_for(InitializeRequest)
+
+
+def _as_sent(params: Any) -> Any:
+    """The plain JSON of `initialize`'s params: `AgentV2` takes them raw (`msgspec.Raw`)."""
+    if isinstance(params, msgspec.Raw):
+        try:
+            return msgspec.json.decode(params) if params else None
+        except (msgspec.DecodeError, RecursionError) as error:
+            raise InvalidParams("Invalid params", f"invalid initialize params: {error}") from None
+    if isinstance(params, InitializeRequest):  # a table of the generated skeleton's
+        return msgspec.to_builtins(params, enc_hook=enc_hook)
+    return params
+
+
 @dataclass
 class _Initialization:
     phase: Literal["uninitialized", "initializing", "initialized"] = "uninitialized"
     other_request_seen: bool = False
     capabilities: ClientCapabilities | None = None
+    #: Set once an `initialize` succeeded (still while a repeat is in progress).
+    has_initialized: bool = False
+    #: Done when the attempt in progress ends, either way.
+    attempt: asyncio.Future[None] | None = None
 
 
 class InitializeGateV2:
     """Interceptor and admission of a v2 connection, as the TypeScript SDK's v2 agent
-    (`InitializationState`): requests but `initialize` wait for nothing and are refused
-    until it has succeeded; notifications before it are ignored; a repeat is allowed
-    before any other request and must ask v2 or later."""
+    (`InitializationState` and `agentInitializationGuard`, dist/v2/acp.js): requests but
+    `initialize` are refused until it has succeeded (not waiting for one in progress);
+    notifications before the first success are ignored, those during a repeat wait for
+    it; a repeat is allowed before any other request, and its `protocolVersion` is read
+    before the rest of its params (`initialize_request_v2`). A failed first attempt leaves
+    the connection uninitialized, a failed repeat the previous initialization in effect."""
 
     def __init__(self) -> None:
         self._states: weakref.WeakKeyDictionary[Peer, _Initialization] = weakref.WeakKeyDictionary()
@@ -128,26 +221,29 @@ class InitializeGateV2:
         return self._state(peer).capabilities
 
     def admit(self, method: str) -> None:
+        # The TypeScript SDK's errors: "Invalid request" with the reason as `data`.
         state = self._state(current_peer())
         if method == "initialize":
             if state.phase == "initializing":
-                raise InvalidRequest("Invalid request: ACP v2 initialize is already in progress")
+                raise InvalidRequest("Invalid request", "ACP v2 initialize is already in progress")
             if state.phase == "initialized" and state.other_request_seen:
                 raise InvalidRequest(
-                    "Invalid request: ACP v2 initialize must not be repeated after other requests"
+                    "Invalid request", "ACP v2 initialize must not be repeated after other requests"
                 )
             return
         if state.phase != "initialized":
             raise InvalidRequest(
-                f"Invalid request: ACP v2 connection must be initialized before '{method}'"
+                "Invalid request", f"ACP v2 connection must be initialized before '{method}'"
             )
         state.other_request_seen = True
 
     def __call__(self, call: CallInfo, proceed: Proceed) -> Awaitable[Any]:
         state = self._state(current_peer())
         if call.notify:
-            if state.phase != "initialized":
+            if not state.has_initialized:
                 return _nothing()
+            if state.phase == "initializing" and state.attempt is not None:
+                return _after(state.attempt, proceed)
             return proceed()
         if call.method == "initialize":
             return self._initialize(state, call, proceed)
@@ -155,20 +251,26 @@ class InitializeGateV2:
 
     async def _initialize(self, state: _Initialization, call: CallInfo, proceed: Proceed) -> Any:
         previous = state.phase
-        if previous == "initialized" and call.params.protocol_version < PROTOCOL_VERSION_V2:
-            raise InvalidRequest(
-                "Invalid request: a repeated initialize must request protocol version "
-                f"{PROTOCOL_VERSION_V2} or later"
-            )
+        # A malformed initialize is refused before it begins: the state stays as it was.
+        request = initialize_request_v2(_as_sent(call.params), repeat=previous == "initialized")
         state.phase = "initializing"
+        attempt = state.attempt = asyncio.get_running_loop().create_future()
         try:
             result = await proceed()
         except BaseException:
             state.phase = previous
             raise
+        finally:
+            attempt.set_result(None)
         state.phase = "initialized"
-        state.capabilities = call.params.capabilities
+        state.has_initialized = True
+        state.capabilities = request.capabilities
         return result
+
+
+async def _after(attempt: asyncio.Future[None], proceed: Proceed) -> Any:
+    await asyncio.shield(attempt)
+    return await proceed()
 
 
 async def _nothing() -> None:
@@ -321,8 +423,34 @@ _controls: weakref.WeakKeyDictionary[object, TurnControlV2] = weakref.WeakKeyDic
 _gates: weakref.WeakKeyDictionary[object, InitializeGateV2] = weakref.WeakKeyDictionary()
 
 
+def _with_initialize_as_sent(spec: InterfaceSpec) -> InterfaceSpec:
+    methods = tuple(
+        (
+            dataclasses.replace(method, params_type=msgspec.Raw, invoke=_initialize_as_sent)
+            if not method.notify and method.wire == "initialize"
+            else method
+        )
+        for method in spec.methods
+    )
+    # `skeleton` stays the generated class: what a subclass implements is judged against it.
+    return dataclasses.replace(spec, methods=methods)
+
+
+async def _initialize_as_sent(agent: Agent, params: msgspec.Raw) -> InitializeResponse:
+    """The dispatch entry of `initialize` for `AgentV2`: its params read as the TypeScript
+    SDK reads them (`initialize_request_v2`), so the gate can look at `protocolVersion`
+    before the rest decodes."""
+    return await agent.initialize(initialize_request_v2(_as_sent(params)))
+
+
 class AgentV2(Agent, Extensions):
-    """The v2 skeleton with `session/prompt` done for you: implement `run_turn`."""
+    """The v2 skeleton with `session/prompt` done for you: implement `run_turn`.
+
+    Its dispatch table takes `initialize`'s params as sent (`msgspec.Raw`: what the gate's
+    and any interceptor's `CallInfo.params` is) and hands `initialize` the request read by
+    `initialize_request_v2` (a newer version's asked for as 2)."""
+
+    __idlc_interface__: ClassVar[InterfaceSpec] = _with_initialize_as_sent(Agent.__idlc_interface__)
 
     async def run_turn(self, request: PromptRequest, turn: TurnV2) -> StopReasonV2:
         """Do the turn's work, reporting through `turn`; the stop reason."""

@@ -24,8 +24,11 @@ class Agent(AgentV2):
     def __init__(self) -> None:
         self.gate = asyncio.Event()
         self.notified: list[str] = []
+        self.release = asyncio.Event()
 
     async def initialize(self, input: v2.InitializeRequest) -> v2.InitializeResponse:
+        if input.meta is not None and input.meta.get("hold"):
+            await self.release.wait()
         return v2.InitializeResponse(protocol_version=2, info=INFO)
 
     async def new_session(self, input: v2.NewSessionRequest) -> v2.NewSessionResponse:
@@ -93,7 +96,8 @@ async def test_requests_wait_for_initialize_and_notifications_before_it_are_drop
         with pytest.raises(RpcError) as refused:
             await proxy.new_session(v2.NewSessionRequest(cwd="/"))
         assert refused.value.code == -32600
-        assert "must be initialized before 'session/new'" in refused.value.message
+        assert refused.value.message == "Invalid request"
+        assert refused.value.data == "ACP v2 connection must be initialized before 'session/new'"
         await peer.notify("_vendor/early", {})
         await proxy.initialize(_initialize())
         await peer.notify("_vendor/late", {})
@@ -102,7 +106,34 @@ async def test_requests_wait_for_initialize_and_notifications_before_it_are_drop
         # After another request, initialize may not come again.
         with pytest.raises(RpcError) as again:
             await proxy.initialize(_initialize())
-        assert "must not be repeated after other requests" in again.value.message
+        assert again.value.data == "ACP v2 initialize must not be repeated after other requests"
+
+
+@run
+async def test_notifications_during_a_first_initialize_are_dropped_during_a_repeat_wait() -> None:
+    agent, client = Agent(), Client()
+    held = v2.InitializeRequest(protocol_version=2, info=INFO, meta={"hold": True})
+    async with connected(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        first = asyncio.ensure_future(proxy.initialize(held))
+        await asyncio.sleep(0)  # one step of the loop: the task has written its request
+        await peer.notify("_vendor/during-first", {})
+        # A request answered after the notification: the agent has taken it by then.
+        with pytest.raises(RpcError):
+            await proxy.new_session(v2.NewSessionRequest(cwd="/"))
+        agent.release.set()
+        await first
+        agent.release.clear()
+        repeat = asyncio.ensure_future(proxy.initialize(held))
+        await asyncio.sleep(0)
+        await peer.notify("_vendor/during-repeat", {})
+        with pytest.raises(RpcError):
+            await proxy.new_session(v2.NewSessionRequest(cwd="/"))
+        assert agent.notified == []  # waiting for the repeat
+        agent.release.set()
+        await repeat
+        assert await peer.request("_vendor/ask", {}, Any) == {"echo": {}}
+        assert agent.notified == ["_vendor/during-repeat"]
 
 
 @run

@@ -108,3 +108,35 @@ def test_the_idle_state_carries_the_stop_reason_and_decoded_updates_apply() -> N
     state.apply(v2.SessionUpdateStateUpdateIdleCancelled())
     assert state.idle and state.stop_reason == "cancelled"
     assert state.messages["m"]["content"] == [{"type": "text", "text": "x"}]
+
+
+def test_background_config_options_and_cancel_capabilities() -> None:
+    state = SessionStateV2()
+    assert state.background is None and state.config_options is None
+    state.apply({"sessionUpdate": "state_update", "state": "running", "background": []})
+    assert state.background == []
+    work = [{"type": "terminal", "terminalId": "t"}]
+    state.apply({"sessionUpdate": "state_update", "state": "requires_action", "background": work})
+    assert state.background == work
+    # Each state is a complete snapshot: omitted is "not reported", as is a state unknown.
+    state.apply({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+    assert state.background is None
+    state.apply({"sessionUpdate": "state_update", "state": "paused", "background": []})
+    assert state.background is None
+    options = [{"configId": "m", "name": "M", "type": "select", "currentValue": "x", "options": []}]
+    state.apply({"sessionUpdate": "config_option_update", "configOptions": options})
+    assert state.config_options == options
+    for kind, key, can in (
+        ("tool_call_update", "toolCallId", state.can_cancel_tool_call),
+        ("terminal_update", "terminalId", state.can_cancel_terminal),
+    ):
+        assert not can("x")
+        state.apply({"sessionUpdate": kind, key: "x", "capabilities": {"cancel": {}}})
+        assert can("x")
+        state.apply({"sessionUpdate": kind, key: "x", "title": "kept"})  # capabilities kept
+        assert can("x")
+        state.apply({"sessionUpdate": kind, key: "x", "capabilities": {}})  # replaced whole
+        assert not can("x")
+        state.apply({"sessionUpdate": kind, key: "x", "capabilities": {"cancel": {}}})
+        state.apply({"sessionUpdate": kind, key: "x", "capabilities": None})
+        assert not can("x")

@@ -8,6 +8,7 @@ SDKs alike, which is how the scenarios themselves are known to be right.
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 from .support import Run, Workspace
@@ -178,3 +179,48 @@ def assert_news(run: Run) -> None:
     assert news["stopReason"] == "end_turn", news
     assert [u["params"]["update"] for u in news["updates"]] == NEWS_UPDATES
     assert_turn_belongs_to(news, run["session_new"]["response"]["sessionId"])
+
+
+def assert_v2_echo(records: dict[str, dict[str, Any]], workspace: Path) -> None:
+    """js/v2_client.mjs's echo turn against examples/acp_echo_agent.py at v2."""
+    echo = records["echo"]
+    updates = echo["updates"]
+    message_id = echo["ack"]["messageId"]
+    kinds = [update["sessionUpdate"] for update in updates]
+    # The user message carries the ack's id, then the session runs.
+    user = updates[kinds.index("user_message")]
+    assert user["messageId"] == message_id
+    assert [block["text"] for block in user["content"]] == ["Hello", "world"]
+    assert {"sessionUpdate": "state_update", "state": "running"} in updates
+    # The echo: chunks of one agent message, each with its messageId.
+    chunks = [update for update in updates if update["sessionUpdate"] == "agent_message_chunk"]
+    assert [chunk["content"]["text"] for chunk in chunks] == ["Hello", "world"]
+    assert len({chunk["messageId"] for chunk in chunks}) == 1
+    assert chunks[0]["messageId"] != message_id
+    # The tool call is patched by id: announced, asked about, in progress, completed.
+    calls = [update for update in updates if update["sessionUpdate"] == "tool_call_update"]
+    assert len({call["toolCallId"] for call in calls}) == 1
+    assert [call.get("status") for call in calls] == ["pending", "in_progress", "completed"]
+    first_line = (workspace / "README.md").read_text(encoding="utf-8").splitlines()[0]
+    assert calls[-1]["content"][0]["content"]["text"] == first_line
+    assert echo["permissions"][0]["subject"]["toolCall"]["toolCallId"] == calls[0]["toolCallId"]
+    # The turn ends with the idle state carrying the stop reason.
+    assert updates[-1] == {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        "stopReason": "end_turn",
+    }
+    assert echo["stopReason"] == "end_turn"
+
+
+def assert_v2_cancel(records: dict[str, dict[str, Any]]) -> None:
+    """js/v2_client.mjs's cancelled turn against examples/acp_echo_agent.py at v2."""
+    cancel = records["cancel"]
+    assert cancel["stopReason"] == "cancelled"
+    chunks = [u for u in cancel["updates"] if u["sessionUpdate"] == "agent_message_chunk"]
+    assert 1 <= len(chunks) < 30
+    assert cancel["updates"][-1] == {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        "stopReason": "cancelled",
+    }

@@ -19,7 +19,7 @@ import pytest
 
 from idlc_acp.router import ProtocolRouter
 
-from .expectations import assert_echo_agent
+from .expectations import assert_echo_agent, assert_v2_cancel, assert_v2_echo
 from .support import (
     ECHO_AGENT,
     ECHO_AGENT_V1,
@@ -100,47 +100,12 @@ def test_the_official_v2_client_initializes_at_version_2(v2_run: Any) -> None:
 
 def test_a_v2_turn_is_acked_with_its_message_id_and_ends_idle(v2_run: Any) -> None:
     records, workspace = v2_run
-    echo = records["echo"]
-    updates = echo["updates"]
-    message_id = echo["ack"]["messageId"]
-    kinds = [update["sessionUpdate"] for update in updates]
-    # The user message carries the ack's id, then the session runs.
-    user = updates[kinds.index("user_message")]
-    assert user["messageId"] == message_id
-    assert [block["text"] for block in user["content"]] == ["Hello", "world"]
-    assert {"sessionUpdate": "state_update", "state": "running"} in updates
-    # The echo: chunks of one agent message, each with its messageId.
-    chunks = [update for update in updates if update["sessionUpdate"] == "agent_message_chunk"]
-    assert [chunk["content"]["text"] for chunk in chunks] == ["Hello", "world"]
-    assert len({chunk["messageId"] for chunk in chunks}) == 1
-    assert chunks[0]["messageId"] != message_id
-    # The tool call is patched by id: announced, asked about, in progress, completed.
-    calls = [update for update in updates if update["sessionUpdate"] == "tool_call_update"]
-    assert len({call["toolCallId"] for call in calls}) == 1
-    assert [call.get("status") for call in calls] == ["pending", "in_progress", "completed"]
-    first_line = (workspace / "README.md").read_text(encoding="utf-8").splitlines()[0]
-    assert calls[-1]["content"][0]["content"]["text"] == first_line
-    assert echo["permissions"][0]["subject"]["toolCall"]["toolCallId"] == calls[0]["toolCallId"]
-    # The turn ends with the idle state carrying the stop reason.
-    assert updates[-1] == {
-        "sessionUpdate": "state_update",
-        "state": "idle",
-        "stopReason": "end_turn",
-    }
-    assert echo["stopReason"] == "end_turn"
+    assert_v2_echo(records, workspace)
 
 
 def test_session_cancel_ends_a_v2_turn_idle_cancelled(v2_run: Any) -> None:
     records, _ = v2_run
-    cancel = records["cancel"]
-    assert cancel["stopReason"] == "cancelled"
-    chunks = [u for u in cancel["updates"] if u["sessionUpdate"] == "agent_message_chunk"]
-    assert 1 <= len(chunks) < 30
-    assert cancel["updates"][-1] == {
-        "sessionUpdate": "state_update",
-        "state": "idle",
-        "stopReason": "cancelled",
-    }
+    assert_v2_cancel(records)
 
 
 def test_the_official_v1_client_gets_the_same_agent_unchanged(tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
 """Remote ACP: one `/acp` endpoint, streamable HTTP and WebSocket (docs/acp-remote.md).
 
 `create_asgi_app(agent_factory)` is an ASGI application (Starlette) serving a fresh agent,
-`agent_factory()`, to each connection:
+`agent_factory()`, to each connection; with `v2_factory` (an `idlc_acp.AgentV2`'s) too, or
+alone, each connection's first valid `initialize` chooses ACP v1 or the v2 draft, by
+`idlc_acp.router`'s rules (`idlc_acp.web.agents`):
 
 - `POST` sends one JSON-RPC message. `initialize` without `Acp-Connection-Id` opens a
   connection and answers 200 with the agent's answer as the body and the connection's id
@@ -36,10 +38,10 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from idlc_acp.agent import agent_options
+from idlc_acp.web.agents import AgentFactories, AgentFactory, ConnectionAgents, Served
 from idlc_acp.web.connection import AgentBehind, HttpConnection, session_of
 from idlc_acp.web.mailbox import Mailbox
-from idlc_runtime import Peer, PeerOptions
+from idlc_runtime import PeerOptions
 from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
 from idlc_runtime.web.admission import Authenticate, Refused, admit, served_hosts, server_host
@@ -60,8 +62,6 @@ DEFAULT_BODY_TIMEOUT: Final = 30.0
 #: JSON-RPC error codes of the refusals (docs/wire.md §8).
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
-
-AgentFactory = Callable[[], Any]
 
 _decode = msgspec.json.decode
 
@@ -94,8 +94,9 @@ class AcpServer:
 
     def __init__(
         self,
-        agent_factory: AgentFactory,
+        agent_factory: AgentFactory | None,
         *,
+        v2_factory: AgentFactory | None = None,
         path: str = "/acp",
         options: PeerOptions | None = None,
         allowed_origins: Collection[str] = (),
@@ -109,7 +110,7 @@ class AcpServer:
     ) -> None:
         if max_connections is not None and max_connections <= 0:
             raise ValueError(f"max_connections must be positive, not {max_connections}")
-        self._agent_factory = agent_factory
+        self._factories = AgentFactories(agent_factory, v2_factory)
         self._options = options
         self._max_message_size = (options or PeerOptions()).max_message_size
         self._allowed_origins = frozenset(allowed_origins)
@@ -123,8 +124,9 @@ class AcpServer:
         self.input_budget = InputBudget(max_buffered_input)
         #: Streamable-HTTP connections by `Acp-Connection-Id`.
         self.http_connections: dict[str, HttpConnection] = {}
-        #: WebSocket connections open now.
-        self.websockets: set[Peer] = set()
+        #: WebSocket connections open now (each a `Peer`, or a `RoutedConnection` when
+        #: v2 is served).
+        self.websockets: set[Served] = set()
         #: WebSockets admitted and not yet ended (counted before they are accepted).
         self._websockets_admitted = 0
         #: Set once the ASGI server has started the application (its lifespan).
@@ -155,11 +157,11 @@ class AcpServer:
         """Close every connection (the ASGI server's shutdown does it too)."""
         await asyncio.gather(
             *(connection.close() for connection in list(self.http_connections.values())),
-            *(peer.close() for peer in list(self.websockets)),
+            *(served.close() for served in list(self.websockets)),
         )
 
-    def _make_agent(self) -> Any:
-        return self._agent_factory()
+    def _make_agents(self) -> ConnectionAgents:
+        return self._factories.make(self._options)
 
     def _full(self) -> None:
         if self._max_connections is not None and self.connections >= self._max_connections:
@@ -348,14 +350,14 @@ class AcpServer:
             )
         connection_id = str(uuid.uuid4())
         try:
-            agent = self._make_agent()
+            agents = self._make_agents()
         except Exception:
             log.exception("the agent factory failed")
             return _error(500, -32603, "Internal error: the agent could not be made", request_id)
         connection = HttpConnection(
             connection_id,
             secrets.token_urlsafe(32),
-            agent,
+            agents,
             options=self._options,
             budget=self.input_budget,
             idle_timeout=self._idle_timeout,
@@ -445,24 +447,23 @@ class AcpServer:
             await refuse_websocket(websocket, refusal)
             return
         try:
-            agent = self._make_agent()
+            agents = self._make_agents()
         except Exception:
             log.exception("the agent factory failed; WebSocket refused")
             await refuse_websocket(websocket, Refused(500, "the agent could not be made"))
             return
-        full = agent_options(agent, self._options)
         # Counted before accepting, so that upgrades arriving together respect the bound.
         self._websockets_admitted += 1
         try:
             await websocket.accept(headers=[(b"acp-connection-id", str(uuid.uuid4()).encode())])
-            source, writer = websocket_channel(websocket, full.max_message_size, self.input_budget)
-            peer = Peer(source, writer, agent, options=full)
-            self.websockets.add(peer)
+            source, writer = websocket_channel(websocket, self._max_message_size, self.input_budget)
+            served = agents.start(source, writer)
+            self.websockets.add(served)
             try:
-                async with peer:
-                    await peer.wait_closed()
+                await served.wait_closed()
             finally:
-                self.websockets.discard(peer)
+                self.websockets.discard(served)
+                await served.close()
         finally:
             self._websockets_admitted -= 1
 
@@ -597,8 +598,9 @@ async def _disconnected(receive: Receive) -> None:
 
 
 def create_asgi_app(
-    agent_factory: AgentFactory,
+    agent_factory: AgentFactory | None,
     *,
+    v2_factory: AgentFactory | None = None,
     path: str = "/acp",
     options: PeerOptions | None = None,
     allowed_origins: Collection[str] = (),
@@ -612,6 +614,11 @@ def create_asgi_app(
 ) -> AcpServer:
     """An ASGI application serving `agent_factory()` (one agent per connection) at `path`,
     over streamable HTTP and WebSocket (docs/acp-remote.md).
+
+    With `v2_factory` (making an `idlc_acp.AgentV2`), each connection serves ACP v1 and
+    the v2 draft, its first valid `initialize` choosing as `idlc_acp.router` does on
+    stdio; `agent_factory` may then be None for v2 alone. Every limit below applies to
+    either version alike.
 
     `allowed_origins` lists the browser origins admitted (requests without `Origin` come
     from programs and pass); `authenticate` sees every request's headers first (e.g.
@@ -627,6 +634,7 @@ def create_asgi_app(
     """
     return AcpServer(
         agent_factory,
+        v2_factory=v2_factory,
         path=path,
         options=options,
         allowed_origins=allowed_origins,

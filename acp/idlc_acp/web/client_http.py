@@ -169,6 +169,12 @@ class HttpChannel:
         connection_id = response.headers.get("acp-connection-id")
         if response.status_code != 200 or connection_id is None:
             raise ConnectionResetError(_problem("initialize", response))
+        if _is_error(response.content):
+            # A refused initialize ends its connection on the server (docs/acp-remote.md):
+            # its error is the answer, and the next initialize (a v2 client falling back
+            # to v1, for one) opens a new connection.
+            await self._inbound.put(response.text)
+            return
         self.connection_id = connection_id
         self._open_stream(None)
         await self._ready[None]
@@ -289,6 +295,18 @@ def _line_end(buffer: bytearray) -> tuple[int, int] | None:
     if newline != -1:
         return newline, newline + 1
     return None
+
+
+class _Answer(msgspec.Struct):
+    error: Any = None
+
+
+def _is_error(body: bytes) -> bool:
+    """Whether `body` is a JSON-RPC error response."""
+    try:
+        return msgspec.json.decode(body, type=_Answer).error is not None
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
 
 
 def _problem(what: str, response: httpx.Response) -> str:

@@ -1,10 +1,13 @@
 """One streamable-HTTP connection: an agent's `Peer` fed by POSTs, read by SSE streams.
 
-The peer runs on a message channel (`idlc_runtime.transports.channel`), as over WebSocket: every POST
+The peer (or, when the server serves v2 too, the `ProtocolRouter` choosing it:
+`idlc_acp.web.agents`) runs on a message channel (`idlc_runtime.transports.channel`), as over WebSocket: every POST
 body is one frame received, every message the agent sends is one frame, routed to a
 `Mailbox` (docs/acp-remote.md, "Streamable HTTP"):
 
-- the answer to `initialize` goes back in the body of the POST that carried it;
+- the answer to `initialize` goes back in the body of the POST that carried it (an error
+  answered with id null too: before that answer, the POST's `initialize` is the only
+  message the connection has had, so it is that message's);
 - the answer to a request goes where that request's session is read: the stream of the
   session named by its `Acp-Session-Id` header (or `params.sessionId`), else the
   connection's stream;
@@ -24,9 +27,9 @@ from typing import Any, Final
 
 import msgspec
 
-from idlc_acp.agent import agent_options
+from idlc_acp.web.agents import ConnectionAgents
 from idlc_acp.web.mailbox import Mailbox, text_cost
-from idlc_runtime import Peer, PeerOptions
+from idlc_runtime import PeerOptions
 from idlc_runtime.transports.budget import InputBudget
 from idlc_runtime.transports.channel import ChannelSource, ChannelWriter, Frame
 
@@ -84,7 +87,7 @@ class HttpConnection:
         self,
         connection_id: str,
         secret: str,
-        agent: Any,
+        agents: ConnectionAgents,
         *,
         options: PeerOptions | None,
         budget: InputBudget | None,
@@ -94,7 +97,7 @@ class HttpConnection:
         self.id = connection_id
         #: What every request of this connection carries besides its id (docs/acp-remote.md).
         self.secret = secret
-        full = agent_options(agent, options)
+        max_message_size = (options or PeerOptions()).max_message_size
         self._inbound = Mailbox(INBOUND_QUEUE, INBOUND_BYTES)
         #: The bytes of POST bodies waiting for room in `_inbound`.
         self._waiting = 0
@@ -118,9 +121,9 @@ class HttpConnection:
         self.busy = 0
         self._closer: asyncio.Task[None] | None = None
         writer = ChannelWriter(self._send, self._channel_closed)
-        source = ChannelSource(self._receive, full.max_message_size, writer=writer, budget=budget)
-        self.peer = Peer(source, writer, agent, options=full)
-        self.peer.start()
+        source = ChannelSource(self._receive, max_message_size, writer=writer, budget=budget)
+        #: The agent's peer, or the router choosing it (`idlc_acp.web.agents`).
+        self.served = agents.start(source, writer)
         loop = asyncio.get_running_loop()
         self._ended = loop.create_task(self._wait_ended(), name="idlc-acp-http-connection")
         self._watchdog = (
@@ -223,7 +226,11 @@ class HttpConnection:
         if envelope.method is None:
             key = id_key(envelope.id)
             waiting = self._initialize
-            if waiting is not None and key == waiting[0] and not waiting[1].done():
+            if (
+                waiting is not None
+                and (key == waiting[0] or envelope.id is None)
+                and not waiting[1].done()
+            ):
                 self._initialize = None
                 waiting[1].set_result(text)
                 return
@@ -266,7 +273,7 @@ class HttpConnection:
         if not self._closing:
             self._closing = True
             self._inbound.close()
-        await self.peer.close()
+        await self.served.close()
         self._close_mailboxes()
         await asyncio.wait([self._ended])
 
@@ -277,7 +284,7 @@ class HttpConnection:
 
     async def _wait_ended(self) -> None:
         try:
-            await self.peer.wait_closed()
+            await self.served.wait_closed()
         finally:
             self._closing = True
             self._close_mailboxes()

@@ -18,7 +18,8 @@ from typing import Any, Final
 from hypercorn.asyncio import serve
 from hypercorn.config import Config, Sockets
 
-from idlc_acp.web.app import DEFAULT_BODY_TIMEOUT, AcpServer, AgentFactory, create_asgi_app
+from idlc_acp.web.agents import AgentFactory
+from idlc_acp.web.app import DEFAULT_BODY_TIMEOUT, AcpServer, create_asgi_app
 from idlc_runtime import PeerOptions
 from idlc_runtime.transports.channel import frame_limit
 from idlc_runtime.transports.endpoints import DEFAULT_MAX_BUFFERED_INPUT
@@ -79,10 +80,11 @@ class AcpListener:
 
 @contextlib.asynccontextmanager
 async def serve_acp(
-    agent_factory: AgentFactory,
+    agent_factory: AgentFactory | None,
     host: str = "127.0.0.1",
     port: int = 0,
     *,
+    v2_factory: AgentFactory | None = None,
     path: str = "/acp",
     options: PeerOptions | None = None,
     allowed_origins: Collection[str] = (),
@@ -100,6 +102,10 @@ async def serve_acp(
     """Serve `agent_factory()` per connection at `http://host:port/path` (and `ws://…`)
     while the block runs; leaving it closes every connection and the listener.
 
+    With `v2_factory` (making an `idlc_acp.AgentV2`), each connection serves ACP v1 and
+    the v2 draft, chosen by its first valid `initialize` (`create_asgi_app`);
+    `agent_factory` may then be None for v2 alone.
+
     A TCP connection accepted while `max_open_connections` are open is closed at once,
     before hypercorn reads it (silent and slow ones count: hypercorn has no such bound).
     The WebSocket frames being received over all connections hold at most `frame_budget`
@@ -111,6 +117,7 @@ async def serve_acp(
     """
     app = create_asgi_app(
         agent_factory,
+        v2_factory=v2_factory,
         path=path,
         options=options,
         allowed_origins=allowed_origins,

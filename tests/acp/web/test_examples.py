@@ -4,75 +4,15 @@
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
-import json
-import re
 import signal
 import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from .support import CLIENT, ECHO_AGENT
-
-LISTENING = re.compile(rb"^listening on (http://127\.0\.0\.1:(\d+)/acp)$")
-STEP_TIMEOUT = 30.0
-
-
-@contextlib.contextmanager
-def echo_agent(
-    listen: str = "127.0.0.1:0", signum: int = signal.SIGTERM
-) -> Iterator[tuple[str, int]]:
-    """`acp_echo_agent.py --listen`; yields its URL and port once it says it listens. Stopped
-    with `signum`, it must exit 0, print nothing on stdout and no traceback."""
-    process = subprocess.Popen(
-        [sys.executable, str(ECHO_AGENT), "--listen", listen],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None and process.stderr is not None
-    watchdog = threading.Timer(STEP_TIMEOUT, process.kill)
-    watchdog.start()
-    try:
-        first = process.stderr.readline()
-        watchdog.cancel()
-        found = LISTENING.match(first.strip())
-        assert found, f"unexpected first line on stderr: {first!r}"
-        with concurrent.futures.ThreadPoolExecutor(2) as readers:
-            errors = readers.submit(process.stderr.read)
-            out = readers.submit(process.stdout.read)
-            try:
-                yield found.group(1).decode(), int(found.group(2))
-            finally:
-                process.send_signal(signum)
-            code = process.wait(STEP_TIMEOUT)
-            said = errors.result(STEP_TIMEOUT).decode()
-            assert out.result(STEP_TIMEOUT) == b""
-        assert "Traceback" not in said, said
-        assert code == 0, said
-    finally:
-        watchdog.cancel()
-        if process.returncode is None:
-            process.kill()
-            process.wait()
-
-
-def run_client(url: str, cwd: Path, *flags: str) -> tuple[int, list[dict[str, Any]], str]:
-    done = subprocess.run(
-        [sys.executable, str(CLIENT), "--connect", url, "--cwd", str(cwd), "--json", *flags],
-        capture_output=True,
-        text=True,
-        timeout=STEP_TIMEOUT,
-    )
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return done.returncode, events, done.stderr
+from .support import ECHO_AGENT, STEP_TIMEOUT, echo_agent, run_client
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

@@ -6,14 +6,16 @@
 // session/prompt answers the user message's messageId at once, echoes it as a user_message
 // update, reports running, sends every text block back as an agent_message_chunk of one
 // agent message, and ends the turn with an idle state_update (end_turn, or cancelled after
-// session/cancel). tests/interop/test_protocol_router.py drives it with our client.
+// session/cancel). tests/interop/test_protocol_router.py drives it with our client;
+// v2_remote_agent.mjs imports `app` to serve it over the web.
 import { randomUUID } from "node:crypto";
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 
 const turns = new Map(); // sessionId -> { cancelled }
 
-const app = acp
+export const app = acp
   .agent()
   .onRequest("initialize", () => ({
     protocolVersion: acp.PROTOCOL_VERSION,
@@ -50,6 +52,8 @@ const app = acp
     if (turn) turn.cancelled = true;
   });
 
-const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-const connection = acp.agentProtocolRouter().withV2(app).connect(stream);
-await connection.closed;
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+  const connection = acp.agentProtocolRouter().withV2(app).connect(stream);
+  await connection.closed;
+}
