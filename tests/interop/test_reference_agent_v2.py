@@ -1,6 +1,7 @@
 """The official TypeScript SDK's experimental/v2 client drives examples/acp_reference_agent.py
 at protocol version 2: one scenario per v2 session capability (js/reference_client_v2.mjs),
-on stdio.
+on stdio, and the ownership scenario over two WebSocket connections to one `--listen`
+process.
 
 Every message both ways is recorded (tee.py) and checked against the vendored v2 schema;
 what the agent must send before it answers (the idle `cancelled` before `session/close`'s
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import base64
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .support import JS, PYTHON, REPO, Recorded, drive, require_node_modules
+from .test_remote import remote_agent, run_remote, url_for
 from .wire_check import Message, Schema, read_tee_log
 
 REFERENCE_AGENT = [PYTHON, str(REPO / "examples" / "acp_reference_agent.py")]
@@ -457,3 +460,32 @@ def test_every_message_both_ways_is_valid_v2(recorded: Recorded, wire: list[Mess
         "session/request_permission",
         "elicitation/create",
     } <= report.methods
+
+
+def test_another_connection_can_neither_see_nor_touch_a_session(tmp_path: Path) -> None:
+    """Two WebSocket connections to one `--listen` process (one ReferenceAgentV2 each):
+    B names A's session everywhere."""
+    require_node_modules()
+    with remote_agent(REFERENCE_AGENT + ["--listen", "127.0.0.1:0"]) as url:
+        run = run_remote(REFERENCE_CLIENT_V2, url_for("ws", url), tmp_path)
+    record = run["two_connections"]
+    assert "failed" not in record, record["failed"]
+    mine, theirs, other = record["mine"], record["theirs"], record["other"]
+    assert [s["sessionId"] for s in other["list"]["result"]["sessions"]] == [theirs]
+    for name in ("resume", "prompt", "set_config_option"):
+        assert other[name]["error"]["code"] == NOT_FOUND, name
+        assert other[name]["error"]["data"] == {"sessionId": mine}, name
+    # Work of a session B does not have is none B may cancel.
+    for name in ("tool_call_cancel", "terminal_cancel"):
+        assert other[name]["error"]["code"] == INVALID_PARAMS, name
+    # The SDK reports -32002 to session/close and session/delete as success: what shows that
+    # they did nothing is the owner's session, whole.
+    assert other["close"]["result"] == {} and other["delete"]["result"] == {}
+    assert record["b_named"] == [theirs]
+    owner = record["owner"]
+    assert [s["sessionId"] for s in owner["list"]["sessions"]] == [mine]
+    assert replies(owner["prompt"]["updates"]) == ['Noted: text "still mine"']
+    replayed = owner["resume"]["updates"]
+    assert replies(replayed) == ['Noted: text "A\'s secret"', 'Noted: text "still mine"']
+    users = [u["content"][0]["text"] for u in replayed if u["sessionUpdate"] == "user_message"]
+    assert users == ["A's secret", "still mine"]

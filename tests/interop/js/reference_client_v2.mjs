@@ -2,11 +2,15 @@
 // at protocol version 2, one scenario per v2 session capability.
 //
 //   node reference_client_v2.mjs --cwd DIR --other-dir DIR -- AGENT_CMD [ARGS...]
+//   node reference_client_v2.mjs --cwd DIR --connect ws://HOST:PORT/acp
 //
-// It runs the scenarios one after another on one stdio connection and prints one JSON object
-// per line on stdout, {"scenario": NAME, ...what was observed}: it reports, the Python tests
-// (tests/interop/test_reference_agent_v2.py) judge. The SDK parses what it receives with its
-// own v2 schemas; the tests check every message both ways against the vendored one.
+// On stdio it runs the capability scenarios one after another on one connection; with
+// --connect it opens two WebSocket connections to the same agent process and runs the
+// ownership scenario (what one connection may do with the other's session). It prints one
+// JSON object per line on stdout, {"scenario": NAME, ...what was observed}: it reports, the
+// Python tests (tests/interop/test_reference_agent_v2.py) judge. The SDK parses what it
+// receives with its own v2 schemas; the tests check every stdio message both ways against the
+// vendored one.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
@@ -14,7 +18,7 @@ import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 const SCENARIO_TIMEOUT_MS = 60_000;
 
 function parseArgs(argv) {
-  const options = { cwd: process.cwd(), otherDir: null, command: [] };
+  const options = { cwd: process.cwd(), otherDir: null, command: [], connect: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {
@@ -24,11 +28,15 @@ function parseArgs(argv) {
       options.cwd = argv[++i];
     } else if (arg === "--other-dir") {
       options.otherDir = argv[++i];
+    } else if (arg === "--connect") {
+      options.connect = argv[++i];
     } else {
       throw new Error(`unknown argument ${arg}`);
     }
   }
-  if (options.command.length === 0) throw new Error("usage: reference_client_v2.mjs --cwd DIR --other-dir DIR -- AGENT_CMD...");
+  if (options.command.length === 0 && !options.connect) {
+    throw new Error("usage: reference_client_v2.mjs --cwd DIR (--other-dir DIR -- AGENT_CMD... | --connect ws://HOST:PORT/acp)");
+  }
   return options;
 }
 
@@ -51,99 +59,105 @@ function withTimeout(promise, what) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-// What the agent sends the client, and how it answers permission requests and forms.
-const seen = {
-  // Every `session/update`'s params since the start, in order.
-  all: [],
-  waiters: [],
-  permissions: [],
-  // "allow", "reject", or "hold": keep the request unanswered until releaseHeld().
-  permissionAnswer: "allow",
-  held: [],
-  onPermission: null,
-  elicitations: [],
-};
-
-// The first update from index `from` on that `found` accepts; its index.
-function waitFor(found, from = 0) {
-  for (let i = from; i < seen.all.length; i++) if (found(seen.all[i])) return Promise.resolve(i);
-  return new Promise((resolve) => seen.waiters.push({ found, from, resolve }));
-}
-
-const app = acp
-  .client()
-  .onNotification("session/update", ({ params }) => {
-    seen.all.push(params);
-    const index = seen.all.length - 1;
-    seen.waiters = seen.waiters.filter((waiter) => {
-      if (index >= waiter.from && waiter.found(params)) {
-        waiter.resolve(index);
-        return false;
-      }
-      return true;
-    });
-  })
-  .onRequest("session/request_permission", ({ params }) => {
-    seen.permissions.push(params);
-    seen.onPermission?.(params);
-    if (seen.permissionAnswer === "hold") return new Promise((resolve) => seen.held.push(resolve));
-    const kind = seen.permissionAnswer === "allow" ? "allow_once" : "reject_once";
-    const option = params.options.find((o) => o.kind === kind);
-    return { outcome: { outcome: "selected", optionId: option.optionId } };
-  })
-  .onRequest("elicitation/create", ({ params }) => {
-    seen.elicitations.push(params);
-    return { action: "accept", content: { name: "Ada" } };
-  });
-
-function releaseHeld() {
-  for (const resolve of seen.held.splice(0)) resolve({ outcome: { outcome: "cancelled" } });
-}
-
 const isIdle = (sessionId) => (p) =>
   p.sessionId === sessionId && p.update.sessionUpdate === "state_update" && p.update.state === "idle";
 
-// A request's answer or error, with the updates that arrived while it was pending (the SDK
-// may hand a response over before the notifications just ahead of it: what the agent sent
-// before answering is judged on the wire).
-async function call(ctx, method, params) {
-  const from = seen.all.length;
-  let outcome;
-  try {
-    outcome = { result: await ctx.request(method, params) };
-  } catch (error) {
-    outcome = { error: errorRecord(error) };
-  }
-  return { ...outcome, updates: seen.all.slice(from).map((p) => p.update) };
-}
+// One connection's client: what the agent sends it, how it answers permission requests and
+// forms, and the helpers that read what it received.
+function makeClient() {
+  const seen = {
+    // Every `session/update`'s params since the start, in order.
+    all: [],
+    waiters: [],
+    permissions: [],
+    // "allow", "reject", or "hold": keep the request unanswered until releaseHeld().
+    permissionAnswer: "allow",
+    held: [],
+    onPermission: null,
+    elicitations: [],
+  };
 
-// One v2 turn: the prompt's answer (the ack, or an error), then every update of the session
-// up to the idle one ending it.
-// `session/resume`'s answer, and the session's updates from the request to the state snapshot
-// the agent sends after any replay (tests/interop/test_reference_agent_v2.py checks on the
-// wire that the snapshot precedes the answer).
-async function resume(ctx, params) {
-  const from = seen.all.length;
-  const outcome = await call(ctx, "session/resume", params);
-  if (outcome.error) return outcome;
-  const isState = (p) => p.sessionId === params.sessionId && p.update.sessionUpdate === "state_update";
-  const snapshot = await waitFor(isState, from);
-  return { ...outcome, updates: seen.all.slice(from, snapshot + 1).filter((p) => p.sessionId === params.sessionId).map((p) => p.update) };
-}
-
-async function turn(ctx, sessionId, prompt) {
-  const from = seen.all.length;
-  let ack;
-  try {
-    ack = { result: await ctx.request("session/prompt", { sessionId, prompt }) };
-  } catch (error) {
-    return { error: errorRecord(error) };
+  // The first update from index `from` on that `found` accepts; its index.
+  function waitFor(found, from = 0) {
+    for (let i = from; i < seen.all.length; i++) if (found(seen.all[i])) return Promise.resolve(i);
+    return new Promise((resolve) => seen.waiters.push({ found, from, resolve }));
   }
-  // The turn's updates start with its user message; the idle update ending it carries a stop
-  // reason (a state snapshot, such as a background list's change, does not).
-  const start = await waitFor((p) => p.sessionId === sessionId && p.update.sessionUpdate === "user_message" && p.update.messageId === ack.result.messageId, from);
-  const end = await waitFor((p) => isIdle(sessionId)(p) && p.update.stopReason != null, start);
-  return { ...ack, updates: seen.all.slice(start, end + 1).filter((p) => p.sessionId === sessionId).map((p) => p.update) };
+
+  const app = acp
+    .client()
+    .onNotification("session/update", ({ params }) => {
+      seen.all.push(params);
+      const index = seen.all.length - 1;
+      seen.waiters = seen.waiters.filter((waiter) => {
+        if (index >= waiter.from && waiter.found(params)) {
+          waiter.resolve(index);
+          return false;
+        }
+        return true;
+      });
+    })
+    .onRequest("session/request_permission", ({ params }) => {
+      seen.permissions.push(params);
+      seen.onPermission?.(params);
+      if (seen.permissionAnswer === "hold") return new Promise((resolve) => seen.held.push(resolve));
+      const kind = seen.permissionAnswer === "allow" ? "allow_once" : "reject_once";
+      const option = params.options.find((o) => o.kind === kind);
+      return { outcome: { outcome: "selected", optionId: option.optionId } };
+    })
+    .onRequest("elicitation/create", ({ params }) => {
+      seen.elicitations.push(params);
+      return { action: "accept", content: { name: "Ada" } };
+    });
+
+  function releaseHeld() {
+    for (const resolve of seen.held.splice(0)) resolve({ outcome: { outcome: "cancelled" } });
+  }
+
+
+  // A request's answer or error, with the updates that arrived while it was pending (the SDK
+  // may hand a response over before the notifications just ahead of it: what the agent sent
+  // before answering is judged on the wire).
+  async function call(ctx, method, params) {
+    const from = seen.all.length;
+    let outcome;
+    try {
+      outcome = { result: await ctx.request(method, params) };
+    } catch (error) {
+      outcome = { error: errorRecord(error) };
+    }
+    return { ...outcome, updates: seen.all.slice(from).map((p) => p.update) };
+  }
+
+  // One v2 turn: the prompt's answer (the ack, or an error), then every update of the session
+  // up to the idle one ending it.
+  // `session/resume`'s answer, and the session's updates from the request to the state snapshot
+  // the agent sends after any replay (tests/interop/test_reference_agent_v2.py checks on the
+  // wire that the snapshot precedes the answer).
+  async function resume(ctx, params) {
+    const from = seen.all.length;
+    const outcome = await call(ctx, "session/resume", params);
+    if (outcome.error) return outcome;
+    const isState = (p) => p.sessionId === params.sessionId && p.update.sessionUpdate === "state_update";
+    const snapshot = await waitFor(isState, from);
+    return { ...outcome, updates: seen.all.slice(from, snapshot + 1).filter((p) => p.sessionId === params.sessionId).map((p) => p.update) };
+  }
+
+  async function turn(ctx, sessionId, prompt) {
+    const from = seen.all.length;
+    let ack;
+    try {
+      ack = { result: await ctx.request("session/prompt", { sessionId, prompt }) };
+    } catch (error) {
+      return { error: errorRecord(error) };
+    }
+    // The turn's updates start with its user message; the idle update ending it carries a stop
+    // reason (a state snapshot, such as a background list's change, does not).
+    const start = await waitFor((p) => p.sessionId === sessionId && p.update.sessionUpdate === "user_message" && p.update.messageId === ack.result.messageId, from);
+    const end = await waitFor((p) => isIdle(sessionId)(p) && p.update.stopReason != null, start);
+    return { ...ack, updates: seen.all.slice(start, end + 1).filter((p) => p.sessionId === sessionId).map((p) => p.update) };
+  }
+
+  return { app, seen, waitFor, releaseHeld, call, resume, turn };
 }
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64");
@@ -163,7 +177,7 @@ async function runScenarios(scenarios) {
   }
 }
 
-async function capabilities(ctx) {
+async function capabilities(ctx, { seen, waitFor, releaseHeld, call, resume, turn }) {
   const cwd = options.cwd;
   const newSession = (extra = {}) => ctx.request("session/new", { cwd, ...extra });
   const setOption = (sessionId, configId, value) =>
@@ -367,19 +381,81 @@ async function capabilities(ctx) {
   ]);
 }
 
+async function signIn(ctx) {
+  await ctx.request("initialize", {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    info: { name: "idlc-interop-ts-reference-client-v2", version: "0.0.0" },
+    capabilities: {},
+  });
+  await ctx.request("auth/login", { methodId: "local-user" });
+}
+
+// Two connections to one agent process: B names A's session in every session method.
+async function ownership(a, b) {
+  const cwd = options.cwd;
+  await runScenarios([
+    ["two_connections", async () => {
+      await signIn(a.ctx);
+      await signIn(b.ctx);
+      const mine = (await a.ctx.request("session/new", { cwd })).sessionId;
+      const theirs = (await b.ctx.request("session/new", { cwd })).sessionId;
+      const noted = await a.turn(a.ctx, mine, [text("A's secret")]);
+      const fromB = b.seen.all.length;
+      const other = {
+        list: await b.call(b.ctx, "session/list", {}),
+        resume: await b.call(b.ctx, "session/resume", { sessionId: mine, cwd, replayFrom: { type: "start" } }),
+        prompt: await b.call(b.ctx, "session/prompt", { sessionId: mine, prompt: [text("B was here")] }),
+        set_config_option: await b.call(b.ctx, "session/set_config_option", { sessionId: mine, configId: "reply", type: "id", value: "count" }),
+        tool_call_cancel: await b.call(b.ctx, "tool_call/cancel", { sessionId: mine, toolCallId: "call-x" }),
+        terminal_cancel: await b.call(b.ctx, "terminal/cancel", { sessionId: mine, terminalId: "term-x" }),
+        close: await b.call(b.ctx, "session/close", { sessionId: mine }),
+        delete: await b.call(b.ctx, "session/delete", { sessionId: mine }),
+      };
+      await b.ctx.notify("session/cancel", { sessionId: mine });
+      // A turn of B's own session: B's updates until its end name only B's sessions.
+      const own = await b.turn(b.ctx, theirs, [text("B's own")]);
+      const b_named = [...new Set(b.seen.all.slice(fromB).map((p) => p.sessionId))];
+      const owner = {
+        list: await a.ctx.request("session/list", {}),
+        prompt: await a.turn(a.ctx, mine, [text("still mine")]),
+        resume: await a.resume(a.ctx, { sessionId: mine, cwd, replayFrom: { type: "start" } }),
+      };
+      return { mine, theirs, noted, other, own, b_named, owner };
+    }],
+  ]);
+}
+
+async function openWebSocket() {
+  const { createWebSocketStream } = await import("@agentclientprotocol/sdk/experimental/ws-client");
+  const { WebSocket } = await import("ws");
+  return createWebSocketStream(options.connect, { WebSocket });
+}
+
 let exitCode = 0;
 try {
-  const [command, ...args] = options.command;
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
-  await app.connectWith(stream, (ctx) => capabilities(ctx));
-  child.stdin.end();
-  const agentExit = await withTimeout(exited, "agent exit").catch(() => {
-    child.kill("SIGKILL");
-    return { code: null, signal: "SIGKILL" };
-  });
-  emit({ scenario: "done", agent_exit: agentExit });
+  if (options.connect) {
+    const a = makeClient();
+    const b = makeClient();
+    const streamA = await openWebSocket();
+    const streamB = await openWebSocket();
+    await a.app.connectWith(streamA, (ctxA) =>
+      b.app.connectWith(streamB, (ctxB) => ownership({ ...a, ctx: ctxA }, { ...b, ctx: ctxB })),
+    );
+    emit({ scenario: "done" });
+  } else {
+    const client = makeClient();
+    const [command, ...args] = options.command;
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+    const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+    await client.app.connectWith(stream, (ctx) => capabilities(ctx, client));
+    child.stdin.end();
+    const agentExit = await withTimeout(exited, "agent exit").catch(() => {
+      child.kill("SIGKILL");
+      return { code: null, signal: "SIGKILL" };
+    });
+    emit({ scenario: "done", agent_exit: agentExit });
+  }
 } catch (error) {
   emit({ scenario: "connection", failed: errorRecord(error) });
   exitCode = 1;
