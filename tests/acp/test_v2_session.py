@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from idlc_acp import v2
 from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
+from idlc_acp.v2_client import ClientV2
 from idlc_acp.v2_session import SessionV2, TerminalV2
 from idlc_acp.wire import acp_options
 from idlc_runtime import RpcError, Unsupported, connect_fds
@@ -499,3 +500,50 @@ def test_every_state_update_carries_the_background_list_once_reported(
         final = rest[-1]["background"]
         key = {"tool_call": "toolCallId", "terminal": "terminalId"}
         assert {(item["type"], item[key[item["type"]]]) for item in final} == listed
+
+
+class StateClient(ClientV2):
+    """idlc_acp's own v2 client: its session state, told of every update."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = asyncio.Event()
+
+    async def update_as_sent(self, input: v2.UpdateSessionNotification, patch: Any) -> None:
+        await super().update_as_sent(input, patch)
+        self.changed.set()
+
+    async def until(self, found: Callable[[], bool]) -> None:
+        while not found():
+            self.changed.clear()
+            await self.changed.wait()
+
+    async def request_permission(
+        self, input: v2.RequestPermissionRequest
+    ) -> v2.RequestPermissionResponse:
+        return v2.RequestPermissionResponse(outcome=v2.RequestPermissionOutcomeCancelled())
+
+
+@run
+async def test_clientv2s_session_state_follows_background_work_and_its_cancel_controls() -> None:
+    client = StateClient()
+    agent = Agent()
+    agent_read, client_write = os.pipe()
+    client_read, agent_write = os.pipe()
+    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
+        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
+            proxy = v2.AgentProxy(peer)
+            await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
+            turn = client.turn(
+                proxy, v2.PromptRequest(session_id="s", prompt=[_text("background terminal")])
+            )
+            _ = [update async for update in turn]
+            state = client.sessions["s"]
+            await client.until(
+                lambda: state.background == [{"type": "terminal", "terminalId": "t2"}]
+            )
+            assert state.can_cancel_terminal("t2")
+            await proxy.cancel_terminal(v2.CancelTerminalRequest(session_id="s", terminal_id="t2"))
+            await client.until(lambda: state.background == [])
+            assert not state.can_cancel_terminal("t2")
+            assert state.terminals["t2"]["exitStatus"] == {"signal": "SIGTERM"}
