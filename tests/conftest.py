@@ -11,6 +11,13 @@ from typing import NoReturn
 
 import pytest
 from filelock import FileLock
+from hypothesis import settings
+
+# No per-example deadline unless a test sets one: Hypothesis's default (200 ms) times the
+# machine, not the code, and a loaded CI machine failed tests that assert nothing about time.
+# Tests that guard against a hang or a blow-up keep their own explicit, generous deadline.
+settings.register_profile("idlc", deadline=None)
+settings.load_profile("idlc")
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = (
