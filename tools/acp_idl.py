@@ -310,18 +310,32 @@ def leniency(prop: Json, type_: str = "") -> str:
     return marks
 
 
+#: A property's own words for patch semantics in the v2 draft: "Omitted leaves the stored
+#: value unchanged. `null` clears it", "Omission leaves the title unchanged, `null` unsets
+#: it", "`null` resets it to `pending`", "`null` removes the current report".
+_PROPERTY_PATCH = re.compile(r"unchanged\b.*`null` (?:clears|unsets|resets|removes)", re.DOTALL)
+
+
 def patch_fields(node: Json) -> set[str]:
     """The properties of record `node` with patch semantics — absent leaves the stored
     value unchanged, `null` clears it — as the schema's descriptions say: the record's
-    "`a`, `b`, and `c` have patch semantics", or a property's "Set to null to clear"."""
+    "`a`, `b`, and `c` have patch semantics" (or "`content` has patch semantics"), or
+    "Only `id` is required. Other fields have patch semantics" (every optional property,
+    `_meta` included: the draft's `null` clears it too), or a property's "Set to null to
+    clear" (v1) or `_PROPERTY_PATCH` (v2)."""
+    properties = node.get("properties", {})
+    description = node.get("description", "")
     found = {
         name
-        for name, prop in node.get("properties", {}).items()
+        for name, prop in properties.items()
         if "null to clear" in prop.get("description", "")
+        or _PROPERTY_PATCH.search(prop.get("description", ""))
     }
-    match = re.search(r"((?:`\w+`,? (?:and )?)+)have patch semantics", node.get("description", ""))
+    match = re.search(r"((?:`\w+`,? (?:and )?)+)ha(?:ve|s) patch\s+semantics", description)
     if match:
         found |= set(re.findall(r"`(\w+)`", match.group(1)))
+    if re.search(r"Other fields have patch\s+semantics", description):
+        found |= set(properties) - set(node.get("required", []))
     return found
 
 
@@ -520,6 +534,8 @@ class Converter:
             if name in patched:
                 # Absent leaves the stored value, `null` clears it: a tri-state field
                 # (docs/language.md, "Nullable and tri-state fields").
+                if type_ == "json" and name not in required:
+                    type_ = "optional<json>"  # `json` holds `null`: its tri-state is spelt so
                 if not type_.startswith("optional<") or name in required:
                     raise ValueError(f"{name}: a patch field must be nullable and not required")
                 type_ = f"optional<nullable<{type_.removeprefix('optional<')}>"

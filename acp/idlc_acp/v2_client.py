@@ -10,22 +10,19 @@
 - `SessionStateV2` applies the draft's patches: an absent field keeps its value, `null`
   clears it, a value replaces it, and chunks append to their message or tool call.
 
-Decoded, an explicit `null` and an absent field are the same `None`, so the state cannot be
-built from the decoded update alone: `ClientV2`'s dispatch table takes `session/update`'s
-params as sent (`msgspec.Raw`) and decodes from them both the typed notification (for the
-turn and `on_update`) and the update as plain JSON; the state applies the decoded update
-plus the fields sent as `null`.
+The typed updates tell the three states of a patch field apart (`idl/acp-v2.idl` declares
+each `optional<nullable<T>>`): not sent is `msgspec.UNSET`, `null` is None, and a malformed
+value of a `lenient` field decodes as not sent (it keeps), as the draft and the TypeScript
+SDK's parser treat it. So the state applies the decoded update as it is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-import dataclasses
-import logging
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
@@ -36,12 +33,8 @@ from idlc_acp.v2 import AgentProxy, Client, PromptRequest, SessionUpdate, Update
 from idlc_acp.v2 import InitializeRequest as InitializeRequestV2
 from idlc_acp.v2 import InitializeResponse as InitializeResponseV2
 from idlc_acp.versions import UnsupportedProtocolVersion
-from idlc_runtime import ErrorCode, InterfaceSpec, Peer, RpcError, current_peer
-from idlc_runtime.codec.decoders import decoder_for
+from idlc_runtime import ErrorCode, Peer, RpcError
 from idlc_runtime.codec.hooks import enc_hook
-from idlc_runtime.rpc.wire import validation_data
-
-log = logging.getLogger("idlc_acp")
 
 #: The protocol versions this SDK's clients support.
 CLIENT_PROTOCOL_VERSIONS: frozenset[int] = frozenset({1, 2})
@@ -165,7 +158,7 @@ class SessionStateV2:
 
     def apply(self, update: dict[str, Any] | SessionUpdate) -> None:
         """Apply one update: a JSON object (as on the wire), or a decoded `SessionUpdate`
-        (whose `null`s are absent once decoded: they keep, not clear)."""
+        (a patch field `msgspec.UNSET` keeps, None clears)."""
         value: dict[str, Any] = (
             update if isinstance(update, dict) else msgspec.to_builtins(update, enc_hook=enc_hook)
         )
@@ -274,83 +267,9 @@ class TurnStreamV2:
                 turns.remove(self)
 
 
-_UPDATE_METHOD = "session/update"
-_NOTIFICATION = decoder_for(UpdateSessionNotification)
-#: What decoding params may raise: a `DecodeError` (`ValidationError` included), or a
-#: `RecursionError` for JSON nested deeper than the decoder goes.
-_UNDECODABLE = (msgspec.DecodeError, RecursionError)
-
-
-def _with_updates_as_sent(spec: InterfaceSpec) -> InterfaceSpec:
-    methods = tuple(
-        (
-            dataclasses.replace(method, params_type=msgspec.Raw, invoke=_update_as_sent)
-            if method.notify and method.wire == _UPDATE_METHOD
-            else method
-        )
-        for method in spec.methods
-    )
-    # `skeleton` stays the generated class: what a subclass implements is judged against it.
-    return dataclasses.replace(spec, methods=methods)
-
-
-async def _update_as_sent(client: ClientV2, params: msgspec.Raw) -> None:
-    """The dispatch entry of `session/update` for `ClientV2`: the typed notification and
-    the update as sent, both from the params as they came."""
-    try:
-        notification = _NOTIFICATION.decode(params)  # leniently, as the runtime decodes
-        sent = msgspec.json.decode(params)["update"]
-    except _UNDECODABLE as error:
-        _undecodable(params, error)
-        return
-    await client.update_as_sent(notification, _patch_as_sent(notification.update, sent))
-
-
-def _patch_as_sent(update: SessionUpdate, sent: Any) -> dict[str, Any]:
-    """The update to apply: the decoded one, plus the fields sent as `null` (which it reads
-    as absent). A malformed value of a `lenient` field stays absent, as decoded: the draft
-    treats it as not sent (keep), and the TypeScript SDK's parser does the same."""
-    patch: dict[str, Any] = msgspec.to_builtins(update, enc_hook=enc_hook)
-    if isinstance(sent, dict):
-        for key, value in sent.items():
-            if value is None:
-                patch[key] = None
-    return patch
-
-
-def _undecodable(params: msgspec.Raw, error: BaseException) -> None:
-    """Told as the runtime tells of any notification whose params do not decode
-    (`PeerOptions.on_undecodable_notification`, else a warning); the handler does not run."""
-    if isinstance(error, msgspec.ValidationError):
-        rpc_error = RpcError(
-            ErrorCode.INVALID_PARAMS, f"Invalid params: {error}", validation_data(error)
-        )
-    elif isinstance(error, RecursionError):
-        rpc_error = RpcError(ErrorCode.INVALID_PARAMS, "Invalid params: JSON nested too deeply")
-    else:
-        rpc_error = RpcError(ErrorCode.INVALID_PARAMS, f"Invalid params: {error}")
-    hook = current_peer().options.on_undecodable_notification
-    if hook is None:
-        log.warning("ignored notification %s: %s", _UPDATE_METHOD, rpc_error)
-        return
-    try:
-        value = msgspec.json.decode(params)
-    except _UNDECODABLE:
-        value = None  # not JSON, or nested too deeply to read again
-    try:
-        hook(_UPDATE_METHOD, value, rpc_error)
-    except Exception:
-        log.exception("the undecodable-notification hook failed on %s", _UPDATE_METHOD)
-
-
 class ClientV2(Client):
     """The v2 client skeleton with `update` done: subclasses implement
-    `request_permission`, and may override `on_update` to see every update no turn takes.
-
-    Over a connection, `session/update` reaches `update_as_sent` with the update's fields
-    sent as `null` (see the module); `update` is for an update at hand, already decoded."""
-
-    __idlc_interface__: ClassVar[InterfaceSpec] = _with_updates_as_sent(Client.__idlc_interface__)
+    `request_permission`, and may override `on_update` to see every update no turn takes."""
 
     def __init__(self) -> None:
         #: Each session's state, by session id.
@@ -362,13 +281,9 @@ class ClientV2(Client):
         return TurnStreamV2(self, agent, request)
 
     async def update(self, input: UpdateSessionNotification) -> None:
-        """Take a decoded update: its `null`s read as absent (they keep, not clear)."""
-        await self.update_as_sent(input, msgspec.to_builtins(input.update, enc_hook=enc_hook))
-
-    async def update_as_sent(self, input: UpdateSessionNotification, patch: dict[str, Any]) -> None:
-        """Take an update: `input` decoded, `patch` its `update` as plain JSON, the fields
-        sent as `null` among them (what the session state applies: a `null` clears)."""
-        self.sessions.setdefault(input.session_id, SessionStateV2()).apply(patch)
+        """Apply the update to its session's state, then hand it to the turn being iterated
+        (or `on_update`)."""
+        self.sessions.setdefault(input.session_id, SessionStateV2()).apply(input.update)
         turns = self._turns.get(input.session_id)
         if turns:
             turns[0]._put(input.update)

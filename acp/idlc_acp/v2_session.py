@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import msgspec
 
@@ -109,12 +109,34 @@ def tool_text(text: str) -> ToolCallContentContent:
     return ToolCallContentContent(content=ContentBlockText(text=text))
 
 
-def _content(content: Sequence[ToolCallContent] | str | None) -> list[ToolCallContent] | None:
-    if content is None:
-        return None
+_T = TypeVar("_T")
+
+#: A patch field not given: left out of the update, so the client keeps its value (a
+#: field given as None is sent as `null`, which clears it).
+Unset = msgspec.UnsetType
+UNSET = msgspec.UNSET
+
+
+def _content(
+    content: Sequence[ToolCallContent] | str | None | Unset,
+) -> list[ToolCallContent] | None | Unset:
+    if content is None or content is UNSET:
+        return content
     if isinstance(content, str):
         return [tool_text(content)]
     return list(content)
+
+
+def _listed(items: Sequence[Any] | None | Unset) -> list[Any] | None | Unset:
+    if items is None or items is UNSET:
+        return items
+    return list(items)
+
+
+def _known(value: _T | None) -> _T | Unset:
+    """What a new id's field is sent as: nothing when not known (a new tool call or
+    terminal starts at the protocol's defaults, so `null` would say nothing more)."""
+    return UNSET if value is None else value
 
 
 def new_id(prefix: str) -> str:
@@ -301,8 +323,9 @@ class SessionV2:
         )
         return plan_id
 
-    async def usage(self, used: int, size: int, *, cost: Cost | None = None) -> None:
-        """`usage_update`: `used` of `size` context tokens, and the session's cost so far."""
+    async def usage(self, used: int, size: int, *, cost: Cost | None | Unset = UNSET) -> None:
+        """`usage_update`: `used` of `size` context tokens, and the session's cost so far
+        (not given: the client keeps the last one; None clears it)."""
         await self.update(SessionUpdateUsageUpdate(used=used, size=size, cost=cost))
 
     # ------------------------------------------------------------ tool calls
@@ -325,7 +348,7 @@ class SessionV2:
         `tool_call/cancel` from the client calls `cancel()` (which must lead to a final
         status) until the call reaches one."""
         call_id = tool_call_id or new_id("call")
-        capabilities = None
+        capabilities: ToolCallCapabilities | Unset = UNSET
         if cancel is not None:
             self._work.tool_calls[call_id] = cancel
             capabilities = ToolCallCapabilities(cancel=ToolCallCancelCapabilities())
@@ -335,12 +358,12 @@ class SessionV2:
             SessionUpdateToolCallUpdate(
                 tool_call_id=call_id,
                 title=title,
-                kind=kind,
+                kind=_known(kind),
                 status=status,
-                locations=None if locations is None else list(locations),
-                content=_content(content),
-                name=name,
-                raw_input=raw_input,
+                locations=_known(_listed(locations)),
+                content=_known(_content(content)),
+                name=_known(name),
+                raw_input=_known(raw_input),
                 capabilities=capabilities,
             )
         )
@@ -350,17 +373,19 @@ class SessionV2:
         self,
         tool_call_id: str,
         *,
-        status: ToolCallStatus | None = None,
-        title: str | None = None,
-        kind: ToolKind | None = None,
-        content: Sequence[ToolCallContent] | str | None = None,
-        locations: Sequence[ToolCallLocation] | None = None,
-        raw_output: JsonValue | None = None,
+        status: ToolCallStatus | None | Unset = UNSET,
+        title: str | None | Unset = UNSET,
+        kind: ToolKind | None | Unset = UNSET,
+        content: Sequence[ToolCallContent] | str | None | Unset = UNSET,
+        locations: Sequence[ToolCallLocation] | None | Unset = UNSET,
+        raw_output: JsonValue | Unset = UNSET,
     ) -> None:
         """Patches the tool call `tool_call_id`: only the fields given are sent (the others
-        keep their value on the client); text `content` is one text content block. A final
-        status withdraws its cancel control (`capabilities: {}`)."""
-        capabilities = None
+        keep their value on the client), and a field given as None is sent as `null`, which
+        clears it (`status` and `kind` go back to `pending` and `other`); text `content` is
+        one text content block. A final status withdraws its cancel control
+        (`capabilities: {}`)."""
+        capabilities: ToolCallCapabilities | Unset = UNSET
         if status in FINAL_STATUSES:
             self._work.open_tool_calls.discard(tool_call_id)
             if self._work.tool_calls.pop(tool_call_id, None) is not None:
@@ -372,7 +397,7 @@ class SessionV2:
                 title=title,
                 kind=kind,
                 content=_content(content),
-                locations=None if locations is None else list(locations),
+                locations=_listed(locations),
                 raw_output=raw_output,
                 capabilities=capabilities,
             )
@@ -409,7 +434,7 @@ class SessionV2:
         With `cancel`, it advertises `capabilities.cancel`, and a `terminal/cancel` calls
         `cancel()` (which must lead to `exit_terminal`) until it exited."""
         terminal = terminal_id or new_id("term")
-        capabilities = None
+        capabilities: TerminalCapabilities | Unset = UNSET
         if cancel is not None:
             self._work.terminals[terminal] = cancel
             capabilities = TerminalCapabilities(cancel=TerminalCancelCapabilities())
@@ -417,8 +442,8 @@ class SessionV2:
             SessionUpdateTerminalUpdate(
                 terminal_id=terminal,
                 command=command,
-                cwd=cwd,
-                size=size,
+                cwd=_known(cwd),
+                size=_known(size),
                 capabilities=capabilities,
             )
         )
@@ -436,18 +461,18 @@ class SessionV2:
         self,
         terminal_id: str,
         *,
-        output: bytes | None = None,
-        size: TerminalSize | None = None,
+        output: bytes | None | Unset = UNSET,
+        size: TerminalSize | None | Unset = UNSET,
     ) -> None:
         """Patches the terminal: `output` replaces its whole output, `size` its size; only
-        what is given is sent."""
+        what is given is sent, and None is sent as `null`, which clears it."""
         await self.update(
             SessionUpdateTerminalUpdate(
                 terminal_id=terminal_id,
                 output=(
-                    None
-                    if output is None
-                    else TerminalOutput(data=base64.b64encode(output).decode("ascii"))
+                    TerminalOutput(data=base64.b64encode(output).decode("ascii"))
+                    if isinstance(output, bytes)
+                    else output
                 ),
                 size=size,
             )
@@ -457,7 +482,7 @@ class SessionV2:
         self, terminal_id: str, *, exit_code: int | None = None, signal: str | None = None
     ) -> None:
         """The terminal's command exited (`exitStatus`); its cancel control is withdrawn."""
-        capabilities = None
+        capabilities: TerminalCapabilities | Unset = UNSET
         if self._work.terminals.pop(terminal_id, None) is not None:
             capabilities = TerminalCapabilities()
         await self.update(

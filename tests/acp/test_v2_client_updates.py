@@ -12,11 +12,13 @@ import os
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
+import msgspec
+
 from idlc_acp import v2
 from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
 from idlc_acp.v2_client import ClientV2
 from idlc_acp.wire import acp_options
-from idlc_runtime import Peer, PeerOptions, RpcError, connect_fds, current_peer
+from idlc_runtime import Peer, PeerOptions, RpcError, connect_fds
 
 INFO = v2.Implementation(name="test", version="0")
 
@@ -100,15 +102,17 @@ async def test_an_explicit_null_sent_over_the_wire_clears_the_field() -> None:
     assert state.terminals["t"] == {"terminalId": "t", "command": "ls"}
     assert state.messages["m"] == {"messageId": "m", "kind": "agent_message", "content": []}
     assert state.idle and state.stop_reason == "end_turn"
-    # What authors see is still the typed update, in order.
+    # What authors see is the typed update, in order: a patch field sent as `null` is None,
+    # one not sent is `msgspec.UNSET`.
     first, second = client.seen[:2]
     assert isinstance(first, v2.SessionUpdateToolCallUpdate) and first.title == "Read"
     assert isinstance(second, v2.SessionUpdateToolCallUpdate)
-    assert second.title is None and second.status is None
+    assert second.title is None and second.content is None
+    assert second.status is msgspec.UNSET and second.kind is msgspec.UNSET
 
 
 class ClearingAgent(AgentV2):
-    """Its turn starts a tool call, then clears its title with a raw `null`."""
+    """Its turn starts a tool call, then clears its title (a `null`)."""
 
     async def initialize(self, input: v2.InitializeRequest) -> v2.InitializeResponse:
         return v2.InitializeResponse(protocol_version=2, info=INFO)
@@ -118,14 +122,7 @@ class ClearingAgent(AgentV2):
 
     async def run_turn(self, request: v2.PromptRequest, turn: TurnV2) -> StopReasonV2:
         call = await turn.start_tool_call("Read", tool_call_id="c")
-        # The typed update drops a None; a clear is written as JSON.
-        await current_peer().notify(
-            "session/update",
-            {
-                "sessionId": turn.session_id,
-                "update": {"sessionUpdate": "tool_call_update", "toolCallId": call, "title": None},
-            },
-        )
+        await turn.update_tool_call(call, title=None)
         return "end_turn"
 
 

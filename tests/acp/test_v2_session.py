@@ -446,13 +446,14 @@ class _Recorder:
         self.sent.append(wire(input.update))
 
 
+#: Each patch field's values; None clears the field (sent as `null`).
 PATCH_FIELDS = {
-    "status": st.sampled_from(list(v2.ToolCallStatus)),
-    "title": st.text(max_size=5),
-    "kind": st.sampled_from(list(v2.ToolKind)),
-    "content": st.text(max_size=5),
-    "locations": st.just([v2.ToolCallLocation(path="/x")]),
-    "raw_output": st.integers(),
+    "status": st.none() | st.sampled_from(list(v2.ToolCallStatus)),
+    "title": st.none() | st.text(max_size=5),
+    "kind": st.none() | st.sampled_from(list(v2.ToolKind)),
+    "content": st.none() | st.text(max_size=5),
+    "locations": st.none() | st.just([v2.ToolCallLocation(path="/x")]),
+    "raw_output": st.none() | st.integers(),
 }
 WIRE_NAMES = {"raw_output": "rawOutput"}
 
@@ -464,6 +465,37 @@ def test_a_tool_call_patch_sends_exactly_the_fields_given(patch: dict[str, Any])
     asyncio.run(session.update_tool_call("c", **patch))
     [sent] = recorder.sent
     assert set(sent) == {"sessionUpdate", "toolCallId", *(WIRE_NAMES.get(k, k) for k in patch)}
+    cleared = {WIRE_NAMES.get(key, key) for key, value in patch.items() if value is None}
+    assert {key for key, value in sent.items() if value is None} == cleared
+
+
+@given(
+    patch=st.fixed_dictionaries(
+        {}, optional={"output": st.none() | st.binary(max_size=4), "size": st.none()}
+    )
+)
+def test_a_terminal_patch_sends_exactly_the_fields_given(patch: dict[str, Any]) -> None:
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+    asyncio.run(session.update_terminal("t", **patch))
+    [sent] = recorder.sent
+    assert set(sent) == {"sessionUpdate", "terminalId", *patch}
+    assert {key for key, value in sent.items() if value is None} == {
+        key for key, value in patch.items() if value is None
+    }
+
+
+def test_a_new_tool_call_or_terminal_sends_no_nulls() -> None:
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+    asyncio.run(session.start_tool_call("t", tool_call_id="c"))
+    asyncio.run(session.start_terminal("ls", terminal_id="t"))
+    asyncio.run(session.usage(1, 2))
+    assert recorder.sent == [
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": "t", "status": "pending"},
+        {"sessionUpdate": "terminal_update", "terminalId": "t", "command": "ls"},
+        {"sessionUpdate": "usage_update", "used": 1, "size": 2},
+    ]
 
 
 @given(
@@ -509,8 +541,8 @@ class StateClient(ClientV2):
         super().__init__()
         self.changed = asyncio.Event()
 
-    async def update_as_sent(self, input: v2.UpdateSessionNotification, patch: Any) -> None:
-        await super().update_as_sent(input, patch)
+    async def update(self, input: v2.UpdateSessionNotification) -> None:
+        await super().update(input)
         self.changed.set()
 
     async def until(self, found: Callable[[], bool]) -> None:

@@ -2010,20 +2010,20 @@ class SubagentUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     session_id: SessionId = msgspec.field(name="sessionId")
     """The opaque session ID identifying the child in all ACP messages."""
-    title: str | None = None
+    title: str | None | msgspec.UnsetType = msgspec.UNSET
     """The parent's human-readable display title for this child. It need not be unique.
 
     Omitted means unchanged. `null` clears it. If unset, the Client chooses
     a fallback presentation.
     """
-    description: str | None = None
+    description: str | None | msgspec.UnsetType = msgspec.UNSET
     """The parent's human-readable description of the child's role or purpose.
 
     Omitted means unchanged. `null` clears it. If unset, the Client chooses
     a fallback presentation. This is current display metadata, not the
     history of instructions sent to the child.
     """
-    capabilities: SubagentSessionCapabilities | None = None
+    capabilities: SubagentSessionCapabilities | None | msgspec.UnsetType = msgspec.UNSET
     """Client-initiated session mutations permitted for this subagent session.
 
     Omitted means unchanged. `null` clears the capability set and disables
@@ -2031,7 +2031,7 @@ class SubagentUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     Read-only operations retain their normal protocol semantics and capability
     requirements. A concrete object replaces the whole capability set.
     """
-    state: StateUpdate | None = None
+    state: StateUpdate | None | msgspec.UnsetType = msgspec.UNSET
     """Current state snapshot for the child session.
 
     Omitted means unchanged. `null` clears the current activity without
@@ -2039,7 +2039,7 @@ class SubagentUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     replaces the previous state object wholesale. If never supplied, the
     current activity is unset/unconfirmed.
     """
-    cwd: str | None = None
+    cwd: str | None | msgspec.UnsetType = msgspec.UNSET
     """The child's working directory. Must be an absolute path.
 
     Optional and nullable. Omitted means unchanged. `null` clears the
@@ -2047,8 +2047,8 @@ class SubagentUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     effective working directory. Clients use this value for the child's
     root set and as the default terminal working directory.
     """
-    additional_directories: list[str] | None = msgspec.field(
-        default=None,
+    additional_directories: list[str] | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="additionalDirectories",
     )
     """Additional workspace roots for the child. Each path must be absolute.
@@ -2059,11 +2059,16 @@ class SubagentUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     array replaces the whole list. `[]` reports no additional directories.
     Clients use these values for the child's root set.
     """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
+    meta: dict[str, _hooks.JsonValue] | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="_meta",
+    )
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Omitted means unchanged. `null` removes the metadata.
     """
 
 
@@ -2093,24 +2098,24 @@ class SessionMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     message_id: MessageId = msgspec.field(name="messageId")
     """Identifier of this message within the enclosing session's transcript."""
-    sender_session_id: SessionId | None = msgspec.field(
-        default=None,
+    sender_session_id: SessionId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="senderSessionId",
     )
     """The sending session.
 
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
-    recipient_session_id: SessionId | None = msgspec.field(
-        default=None,
+    recipient_session_id: SessionId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="recipientSessionId",
     )
     """The receiving session.
 
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
-    sender_message_id: MessageId | None = msgspec.field(
-        default=None,
+    sender_message_id: MessageId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="senderMessageId",
     )
     """On an incoming view, the `messageId` of the same message's outgoing view in the
@@ -2119,8 +2124,8 @@ class SessionMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
     after the message starts streaming.
     """
-    recipient_message_id: MessageId | None = msgspec.field(
-        default=None,
+    recipient_message_id: MessageId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="recipientMessageId",
     )
     """On an outgoing view, the `messageId` of the same message's incoming view in the
@@ -2133,11 +2138,13 @@ class SessionMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Omitted leaves content unchanged. `null` or `[]` clears it.
     A non-empty array replaces all content.
     """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
+    meta: dict[str, _hooks.JsonValue] | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="_meta",
+    )
+    """Omitted leaves metadata unchanged. `null` removes it.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    Implementations MUST NOT make assumptions about values in `_meta`.
     """
 
 

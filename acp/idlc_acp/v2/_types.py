@@ -2442,7 +2442,7 @@ class UserMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     message_id: MessageId = msgspec.field(name="messageId")
     """A unique identifier for the message."""
-    content: list[ContentBlock] | None = None
+    content: list[ContentBlock] | None | msgspec.UnsetType = msgspec.UNSET
     """Complete replacement content for this message."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -2497,7 +2497,7 @@ class AgentMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     message_id: MessageId = msgspec.field(name="messageId")
     """A unique identifier for the message."""
-    content: list[ContentBlock] | None = None
+    content: list[ContentBlock] | None | msgspec.UnsetType = msgspec.UNSET
     """Complete replacement content for this message."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -2552,7 +2552,7 @@ class AgentThought(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     message_id: MessageId = msgspec.field(name="messageId")
     """A unique identifier for the thought message."""
-    content: list[ContentBlock] | None = None
+    content: list[ContentBlock] | None | msgspec.UnsetType = msgspec.UNSET
     """Complete replacement content for this thought message."""
     meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
     """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
@@ -3051,7 +3051,7 @@ class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
     """Unique identifier for this tool call within the session."""
-    name: str | None = None
+    name: str | None | msgspec.UnsetType = msgspec.UNSET
     """Programmatic name of the tool being invoked.
 
     This field is optional and has patch semantics. Omission means no
@@ -3059,46 +3059,59 @@ class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     call ID the client has not seen before, omission or `null` means that no
     tool name is available.
     """
-    title: str | None = None
+    title: str | None | msgspec.UnsetType = msgspec.UNSET
     """Human-readable title describing what the tool is doing.
 
     Omission leaves the title unchanged, `null` unsets it, and a string replaces it.
     A new tool call starts without a title.
     """
-    kind: ToolKind | None = None
+    kind: ToolKind | None | msgspec.UnsetType = msgspec.UNSET
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
 
     Omission leaves the kind unchanged, `null` resets it to `other`, and a value replaces it.
     A new tool call starts as `other`.
     """
-    status: ToolCallStatus | None = None
+    status: ToolCallStatus | None | msgspec.UnsetType = msgspec.UNSET
     """Current execution status of the tool call.
 
     Omission leaves the status unchanged, `null` resets it to `pending`, and a value
     replaces it. A new tool call starts as `pending`.
     """
-    content: list[ToolCallContent] | None = None
+    content: list[ToolCallContent] | None | msgspec.UnsetType = msgspec.UNSET
     """Content produced by the tool call."""
-    locations: list[ToolCallLocation] | None = None
+    locations: list[ToolCallLocation] | None | msgspec.UnsetType = msgspec.UNSET
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: _hooks.JsonValue | None = msgspec.field(default=None, name="rawInput")
+    raw_input: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="rawInput",
+    )
     """Raw input parameters sent to the tool."""
-    raw_output: _hooks.JsonValue | None = msgspec.field(default=None, name="rawOutput")
+    raw_output: _hooks.JsonValue | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="rawOutput",
+    )
     """Raw output returned by the tool."""
-    capabilities: ToolCallCapabilities | None = None
+    capabilities: ToolCallCapabilities | None | msgspec.UnsetType = msgspec.UNSET
     """Client-initiated controls this tool call currently supports, such as cancellation.
 
     Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
     the whole previous value. A new tool call starts with none.
     """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
+    meta: dict[str, _hooks.JsonValue] | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="_meta",
+    )
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
+    clears it. An object patches the stored metadata by top-level key: keys it omits are
+    unchanged, a key set to `null` is removed, and any other value replaces that key's
+    stored value without merging nested objects. Beyond this patch rule, implementations
+    MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
     """
 
 
@@ -3125,34 +3138,41 @@ class TerminalUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     terminal_id: TerminalId = msgspec.field(name="terminalId")
     """Unique identifier for this terminal within the session."""
-    command: str | None = None
+    command: str | None | msgspec.UnsetType = msgspec.UNSET
     """The command being run."""
-    cwd: AbsolutePath | None = None
+    cwd: AbsolutePath | None | msgspec.UnsetType = msgspec.UNSET
     """The absolute working directory of the command."""
-    output: TerminalOutput | None = None
+    output: TerminalOutput | None | msgspec.UnsetType = msgspec.UNSET
     """An authoritative replacement snapshot of terminal output bytes."""
-    exit_status: TerminalExitStatus | None = msgspec.field(
-        default=None,
+    exit_status: TerminalExitStatus | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="exitStatus",
     )
     """Exit information. A concrete object marks the terminal as exited."""
-    size: TerminalSize | None = None
+    size: TerminalSize | None | msgspec.UnsetType = msgspec.UNSET
     """The terminal size the command runs with, when known.
 
     Clients can render output at this size so that column layouts, progress bars,
     and cursor-positioned output display as the program wrote them.
     """
-    capabilities: TerminalCapabilities | None = None
+    capabilities: TerminalCapabilities | None | msgspec.UnsetType = msgspec.UNSET
     """Client-initiated controls this terminal currently supports, such as cancellation.
 
     Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
     the whole previous value. A new terminal starts with none.
     """
-    meta: dict[str, _hooks.JsonValue] | None = msgspec.field(default=None, name="_meta")
-    """Extension metadata (ACP `_meta`). Implementations MUST NOT make assumptions about
-    values at these keys.
+    meta: dict[str, _hooks.JsonValue] | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
+        name="_meta",
+    )
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
+    clears it. An object patches the stored metadata by top-level key: keys it omits are
+    unchanged, a key set to `null` is removed, and any other value replaces that key's
+    stored value without merging nested objects. Beyond this patch rule, implementations
+    MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
     """
 
 
@@ -3311,7 +3331,7 @@ class UsageUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Tokens currently in context."""
     size: _UInt64
     """Total context window size in tokens."""
-    cost: Cost | None = None
+    cost: Cost | None | msgspec.UnsetType = msgspec.UNSET
     """Cumulative session cost.
 
     Omitted leaves the last reported cost unchanged. `null` clears it. A value replaces it.

@@ -2201,13 +2201,13 @@ class SubagentUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     session_id: SessionId = msgspec.field(name="sessionId")
     """The opaque session ID identifying the child in all ACP messages."""
-    title: str | None = None
+    title: str | None | msgspec.UnsetType = msgspec.UNSET
     """The parent's human-readable display title for this child. It need not be unique.
 
     Optional and nullable. Omitted means unchanged. `null` clears it. If no
     title is set, the Client chooses a fallback presentation.
     """
-    description: str | None = None
+    description: str | None | msgspec.UnsetType = msgspec.UNSET
     """The parent's human-readable description of the child's role or purpose.
 
     Optional and nullable. Omitted means unchanged. `null` clears it. This is
@@ -2219,23 +2219,25 @@ class SubagentUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     Read-only operations retain their normal protocol semantics and
     capability requirements.
     """
-    state: StateUpdate | None = None
+    state: StateUpdate | None | msgspec.UnsetType = msgspec.UNSET
     """The child's current foreground state, mirrored onto its parent association.
 
     Optional and nullable. Omitted means unchanged. `null` removes the
     current report and leaves activity unconfirmed (not idle or cancelled).
     A concrete `StateUpdate` replaces the entire previous snapshot.
     """
-    cwd: AbsolutePath | None = None
+    cwd: AbsolutePath | None | msgspec.UnsetType = msgspec.UNSET
     """The child's working directory. Must be an absolute path.
 
     Optional and nullable. Omitted means unchanged. `null` clears the
     reported value. While unset, the child inherits its immediate parent's
     effective working directory.
     """
-    additional_directories: list[AbsolutePath] | None = msgspec.field(
-        default=None,
-        name="additionalDirectories",
+    additional_directories: list[AbsolutePath] | None | msgspec.UnsetType = (
+        msgspec.field(
+            default=msgspec.UNSET,
+            name="additionalDirectories",
+        )
     )
     """Additional workspace roots for the child. Each path must be absolute.
 
@@ -2279,24 +2281,24 @@ class SessionMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     message_id: MessageId = msgspec.field(name="messageId")
     """Identifier of this message within the enclosing session's transcript."""
-    sender_session_id: SessionId | None = msgspec.field(
-        default=None,
+    sender_session_id: SessionId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="senderSessionId",
     )
     """The sending session.
 
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
-    recipient_session_id: SessionId | None = msgspec.field(
-        default=None,
+    recipient_session_id: SessionId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="recipientSessionId",
     )
     """The receiving session.
 
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
-    sender_message_id: MessageId | None = msgspec.field(
-        default=None,
+    sender_message_id: MessageId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="senderMessageId",
     )
     """On an incoming view, the `messageId` of the same message's outgoing view in the
@@ -2305,8 +2307,8 @@ class SessionMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
     after the message starts streaming.
     """
-    recipient_message_id: MessageId | None = msgspec.field(
-        default=None,
+    recipient_message_id: MessageId | None | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET,
         name="recipientMessageId",
     )
     """On an outgoing view, the `messageId` of the same message's incoming view in the
@@ -2315,7 +2317,7 @@ class SessionMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
     after the message starts streaming.
     """
-    content: list[ContentBlock] | None = None
+    content: list[ContentBlock] | None | msgspec.UnsetType = msgspec.UNSET
     """Omitted leaves content unchanged. `null` clears it. A concrete array
     replaces the whole content collection.
     """
