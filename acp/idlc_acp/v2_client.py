@@ -19,6 +19,8 @@ SDK's parser treat it. So the state applies the decoded update as it is.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import copy
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
@@ -191,6 +193,11 @@ class SessionStateV2:
             if call.get("content") is None:
                 call["content"] = []
             call["content"].append(copy.deepcopy(update.get("content")))
+        elif kind == "terminal_output_chunk":
+            terminal = self.terminals.setdefault(
+                update["terminalId"], {"terminalId": update["terminalId"]}
+            )
+            _append_output(terminal, update.get("data"))
         elif kind == "state_update":
             self.state = copy.deepcopy(update)
         elif isinstance(kind, str):
@@ -200,6 +207,29 @@ class SessionStateV2:
         return self.messages.setdefault(
             message_id, {"messageId": message_id, "kind": kind, "content": []}
         )
+
+
+def _append_output(terminal: dict[str, Any], data: object) -> None:
+    """A `terminal_output_chunk`'s bytes appended to the terminal's `output` (each chunk and
+    the stored output are base64 of their own: joined as bytes, encoded again). A chunk
+    that is not base64 is dropped; stored output that is not starts again from the chunk."""
+    chunk = _bytes_of(data)
+    if chunk is None:
+        return
+    output = terminal.get("output")
+    stored = _bytes_of(output.get("data")) if isinstance(output, dict) else None
+    kept = dict(output) if isinstance(output, dict) else {}
+    kept["data"] = base64.b64encode((stored or b"") + chunk).decode("ascii")
+    terminal["output"] = kept
+
+
+def _bytes_of(data: object) -> bytes | None:
+    if not isinstance(data, str):
+        return None
+    try:
+        return base64.b64decode(data, validate=True)
+    except binascii.Error:
+        return None
 
 
 def _advertises_cancel(entity: dict[str, Any] | None) -> bool:

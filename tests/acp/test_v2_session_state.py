@@ -9,6 +9,7 @@ full `content`.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from hypothesis import given
@@ -140,3 +141,41 @@ def test_background_config_options_and_cancel_capabilities() -> None:
         state.apply({"sessionUpdate": kind, key: "x", "capabilities": {"cancel": {}}})
         state.apply({"sessionUpdate": kind, key: "x", "capabilities": None})
         assert not can("x")
+
+
+@given(
+    events=st.lists(
+        st.tuples(st.sampled_from(["chunk", "replace", "clear", "junk"]), st.binary(max_size=6)),
+        max_size=10,
+    )
+)
+def test_terminal_output_chunks_append_to_the_output_bytes(
+    events: list[tuple[str, bytes]],
+) -> None:
+    """`terminal_output_chunk`s append their bytes, a `terminal_update`'s `output` replaces
+    them all, `null` clears them, and a chunk that is not base64 is dropped."""
+    state = SessionStateV2()
+    expected: bytes | None = None
+    for kind, data in events:
+        encoded = base64.b64encode(data).decode("ascii")
+        if kind == "chunk":
+            update = {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": encoded}
+            expected = (expected or b"") + data
+        elif kind == "junk":
+            update = {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": "*"}
+        elif kind == "replace":
+            update = {
+                "sessionUpdate": "terminal_update",
+                "terminalId": "t",
+                "output": {"data": encoded},
+            }
+            expected = data
+        else:
+            update = {"sessionUpdate": "terminal_update", "terminalId": "t", "output": None}
+            expected = None
+        state.apply(update)
+    output = state.terminals.get("t", {}).get("output")
+    if expected is None:
+        assert output is None
+    else:
+        assert base64.b64decode(output["data"]) == expected
