@@ -170,7 +170,7 @@ class _Compiler:
         self.exports_of = exports_of  # template name → its exported macros (name, arity)
         self.lines: list[str] = []
         self.indent = 0
-        self.counter: dict[str, int] = {}
+        self.used: set[str] = set()  # the Python names given out
         self.context_names: list[str] = []
         self.context_bindings: dict[str, str] = {}
         self.imports: list[str] = []  # compiled modules imported
@@ -192,10 +192,14 @@ class _Compiler:
         self.lines.append("    " * self.indent + text)
 
     def fresh(self, name: str) -> str:
-        """A Python name of its own for the Jinja2 name `name` (or a helper's)."""
-        count = self.counter.get(name, 0) + 1
-        self.counter[name] = count
-        return f"j_{name}" if count == 1 else f"j_{name}_{count}"
+        """A Python name of its own for the Jinja2 name `name` (or a helper's): `j_<name>`,
+        numbered from the second on. The helpers' own names do not begin with `j_`."""
+        python, count = f"j_{name}", 1
+        while python in self.used:
+            count += 1
+            python = f"j_{name}_{count}"
+        self.used.add(python)
+        return python
 
     # -- scopes and names --------------------------------------------------------------
 
@@ -290,7 +294,7 @@ class _Compiler:
                 scope.assigned.add(name)
             case nodes.Import(
                 template=nodes.Const(value=str(imported)), target=target
-            ) if not node.with_context:
+            ) if not node.with_context and _plain_name(imported):
                 exports = self.exports_of(imported, node, self)
                 if target in scope.bindings:
                     raise self.fail(node, f"importing as `{target}` twice")
@@ -434,8 +438,11 @@ class _Compiler:
                 if not attr.isidentifier() or keyword.iskeyword(attr):
                     raise self.fail(node, f"the attribute {attr!r}")
                 return f"{self.expression(scope, value)}.{attr}"
-            case nodes.Getitem(node=value, arg=arg) if not isinstance(arg, nodes.Slice):
-                return f"{self.expression(scope, value)}[{self.expression(scope, arg)}]"
+            case nodes.Getitem(node=value, arg=nodes.Const(value=int(index))) if not isinstance(
+                index, bool
+            ):
+                # An index only: Jinja2 would fall back to an attribute for a string key.
+                return f"{self.expression(scope, value)}[{index!r}]"
             case nodes.Filter(node=value, name=name, args=args, kwargs=kwargs) if (
                 value is not None and node.dyn_args is None and node.dyn_kwargs is None
             ):
@@ -501,6 +508,8 @@ class _Compiler:
         for arg in args:
             yield self.expression(scope, arg)
         for pair in kwargs:
+            if keyword.iskeyword(pair.key):
+                raise self.fail(pair, f"the keyword argument `{pair.key}`")
             yield f"{pair.key}={self.expression(scope, pair.value)}"
 
     def call(
@@ -593,6 +602,13 @@ def _same_scope(body: Sequence[nodes.Node], kind: type[nodes.Node]) -> Iterator[
         yield from _same_scope(list(node.iter_child_nodes()), kind)
 
 
+def _plain_name(template: str) -> bool:
+    """Whether `template` names a template of the same folder or below, as Jinja2's loader
+    finds it (it refuses `..`)."""
+    parts = template.split("/")
+    return "\\" not in template and all(part not in ("", ".", "..") for part in parts)
+
+
 def _describe(node: nodes.Node) -> str:
     detail = getattr(node, "name", None) or getattr(node, "operator", None)
     return f"`{type(node).__name__}`" + (f" ({detail})" if detail else "")
@@ -632,6 +648,11 @@ def _compile_one(
     template = f"{flavour.folder}/{name}" if flavour.folder else name
     module = module_name(template)
     if module in done:
+        if done[module].template != template:
+            raise TemplateCompileError(
+                f"templates/{template}: its module name {module} is templates/"
+                f"{done[module].template}'s too: rename one of them"
+            )
         return done[module]
     if template in chain:
         raise TemplateCompileError(f"templates/{template}: imports itself ({' → '.join(chain)})")

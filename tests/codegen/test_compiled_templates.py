@@ -274,6 +274,9 @@ SAME = {
     "tests": "{{ x is none }}{{ items is not none }}{{ 1 in [1] }}{{ 2 not in [1] }}{{ items | length }}",
     "do": "{% set seen = [] %}{% for i in items %}{% do seen.append(i.n) %}{% endfor %}{{ seen }}",
     "percent": "100% {{ '%s' }} %% {{ 5 % 3 }}",
+    # Python names of their own, whatever the templates' names are.
+    "names": "{% set x = 1 %}{% for i in items %}{% set x = 2 %}{% set x_2 = 3 %}{% endfor %}"
+    "{% set x_2 = 4 %}{{ x }}{{ x_2 }}{% set j_x = 5 %}{{ j_x }}{{ items[0].n }}",
     "filters": "{{ 'a\nb' | indent(2) }}|{{ 'q' | python_string }}|{{ items | each('{0.n}') }}",
 }
 
@@ -310,6 +313,9 @@ REFUSED = {
     "{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}": "a macro call with keyword arguments or another arity",
     "{% filter upper %}x{% endfilter %}": "`FilterBlock`",
     "{{ items[1:2] }}": "`Getitem`",
+    "{{ items['n'] }}": "`Getitem`",
+    "{% import '../x.py.j2' as x %}": "`Import`",
+    "{{ items | each(class=1) }}": "the keyword argument `class`",
 }
 
 
