@@ -86,6 +86,10 @@ def flavours() -> list[Flavour]:
     ]
 
 
+#: Jinja2's list literal, by a name of its own: `List` is also one of the model's types, which
+#: code generation does not tell apart (tests/test_layers.py).
+_ListLiteral = nodes.List
+
 #: Jinja2's builtin filters the templates use, as the compiled code calls them.
 _BUILTIN_FILTERS = {"length": "len", "indent": "_builtins.indent"}
 #: Jinja2's tests the templates use: the Python expression, with `{}` for the value.
@@ -485,7 +489,7 @@ class _Compiler:
                 return (
                     "(" + " + ".join(f"str({self.expression(scope, p, True)})" for p in parts) + ")"
                 )
-            case nodes.List(items=items):
+            case _ListLiteral(items=items):
                 return "[" + ", ".join(self.expression(scope, item) for item in items) + "]"
             case nodes.Tuple(items=items, ctx="load"):
                 return "(" + "".join(self.expression(scope, item) + ", " for item in items) + ")"
