@@ -21,8 +21,14 @@ Semantics kept, and how:
   loop of the same function; loops with an `if` filter cannot use them.
 - An inline `if` without `else` only where its value is written (`{{ }}` or `~`): Jinja2's
   plain Undefined there writes "".
-- Filters: idlc's own (`idlc.codegen.filters`, `idlc.codegen.typescript.expressions`) and
-  Jinja2's `length` and `indent` (`idlc.codegen.template_builtins`); tests: `none`.
+- Filters: idlc's own (`idlc.codegen.filters`, `idlc.codegen.typescript.expressions`; none
+  of them `@pass_context` or the like) and Jinja2's `length` and `indent`
+  (`idlc.codegen.template_builtins`); tests: `none`.
+- `x.name` is Python's attribute access: the Python templates' environment reads attributes
+  so too (`env.getattr = getattr`); the TypeScript one would fall back to `x["name"]` and then
+  to an Undefined, which the compiled code does not (its view models are no mappings: it
+  raises where Jinja2 would have gone on). `x[0]`: an integer index only (Jinja2 falls back
+  to an attribute for a string key).
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ class Flavour(NamedTuple):
 
     folder: str  # below templates/ ("" for the Python target's)
     filters_module: str  # where the idlc filters the folder's templates use are
-    filters: frozenset[str]  # their names
+    filters: dict[str, Any]  # name → function
 
     def environment(self) -> jinja2.Environment:
         if self.folder == "typescript":
@@ -81,8 +87,8 @@ def flavours() -> list[Flavour]:
     from idlc.codegen.typescript.expressions import FILTERS as TS_FILTERS
 
     return [
-        Flavour("", "idlc.codegen.filters", frozenset(FILTERS)),
-        Flavour("typescript", "idlc.codegen.typescript.expressions", frozenset(TS_FILTERS)),
+        Flavour("", "idlc.codegen.filters", dict(FILTERS)),
+        Flavour("typescript", "idlc.codegen.typescript.expressions", dict(TS_FILTERS)),
     ]
 
 
@@ -540,6 +546,9 @@ class _Compiler:
 
     def filter(self, node: nodes.Node, name: str) -> str:
         if name in self.flavour.filters:
+            if hasattr(self.flavour.filters[name], "jinja_pass_arg"):
+                # `@pass_context` and the like: Jinja2 passes more than the value.
+                raise self.fail(node, f"the filter `{name}`, which asks Jinja2 for an argument")
             self.filters.add(name)
             return f"_filter_{name}"
         if name in _BUILTIN_FILTERS:

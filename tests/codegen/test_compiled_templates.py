@@ -329,6 +329,20 @@ def test_what_it_does_not_translate_is_a_clear_error(tmp_path: Path, source: str
     assert "not supported by idlc's template compiler" in message
 
 
+def test_a_filter_that_asks_jinja2_for_more_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from idlc.codegen import filters
+
+    @jinja2.pass_context
+    def contextual(context: Any, value: Any) -> str:
+        return str(value)
+
+    monkeypatch.setitem(filters.FILTERS, "contextual", contextual)
+    with pytest.raises(template_compiler.TemplateCompileError, match="asks Jinja2"):
+        _compile(tmp_path, "{{ 1 | contextual }}")
+
+
 def test_a_syntax_error_names_the_template_and_line(tmp_path: Path) -> None:
     with pytest.raises(template_compiler.TemplateCompileError, match=r"templates/bad.py.j2:3: "):
         _compile(tmp_path, "\n\n{% if %}", name="bad.py.j2")
