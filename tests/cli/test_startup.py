@@ -166,19 +166,17 @@ def test_plain_generate_runs_without_click(tmp_path: Path) -> None:
 
 #: Never on a plain `idlc generate FILES --out DIR --package NAME`'s path (nor `--check`'s,
 #: on a package that is up to date): the CLI framework, the other commands, the language
-#: server's and the formatter's modules, Jinja2's extensions (loaded only to compile a
-#: template the cache does not hold: idlc/codegen/render.py), pyproject.toml's reader and
-#: discovery (files are named), difflib (only to show a stale file) and subprocesses.
-#: `json`, `pickle`, `inspect` and `threading` are allowed: `import jinja2` imports them
-#: (`jinja2.utils`, `jinja2.bccache`, `jinja2.nodes`), and the compiled templates run on
-#: `jinja2.runtime`; `base64` writes `bytes` defaults. `dataclasses` stays out.
-_JINJA2_NEEDS = {"json", "pickle", "inspect", "threading"}
+#: server's and the formatter's modules, Jinja2 and what only it loads (`json`, `pickle`,
+#: `inspect`, `threading`, `tempfile`, `markupsafe`: the templates' compiled modules render,
+#: idlc/codegen/template_loader.py), pyproject.toml's reader and discovery (files are
+#: named), difflib (only to show a stale file) and subprocesses. `base64` writes `bytes`
+#: defaults. `dataclasses` stays out.
 NEVER_IN_GENERATE = (
-    NEVER
-    - {"jinja2", "idlc.codegen", "idlc.output", "idlc.commands.generate", "base64"}
-    - _JINJA2_NEEDS
+    NEVER - {"idlc.codegen", "idlc.output", "idlc.commands.generate", "base64"}
 ) | {
-    "jinja2.ext",
+    "idlc.codegen.jinja_env",
+    "tempfile",
+    "markupsafe",
     "idlc.commands.check",
     "idlc.commands.fmt",
     "idlc.syntax.format",
@@ -193,12 +191,26 @@ NEVER_IN_GENERATE = (
 def test_generate_of_files_imports_only_what_it_needs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The package is written by the first run (its templates then compiled and kept in a
-    # cache of the test's own, so the imports pinned are those of every later run).
+    # The package is written by the first run (the parse tables then kept in a cache of
+    # the test's own, so the imports pinned are those of every later run).
     monkeypatch.setenv("IDLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("IDLC_JINJA_TEMPLATES", raising=False)
     names = [*map(str, SEEDS), "--out", str(tmp_path / "out"), "--package", "seeds"]
     _imported(*names, cwd=tmp_path, command="generate")
     for options in ([], ["--check"]):
         imported = _imported(*names, *options, cwd=tmp_path, command="generate")
-        assert {"jinja2", "idlc.codegen.render", "idlc.output.package"} <= imported
+        assert {"idlc.codegen.render", "idlc.codegen.compiled", "idlc.output.package"} <= imported
         assert not _offending(imported, NEVER_IN_GENERATE)
+
+
+def test_typescript_generate_imports_no_jinja2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--target` is click's to parse (so `inspect`, `json`, `threading` come with it), but
+    # the TypeScript templates render from their compiled modules too.
+    monkeypatch.setenv("IDLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("IDLC_JINJA_TEMPLATES", raising=False)
+    names = ["--target", "typescript", *map(str, SEEDS), "--out", str(tmp_path / "out")]
+    imported = _imported(*names, "--package", "seeds", cwd=tmp_path, command="generate")
+    assert "idlc.codegen.compiled" in imported
+    assert not _offending(imported, {"jinja2", "markupsafe", "idlc.codegen.jinja_env"})

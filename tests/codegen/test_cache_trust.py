@@ -23,7 +23,7 @@ import jinja2.bccache
 import pytest
 
 from idlc import cachedir
-from idlc.codegen import generate, render
+from idlc.codegen import generate, jinja_env
 from idlc.pipeline import compile_files
 from idlc.syntax import lalr, parser
 from tests.conftest import REPO, SEEDS
@@ -38,8 +38,15 @@ def _files() -> dict[str, str]:
 
 
 def _fresh() -> None:
-    render.environment.cache_clear()
+    jinja_env.environment.cache_clear()
     cachedir.store.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def jinja_templates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jinja2 renders every template here, and its subprocesses' (not the templates'
+    compiled modules, which need no cache): its cache is what these tests try."""
+    monkeypatch.setenv("IDLC_JINJA_TEMPLATES", "1")
 
 
 @pytest.fixture
@@ -77,7 +84,7 @@ def _planted_payloads(private: Path, marker: Path) -> dict[str, bytes]:
     _fresh()
     _files()
     payloads = {}
-    for entry in private.glob(render.entry_prefix() + "*"):
+    for entry in private.glob(jinja_env.entry_prefix() + "*"):
         stream = io.BytesIO(entry.read_bytes()[32:])  # the digest, then Jinja2's bytes
         assert stream.read(len(jinja2.bccache.bc_magic)) == jinja2.bccache.bc_magic
         pickle.load(stream)  # the template source's checksum
@@ -90,11 +97,11 @@ def _planted_payloads(private: Path, marker: Path) -> dict[str, bytes]:
 def _plant(folder: Path, payloads: dict[str, bytes]) -> None:
     """The entries under every name an idlc might read: this layout's (with a made-up
     digest), and the former one (Jinja2's own names, in a per-version subfolder)."""
-    legacy = folder / render.entry_prefix().rstrip("-")
+    legacy = folder / jinja_env.entry_prefix().rstrip("-")
     legacy.mkdir(exist_ok=True)
     for name, payload in payloads.items():
         (folder / name).write_bytes(os.urandom(32) + payload)
-        key = name.removeprefix(render.entry_prefix())
+        key = name.removeprefix(jinja_env.entry_prefix())
         (legacy / f"__jinja2_{key}.cache").write_bytes(payload)
 
 
@@ -234,7 +241,7 @@ def test_both_caches_live_in_idlc_cache_dir(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     names = [path.name for path in cache.iterdir()]
     assert any(name.startswith("idl-tables-") for name in names)
-    assert any(name.startswith(render.entry_prefix()) for name in names)
+    assert any(name.startswith(jinja_env.entry_prefix()) for name in names)
     assert "key" in names
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
     assert stat.S_IMODE((cache / "key").stat().st_mode) == 0o600

@@ -1,4 +1,4 @@
-"""The compiled-template cache (`idlc.codegen.render`) only ever saves time: a cache folder
+"""The compiled-template cache of Jinja2 (`idlc.codegen.jinja_env`) only ever saves time: a cache folder
 that cannot be written, or entries that cannot be read back, give the same package."""
 
 from __future__ import annotations
@@ -9,27 +9,29 @@ from pathlib import Path
 import pytest
 
 from idlc import cachedir
-from idlc.codegen import generate, render
+from idlc.codegen import generate, jinja_env, render
 from idlc.pipeline import compile_files
 from tests.conftest import SEEDS
 
 
 @pytest.fixture
 def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A cache folder of its own, and an environment that has not loaded any template."""
+    """A cache folder of its own, and an environment that has not loaded any template;
+    Jinja2 renders every template (not their compiled modules)."""
     monkeypatch.setenv("IDLC_CACHE_DIR", str(tmp_path / "cache"))
-    render.environment.cache_clear()
+    monkeypatch.setenv("IDLC_JINJA_TEMPLATES", "1")
+    jinja_env.environment.cache_clear()
     cachedir.store.cache_clear()
     folder = cachedir.cache_root()
     assert folder is not None
     yield folder
-    render.environment.cache_clear()
+    jinja_env.environment.cache_clear()
     cachedir.store.cache_clear()
 
 
 def _templates(folder: Path) -> list[Path]:
     """The compiled templates kept in the cache folder (it holds the parse tables too)."""
-    return sorted(folder.glob(render.entry_prefix() + "*"))
+    return sorted(folder.glob(jinja_env.entry_prefix() + "*"))
 
 
 def _files() -> dict[str, str]:
@@ -72,7 +74,7 @@ def test_damaged_entries_are_compiled_again(
     assert entries  # the run above kept its compiled templates
     for entry in entries:
         entry.write_bytes(damage(entry.read_bytes()))  # type: ignore[operator]
-    render.environment.cache_clear()
+    jinja_env.environment.cache_clear()
     assert _files() == expected
     assert all(entry.read_bytes() != b"" for entry in entries)  # compiled again and kept
 
@@ -81,7 +83,7 @@ def test_entries_kept_are_used_again(fresh_cache: Path, expected: dict[str, str]
     assert _files() == expected
     kept = {entry.name: entry.stat().st_mtime_ns for entry in _templates(fresh_cache)}
     assert kept
-    render.environment.cache_clear()
+    jinja_env.environment.cache_clear()
     assert _files() == expected
     assert {entry.name: entry.stat().st_mtime_ns for entry in _templates(fresh_cache)} == kept
 
@@ -90,9 +92,9 @@ def test_the_compile_options_are_part_of_the_entries_names(
     fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The source's checksum does not see them, yet they change the compiled code.
-    before = render.entry_prefix()
+    before = jinja_env.entry_prefix()
     monkeypatch.setitem(render._OPTIONS, "trim_blocks", False)
-    assert render.entry_prefix() != before
+    assert jinja_env.entry_prefix() != before
 
 
 def test_without_a_home_directory_nothing_is_cached(
@@ -104,17 +106,18 @@ def test_without_a_home_directory_nothing_is_cached(
 
     for name in ("HOME", "XDG_CACHE_HOME", "IDLC_CACHE_DIR"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("IDLC_JINJA_TEMPLATES", "1")
 
     def no_entry(uid: int) -> pwd.struct_passwd:
         raise KeyError(uid)
 
     monkeypatch.setattr(pwd, "getpwuid", no_entry)
-    render.environment.cache_clear()
+    jinja_env.environment.cache_clear()
     cachedir.store.cache_clear()
     try:
         assert cachedir.cache_root() is None
         assert cachedir.store() is None
         assert _files() == expected
     finally:
-        render.environment.cache_clear()
+        jinja_env.environment.cache_clear()
         cachedir.store.cache_clear()

@@ -1,4 +1,4 @@
-"""`idlc.codegen.render` loads Jinja2's extensions only when it compiles a template: a run
+"""`idlc.codegen.jinja_env` loads Jinja2's extensions only when it compiles a template: a run
 whose templates all come from the cache never imports `jinja2.ext` (a part of a small
 `idlc generate`'s start-up, docs/benchmarks.md), and what it compiles is what an
 environment made with the extensions from the start compiles."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from idlc.codegen import render
+from idlc.codegen import jinja_env, render
 from idlc.codegen.filters import FILTERS
 from idlc.resources import data_dir
 from tests.conftest import SEEDS
@@ -34,27 +34,27 @@ def _eager_environment() -> jinja2.Environment:
 def test_templates_compile_as_with_the_extensions_loaded_at_once(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    render.environment.cache_clear()
-    monkeypatch.setattr(render, "_bytecode_cache", lambda: None)
+    jinja_env.environment.cache_clear()
+    monkeypatch.setattr(jinja_env, "_bytecode_cache", lambda: None)
     try:
-        late = render.environment()
+        late = jinja_env.environment()
         source, filename, _ = late.loader.get_source(late, name)  # type: ignore[union-attr]
         assert not late.extensions  # nothing compiled yet: nothing loaded
         compiled = late.compile(source, name, filename, raw=True)
         assert set(late.extensions) == set(_eager_environment().extensions)
         assert compiled == _eager_environment().compile(source, name, filename, raw=True)
     finally:
-        render.environment.cache_clear()
+        jinja_env.environment.cache_clear()
 
 
 def test_parse_loads_the_extensions_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    render.environment.cache_clear()
-    monkeypatch.setattr(render, "_bytecode_cache", lambda: None)
+    jinja_env.environment.cache_clear()
+    monkeypatch.setattr(jinja_env, "_bytecode_cache", lambda: None)
     try:
-        tree = render.environment().parse("{% do items.append(1) %}")
+        tree = jinja_env.environment().parse("{% do items.append(1) %}")
         assert tree == _eager_environment().parse("{% do items.append(1) %}")
     finally:
-        render.environment.cache_clear()
+        jinja_env.environment.cache_clear()
 
 
 def _generate_imports(cache: Path, out: Path) -> set[str]:
@@ -64,7 +64,8 @@ def _generate_imports(cache: Path, out: Path) -> set[str]:
         + ["--out", str(out), "--package", "seeds"],
         capture_output=True,
         text=True,
-        env={**os.environ, "IDLC_CACHE_DIR": str(cache)},
+        # Jinja2 renders every template (not their compiled modules): its cache is tested.
+        env={**os.environ, "IDLC_CACHE_DIR": str(cache), "IDLC_JINJA_TEMPLATES": "1"},
         stdin=subprocess.DEVNULL,
         timeout=120,
     )
