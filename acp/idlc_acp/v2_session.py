@@ -102,6 +102,9 @@ FINAL_STATUSES = frozenset(
 
 #: How much of a terminal's output one `terminal_output_chunk` carries at most.
 CHUNK_BYTES = 64 * 1024
+#: How much of a terminal's output `TerminalV2.output` keeps (the last bytes): a command
+#: may print without end, and every byte has gone to the client already.
+OUTPUT_LIMIT = 1024 * 1024
 
 
 def tool_text(text: str) -> ToolCallContentContent:
@@ -734,6 +737,14 @@ def _background_item(
     return f"tool_call:{tool_call_id}", BackgroundWorkToolCall(tool_call_id=tool_call_id)
 
 
+def _signal_name(number: int) -> str:
+    """`SIGTERM` for 15; a signal the enum does not name (a real-time one) as `SIG<n>`."""
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
+
+
 class TerminalV2:
     """A command the agent runs as a terminal of its session (`SessionV2.run_terminal`).
 
@@ -745,7 +756,7 @@ class TerminalV2:
         self._process = process
         #: The terminal's id in the session.
         self.id = ""
-        #: What it printed so far.
+        #: The last `OUTPUT_LIMIT` bytes it printed.
         self.output = bytearray()
         #: Set once its exit was reported.
         self.exit_status: TerminalExitStatus | None = None
@@ -779,6 +790,8 @@ class TerminalV2:
         try:
             while chunk := await stdout.read(CHUNK_BYTES):
                 self.output += chunk
+                if len(self.output) > OUTPUT_LIMIT:
+                    del self.output[: len(self.output) - OUTPUT_LIMIT]
                 await self._session.terminal_output(self.id, chunk)
             code = await self._process.wait()
         except BaseException:
@@ -793,7 +806,7 @@ class TerminalV2:
 
     async def _report(self, code: int) -> None:
         if code < 0:
-            status = TerminalExitStatus(signal=signals.Signals(-code).name)
+            status = TerminalExitStatus(signal=_signal_name(-code))
         else:
             status = TerminalExitStatus(exit_code=code)
         self.exit_status = status

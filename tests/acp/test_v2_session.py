@@ -6,9 +6,11 @@ snapshot `session/resume` sends after its replay."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, cast
@@ -18,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idlc_acp import v2
+from idlc_acp import v2, v2_session
 from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
 from idlc_acp.v2_client import ClientV2
 from idlc_acp.v2_session import SessionV2, TerminalV2
@@ -579,3 +581,32 @@ async def test_clientv2s_session_state_follows_background_work_and_its_cancel_co
             await client.until(lambda: state.background == [])
             assert not state.can_cancel_terminal("t2")
             assert state.terminals["t2"]["exitStatus"] == {"signal": "SIGTERM"}
+
+
+def test_a_terminal_keeps_the_last_of_its_output_and_sends_all_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(v2_session, "OUTPUT_LIMIT", 8)
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+    printed = b"0123456789" * 3 + b"END"
+
+    async def go() -> bytes:
+        argv = [sys.executable, "-c", f"import sys; sys.stdout.buffer.write({printed!r})"]
+        async with await session.run_terminal(argv, terminal_id="t") as terminal:
+            await terminal.wait()
+        return bytes(terminal.output)
+
+    assert asyncio.run(go()) == printed[-8:]
+    sent = b"".join(
+        base64.b64decode(update["data"])
+        for update in recorder.sent
+        if update["sessionUpdate"] == "terminal_output_chunk"
+    )
+    assert sent == printed
+
+
+def test_a_signal_without_a_name_is_reported_by_its_number() -> None:
+    assert v2_session._signal_name(signal.SIGTERM) == "SIGTERM"
+    unnamed = next(n for n in range(1, 128) if n not in {s.value for s in signal.Signals})
+    assert v2_session._signal_name(unnamed) == f"SIG{unnamed}"
