@@ -31,7 +31,20 @@ import msgspec
 from idlc_acp.protocol import AgentProxy as AgentProxyV1
 from idlc_acp.protocol import InitializeRequest as InitializeRequestV1
 from idlc_acp.protocol import InitializeResponse as InitializeResponseV1
-from idlc_acp.v2 import AgentProxy, Client, PromptRequest, SessionUpdate, UpdateSessionNotification
+from idlc_acp.v2 import (
+    AgentProxy,
+    Client,
+    PromptRequest,
+    SessionUpdate,
+    SessionUpdateStateUpdateIdleCancelled,
+    SessionUpdateStateUpdateIdleEndTurn,
+    SessionUpdateStateUpdateIdleError,
+    SessionUpdateStateUpdateIdleMaxTokens,
+    SessionUpdateStateUpdateIdleMaxTurnRequests,
+    SessionUpdateStateUpdateIdleRefusal,
+    SessionUpdateStateUpdateIdleUnknown,
+    UpdateSessionNotification,
+)
 from idlc_acp.v2 import InitializeRequest as InitializeRequestV2
 from idlc_acp.v2 import InitializeResponse as InitializeResponseV2
 from idlc_acp.versions import UnsupportedProtocolVersion
@@ -262,8 +275,31 @@ def _patch(stored: dict[str, Any], update: dict[str, Any], keys: tuple[str, ...]
 # ---------------------------------------------------------------- client and turns
 
 
+#: The idle states that end foreground work, each with its stop reason.
+_STOPPED = (
+    SessionUpdateStateUpdateIdleEndTurn,
+    SessionUpdateStateUpdateIdleMaxTokens,
+    SessionUpdateStateUpdateIdleMaxTurnRequests,
+    SessionUpdateStateUpdateIdleRefusal,
+    SessionUpdateStateUpdateIdleCancelled,
+    SessionUpdateStateUpdateIdleError,
+)
+
+
+def stop_reason_of(update: SessionUpdate) -> str | None:
+    """The stop reason of an idle `state_update` that ends foreground work (a reason this
+    SDK does not know, such as an `_`-prefixed one, as sent); None for every other update,
+    an idle snapshot without a stop reason included."""
+    if isinstance(update, _STOPPED):
+        return update.stop_reason
+    if isinstance(update, SessionUpdateStateUpdateIdleUnknown):
+        return str(update.tag)
+    return None
+
+
 class TurnStreamV2:
-    """A prompt's updates, from its sending until the idle `state_update` that ends it.
+    """A prompt's updates, from its sending until the idle `state_update` with a stop reason
+    that ends it.
 
     `message_id` is the ack (`PromptResponse.messageId`) once it came; `stop_reason` the
     idle state's, once iteration ended."""
@@ -288,8 +324,12 @@ class TurnStreamV2:
             while True:
                 update = await self._queue.get()
                 yield update
-                if getattr(update, "state", None) == "idle":
-                    self.stop_reason = getattr(update, "stop_reason", None)
+                # The turn ends at an idle state with its stop reason. An idle snapshot
+                # without one (background work listed or done while idle, the state after a
+                # resume) is no completion: the draft says not to count it as one.
+                stop_reason = stop_reason_of(update)
+                if stop_reason is not None:
+                    self.stop_reason = stop_reason
                     return
         finally:
             turns = self._client._turns.get(session_id, [])

@@ -16,9 +16,10 @@ import msgspec
 
 from idlc_acp import v2
 from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
-from idlc_acp.v2_client import ClientV2
+from idlc_acp.v2_client import ClientV2, stop_reason_of
 from idlc_acp.wire import acp_options
 from idlc_runtime import Peer, PeerOptions, RpcError, connect_fds
+from idlc_runtime.codec.decoders import decoder_for
 
 INFO = v2.Implementation(name="test", version="0")
 
@@ -175,3 +176,48 @@ async def test_without_a_hook_params_that_do_not_decode_are_logged_and_skipped()
         await _send(agent, IDLE)
         await client.idle.wait()
     assert client.seen[-1] == v2.SessionUpdateStateUpdateIdleEndTurn()
+
+
+class SnapshotAgent(ClearingAgent):
+    """Its turn reports an idle snapshot without a stop reason (as background work listed
+    or done while idle does), then answers."""
+
+    async def run_turn(self, request: v2.PromptRequest, turn: TurnV2) -> StopReasonV2:
+        await turn.update(v2.SessionUpdateStateUpdateIdleDefault())
+        await turn.send_text("after the snapshot")
+        return "end_turn"
+
+
+@run
+async def test_an_idle_snapshot_without_a_stop_reason_does_not_end_the_turn() -> None:
+    client = Client()
+    agent = SnapshotAgent()
+    agent_read, client_write = os.pipe()
+    client_read, agent_write = os.pipe()
+    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
+        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
+            proxy = v2.AgentProxy(peer)
+            await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
+            await proxy.new_session(v2.NewSessionRequest(cwd="/"))
+            prompt = v2.PromptRequest(session_id="s", prompt=[v2.ContentBlockText(text="hi")])
+            turn = client.turn(proxy, prompt)
+            updates = [update async for update in turn]
+    assert any(isinstance(u, v2.SessionUpdateStateUpdateIdleDefault) for u in updates)
+    chunks = [u for u in updates if isinstance(u, v2.SessionUpdateAgentMessageChunk)]
+    assert [chunk.content.text for chunk in chunks] == ["after the snapshot"]
+    assert isinstance(updates[-1], v2.SessionUpdateStateUpdateIdleEndTurn)
+    assert turn.stop_reason == "end_turn"
+
+
+def test_the_stop_reason_of_an_update() -> None:
+    decode = decoder_for(v2.UpdateSessionNotification).decode
+    cases = {
+        '{"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}': "end_turn",
+        '{"sessionUpdate": "state_update", "state": "idle", "stopReason": "_mine"}': "_mine",
+        '{"sessionUpdate": "state_update", "state": "idle"}': None,
+        '{"sessionUpdate": "state_update", "state": "running"}': None,
+        '{"sessionUpdate": "agent_message", "messageId": "m"}': None,
+    }
+    for update, reason in cases.items():
+        notification = decode(f'{{"sessionId": "s", "update": {update}}}'.encode())
+        assert stop_reason_of(notification.update) == reason, update
