@@ -28,10 +28,11 @@ import contextlib
 import inspect
 import logging
 import os
+import shlex
 import signal as signals
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, TypeVar, cast
@@ -105,6 +106,10 @@ CHUNK_BYTES = 64 * 1024
 #: How much of a terminal's output `TerminalV2.output` keeps (the last bytes): a command
 #: may print without end, and every byte has gone to the client already.
 OUTPUT_LIMIT = 1024 * 1024
+#: Seconds between `terminal/cancel`'s SIGTERM and the SIGKILL of a command still running.
+KILL_GRACE = 5.0
+#: Terminals run in a process group of their own where there are groups (POSIX).
+_GROUPS = hasattr(os, "killpg")
 
 
 def tool_text(text: str) -> ToolCallContentContent:
@@ -529,11 +534,14 @@ class SessionV2:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            # A group of its own: what the command starts (a pipeline's other end, a shell's
+            # children) is signalled with it, and none of it holds the output open after.
+            start_new_session=_GROUPS,
         )
         terminal = TerminalV2(self, process)
         try:
             terminal.id = await self.start_terminal(
-                " ".join(argv),
+                shlex.join(argv),
                 cwd=cwd,
                 terminal_id=terminal_id,
                 cancel=terminal.cancel if cancellable else None,
@@ -542,7 +550,9 @@ class SessionV2:
             terminal.cancel()
             await process.wait()
             raise
-        terminal._task = self._spawn(terminal._pump(), f"acp-v2-terminal-{terminal.id}")
+        terminal._task = self._spawn(
+            terminal._pump(), f"acp-v2-terminal-{terminal.id}", never_ran=terminal._abandon
+        )
         return terminal
 
     # ------------------------------------------------------------ background work
@@ -608,7 +618,11 @@ class SessionV2:
                 await self.update_tool_call(tool_call_id, status=status)
             await self.remove_background(tool_call_id=tool_call_id)
 
-        task = self._spawn(run(), f"acp-v2-background-{tool_call_id}")
+        def never_ran() -> None:
+            if inspect.iscoroutine(work):
+                work.close()
+
+        task = self._spawn(run(), f"acp-v2-background-{tool_call_id}", never_ran=never_ran)
         if advertise:
             # Cancellable by the client (advertised first thing): the task's cancellation is
             # the call's.
@@ -627,7 +641,16 @@ class SessionV2:
 
         return self._spawn(run(), f"acp-v2-background-{terminal.id}")
 
-    def _spawn(self, work: Awaitable[None], name: str) -> asyncio.Task[None]:
+    def _spawn(
+        self,
+        work: Coroutine[Any, Any, None],
+        name: str,
+        never_ran: Callable[[], None] | None = None,
+    ) -> asyncio.Task[None]:
+        """Runs `work` as the session's; if its task is cancelled before it began (a close
+        in the same pass of the loop), `work` is closed and `never_ran` called, since
+        nothing of `work` itself will clean up."""
+
         async def guarded() -> None:
             try:
                 await work
@@ -636,9 +659,16 @@ class SessionV2:
             except Exception as error:  # the connection went away, most likely
                 log.debug("session work %s ended: %r", name, error)
 
+        def done(task: asyncio.Task[None]) -> None:
+            self._work.tasks.discard(task)
+            if inspect.getcoroutinestate(work) == inspect.CORO_CREATED:
+                work.close()
+                if never_ran is not None:
+                    never_ran()
+
         task = asyncio.get_running_loop().create_task(guarded(), name=name)
         self._work.tasks.add(task)
-        task.add_done_callback(self._work.tasks.discard)
+        task.add_done_callback(done)
         return task
 
     # ------------------------------------------------------------ permission
@@ -772,12 +802,37 @@ class TerminalV2:
         return ToolCallContentTerminal(terminal_id=self.id)
 
     def cancel(self) -> None:
-        """Terminates the command (SIGTERM); its exit is reported as it happens."""
+        """Terminates the command and what it started (SIGTERM to its process group, SIGKILL
+        `KILL_GRACE` seconds later if it still runs); its exit is reported as it happens."""
         if self._process.returncode is None:
-            try:
-                self._process.terminate()
-            except ProcessLookupError:
-                pass
+            self._signal(signals.SIGTERM)
+            loop = asyncio.get_running_loop()
+            loop.call_later(KILL_GRACE, self._signal, signals.SIGKILL)
+
+    def _signal(self, number: int) -> None:
+        """`number` to the command's group while the command runs (after, its group may
+        be gone and its number another's)."""
+        if self._process.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if _GROUPS:
+                os.killpg(self._process.pid, number)
+            else:
+                self._process.send_signal(number)
+
+    def _end_group(self) -> None:
+        """The command exited (just reaped): SIGKILL to what is left of its group."""
+        if _GROUPS:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._process.pid, signals.SIGKILL)
+
+    def _abandon(self) -> None:
+        """Its output was never read (stopped before it began): the command is killed, and
+        whoever waits for it is told it was."""
+        self._signal(signals.SIGKILL)
+        if not self._exited.done():
+            self.exit_status = TerminalExitStatus(signal="SIGKILL")
+            self._exited.set_result(self.exit_status)
 
     async def wait(self) -> TerminalExitStatus:
         """Its exit status, once reported."""
@@ -787,18 +842,20 @@ class TerminalV2:
     async def _pump(self) -> None:
         stdout = self._process.stdout
         assert stdout is not None
+        # Once the command itself exits, what it left running in its group goes too: else
+        # a child holding the output open would keep the terminal from ever ending.
+        ended = asyncio.ensure_future(self._process.wait())
+        ended.add_done_callback(lambda _: self._end_group())
         try:
             while chunk := await stdout.read(CHUNK_BYTES):
                 self.output += chunk
                 if len(self.output) > OUTPUT_LIMIT:
                     del self.output[: len(self.output) - OUTPUT_LIMIT]
                 await self._session.terminal_output(self.id, chunk)
-            code = await self._process.wait()
+            code = await ended
         except BaseException:
             # Stopped (session/close, the connection's end): the command stops too, at once.
-            if self._process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    self._process.kill()
+            self._signal(signals.SIGKILL)
             code = await self._process.wait()
             await self._report(code)
             raise

@@ -10,6 +10,7 @@ import base64
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -332,7 +333,8 @@ async def test_a_terminal_runs_a_real_command_streams_its_output_and_reports_its
         updates = await client.turn(proxy, "terminal")
     terminal = [u for u in updates if u["sessionUpdate"].startswith("terminal_")]
     announced, *chunks, exited = terminal
-    assert announced["terminalId"] == "t1" and "print('hello')" in announced["command"]
+    assert announced["terminalId"] == "t1"
+    assert announced["command"] == shlex.join([sys.executable, "-c", "print('hello')"])
     assert announced["capabilities"] == {"cancel": {}}
     assert all(chunk["sessionUpdate"] == "terminal_output_chunk" for chunk in chunks)
     assert exited == {
@@ -610,3 +612,40 @@ def test_a_signal_without_a_name_is_reported_by_its_number() -> None:
     assert v2_session._signal_name(signal.SIGTERM) == "SIGTERM"
     unnamed = next(n for n in range(1, 128) if n not in {s.value for s in signal.Signals})
     assert v2_session._signal_name(unnamed) == f"SIG{unnamed}"
+
+
+#: Bounds the waits below (a hang fails the test instead of stopping the run).
+WAIT = 20
+
+
+def test_cancelling_a_terminal_stops_what_its_command_started_too() -> None:
+    """A pipeline's other end holds the output open after its shell is signalled: the
+    terminal's group is signalled, and its exit reported."""
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+
+    async def go() -> v2.TerminalExitStatus:
+        terminal = await session.run_terminal(["sh", "-c", "sleep 60 | cat"], terminal_id="t")
+        terminal.cancel()
+        return await asyncio.wait_for(terminal.wait(), WAIT)
+
+    status = asyncio.run(go())
+    assert status.signal == "SIGTERM" or status.exit_code not in (None, 0)
+    assert recorder.sent[-1]["sessionUpdate"] == "terminal_update"
+    assert "exitStatus" in recorder.sent[-1]
+
+
+def test_a_terminal_stopped_before_its_output_was_read_is_killed() -> None:
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+
+    async def go() -> tuple[v2.TerminalExitStatus, int]:
+        terminal = await session.run_terminal([sys.executable, "-c", "input()"], terminal_id="t")
+        assert terminal._task is not None
+        terminal._task.cancel()  # in the same pass: its output was never read
+        status = await asyncio.wait_for(terminal.wait(), WAIT)
+        code = await asyncio.wait_for(terminal._process.wait(), WAIT)
+        return status, code
+
+    status, code = asyncio.run(go())
+    assert status.signal == "SIGKILL" and code == -signal.SIGKILL
