@@ -66,6 +66,7 @@ from idlc_acp.v2 import (
     SessionUpdateStateUpdateIdleRefusal,
     SessionUpdateStateUpdateRunning,
     SessionUpdateUserMessage,
+    ToolCallStatus,
 )
 from idlc_acp.v2_session import (  # noqa: F401 (default_permission_options: re-exported)
     SessionV2,
@@ -298,6 +299,13 @@ class TurnV2(SessionV2):
     #: Set once `session/cancel` (or `session/close`) stopped the turn.
     cancelled: bool = False
     _task: asyncio.Task[None] | None = None
+
+    async def end_open_tool_calls(self, status: ToolCallStatus) -> None:
+        """Gives the tool calls this turn announced, did not hand to background work and
+        left open `status` (final): the draft's "final updates" for cancelled (or failed)
+        work, sent before the turn's idle state."""
+        for call_id in sorted(self._announced & self._work.open_tool_calls):
+            await self.update_tool_call(call_id, status=status)
 
     async def send(self, content: ContentBlock, *, message_id: str | None = None) -> str:
         """An `agent_message_chunk` of `content`, in the turn's agent message (or
@@ -586,6 +594,10 @@ class AgentV2(Agent, Extensions):
             if turn.cancelled:
                 stop = "cancelled"
             try:
+                if stop in ("cancelled", "error"):
+                    await turn.end_open_tool_calls(
+                        ToolCallStatus.CANCELLED if stop == "cancelled" else ToolCallStatus.FAILED
+                    )
                 await turn.update(idle_update(stop))
             except Exception as error:  # the connection went away
                 log.debug("could not end the turn: %r", error)

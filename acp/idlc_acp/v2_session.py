@@ -245,6 +245,8 @@ class SessionV2:
     #: What the client offered in `initialize` (None before it: not served by AgentV2).
     capabilities: ClientCapabilities | None
     _work: _Work = field(default_factory=_Work, kw_only=True, repr=False)
+    #: The tool calls this handle announced and did not hand to background work.
+    _announced: set[str] = field(default_factory=set, kw_only=True, repr=False)
 
     # ------------------------------------------------------------ session/update
 
@@ -362,6 +364,7 @@ class SessionV2:
             capabilities = ToolCallCapabilities(cancel=ToolCallCancelCapabilities())
         if status not in FINAL_STATUSES:
             self._work.open_tool_calls.add(call_id)
+            self._announced.add(call_id)
         await self.update(
             SessionUpdateToolCallUpdate(
                 tool_call_id=call_id,
@@ -593,6 +596,7 @@ class SessionV2:
         own; `session/close` and the end of the connection do too."""
 
         advertise = tool_call_id not in self._work.tool_calls
+        self._announced.discard(tool_call_id)  # it outlives the turn, and ends on its own
 
         async def run() -> None:
             status = ToolCallStatus.COMPLETED

@@ -109,6 +109,15 @@ class Agent(AgentV2):
         elif what == "background call":
             call = await turn.start_tool_call("watch", tool_call_id="w")
             turn.in_background(asyncio.Event().wait(), tool_call_id=call)
+        elif what in ("open then wait", "open then fail"):
+            await turn.start_tool_call("left open", tool_call_id="open")
+            done = await turn.start_tool_call("done", tool_call_id="done")
+            await turn.update_tool_call(done, status=v2.ToolCallStatus.COMPLETED)
+            await turn.start_tool_call("background", tool_call_id="bg")
+            turn.in_background(asyncio.Event().wait(), tool_call_id="bg")
+            if what == "open then fail":
+                raise RuntimeError("the turn fails")
+            await asyncio.Event().wait()  # until cancelled
         return "end_turn"
 
 
@@ -649,3 +658,47 @@ def test_a_terminal_stopped_before_its_output_was_read_is_killed() -> None:
 
     status, code = asyncio.run(go())
     assert status.signal == "SIGKILL" and code == -signal.SIGKILL
+
+
+def _statuses_before_idle(updates: list[dict[str, Any]]) -> tuple[dict[str, str], dict[str, Any]]:
+    """The last status each tool call had before the first idle state with a stop reason,
+    and that state."""
+    statuses: dict[str, str] = {}
+    for update in updates:
+        if update["sessionUpdate"] == "tool_call_update" and "status" in update:
+            statuses[update["toolCallId"]] = update["status"]
+        if update.get("state") == "idle" and "stopReason" in update:
+            return statuses, update
+    raise AssertionError("no idle state")
+
+
+@run
+async def test_a_cancelled_turn_ends_its_open_tool_calls_before_its_idle_state() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        answer = await proxy.prompt(
+            v2.PromptRequest(session_id="s", prompt=[_text("open then wait")])
+        )
+        await client.until(lambda u: u.get("toolCallId") == "bg" and "capabilities" in u)
+        await proxy.cancel(v2.CancelSessionNotification(session_id="s"))
+        await client.until(lambda u: u.get("stopReason") == "cancelled")
+    statuses, idle = _statuses_before_idle(
+        client.updates[
+            next(
+                i for i, u in enumerate(client.updates) if u.get("messageId") == answer.message_id
+            ) :
+        ]
+    )
+    assert idle["stopReason"] == "cancelled"
+    # Its open call is cancelled, the completed one stays so, the background one still runs.
+    assert statuses == {"open": "cancelled", "done": "completed", "bg": "pending"}
+
+
+@run
+async def test_a_failed_turn_ends_its_open_tool_calls_as_failed() -> None:
+    client = Client()
+    async with connected(Agent(), client) as proxy:
+        updates = await client.turn(proxy, "open then fail")
+    statuses, idle = _statuses_before_idle(updates)
+    assert idle["stopReason"] == "error"
+    assert statuses == {"open": "failed", "done": "completed", "bg": "pending"}
