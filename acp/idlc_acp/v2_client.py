@@ -117,6 +117,9 @@ async def _v1(
 # ---------------------------------------------------------------- session state
 
 
+#: How much of each terminal's output `SessionStateV2.terminal_output` keeps (the last bytes).
+TERMINAL_OUTPUT_LIMIT = 1024 * 1024
+
 #: The `state`s of a `state_update` the draft defines; another is a newer peer's.
 _KNOWN_STATES = frozenset({"idle", "running", "requires_action"})
 
@@ -135,6 +138,12 @@ class SessionStateV2:
     terminals: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: dict[str, Any] | None = None
     latest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _output: dict[str, bytearray] = field(default_factory=dict, repr=False)
+
+    def terminal_output(self, terminal_id: str) -> bytes:
+        """The terminal's output: its last `output` snapshot with the chunks since appended,
+        the last `TERMINAL_OUTPUT_LIMIT` bytes of it (a command may print without end)."""
+        return bytes(self._output.get(terminal_id, b""))
 
     @property
     def idle(self) -> bool:
@@ -199,6 +208,13 @@ class SessionStateV2:
                 update["terminalId"], {"terminalId": update["terminalId"]}
             )
             _patch(terminal, update, ("sessionUpdate", "terminalId"))
+            if "output" in update:  # a snapshot replaces the bytes, `null` clears them
+                sent = update["output"]
+                data = _bytes_of(sent.get("data")) if isinstance(sent, dict) else None
+                if data is None:
+                    self._output.pop(update["terminalId"], None)
+                else:
+                    self._output[update["terminalId"]] = bytearray(data[-TERMINAL_OUTPUT_LIMIT:])
         elif kind == "tool_call_content_chunk":
             call = self.tool_calls.setdefault(
                 update["toolCallId"], {"toolCallId": update["toolCallId"]}
@@ -207,10 +223,12 @@ class SessionStateV2:
                 call["content"] = []
             call["content"].append(copy.deepcopy(update.get("content")))
         elif kind == "terminal_output_chunk":
-            terminal = self.terminals.setdefault(
-                update["terminalId"], {"terminalId": update["terminalId"]}
-            )
-            _append_output(terminal, update.get("data"))
+            self.terminals.setdefault(update["terminalId"], {"terminalId": update["terminalId"]})
+            chunk = _bytes_of(update.get("data"))
+            if chunk is not None:
+                output = self._output.setdefault(update["terminalId"], bytearray())
+                output += chunk
+                del output[: max(0, len(output) - TERMINAL_OUTPUT_LIMIT)]
         elif kind == "state_update":
             self.state = copy.deepcopy(update)
         elif isinstance(kind, str):
@@ -220,20 +238,6 @@ class SessionStateV2:
         return self.messages.setdefault(
             message_id, {"messageId": message_id, "kind": kind, "content": []}
         )
-
-
-def _append_output(terminal: dict[str, Any], data: object) -> None:
-    """A `terminal_output_chunk`'s bytes appended to the terminal's `output` (each chunk and
-    the stored output are base64 of their own: joined as bytes, encoded again). A chunk
-    that is not base64 is dropped; stored output that is not starts again from the chunk."""
-    chunk = _bytes_of(data)
-    if chunk is None:
-        return
-    output = terminal.get("output")
-    stored = _bytes_of(output.get("data")) if isinstance(output, dict) else None
-    kept = dict(output) if isinstance(output, dict) else {}
-    kept["data"] = base64.b64encode((stored or b"") + chunk).decode("ascii")
-    terminal["output"] = kept
 
 
 def _bytes_of(data: object) -> bytes | None:

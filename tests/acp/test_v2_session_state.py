@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import base64
 from typing import Any
+from unittest import mock
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idlc_acp import v2
+from idlc_acp import v2, v2_client
 from idlc_acp.v2_client import SessionStateV2
 
 FIELDS = ["title", "status", "kind", "rawInput"]
@@ -147,35 +148,39 @@ def test_background_config_options_and_cancel_capabilities() -> None:
     events=st.lists(
         st.tuples(st.sampled_from(["chunk", "replace", "clear", "junk"]), st.binary(max_size=6)),
         max_size=10,
-    )
+    ),
+    limit=st.sampled_from([4, 1024]),
 )
 def test_terminal_output_chunks_append_to_the_output_bytes(
-    events: list[tuple[str, bytes]],
+    events: list[tuple[str, bytes]], limit: int
 ) -> None:
     """`terminal_output_chunk`s append their bytes, a `terminal_update`'s `output` replaces
-    them all, `null` clears them, and a chunk that is not base64 is dropped."""
+    them all, `null` clears them, a chunk that is not base64 is dropped, and only the last
+    `TERMINAL_OUTPUT_LIMIT` bytes are kept."""
     state = SessionStateV2()
-    expected: bytes | None = None
-    for kind, data in events:
-        encoded = base64.b64encode(data).decode("ascii")
-        if kind == "chunk":
-            update = {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": encoded}
-            expected = (expected or b"") + data
-        elif kind == "junk":
-            update = {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": "*"}
-        elif kind == "replace":
-            update = {
-                "sessionUpdate": "terminal_update",
-                "terminalId": "t",
-                "output": {"data": encoded},
-            }
-            expected = data
-        else:
-            update = {"sessionUpdate": "terminal_update", "terminalId": "t", "output": None}
-            expected = None
-        state.apply(update)
-    output = state.terminals.get("t", {}).get("output")
-    if expected is None:
-        assert output is None
-    else:
-        assert base64.b64decode(output["data"]) == expected
+    expected = b""
+    with mock.patch.object(v2_client, "TERMINAL_OUTPUT_LIMIT", limit):
+        for kind, data in events:
+            encoded = base64.b64encode(data).decode("ascii")
+            update: dict[str, Any]
+            if kind == "chunk":
+                update = {
+                    "sessionUpdate": "terminal_output_chunk",
+                    "terminalId": "t",
+                    "data": encoded,
+                }
+                expected += data
+            elif kind == "junk":
+                update = {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": "*"}
+            elif kind == "replace":
+                update = {
+                    "sessionUpdate": "terminal_update",
+                    "terminalId": "t",
+                    "output": {"data": encoded},
+                }
+                expected = data
+            else:
+                update = {"sessionUpdate": "terminal_update", "terminalId": "t", "output": None}
+                expected = b""
+            state.apply(update)
+    assert state.terminal_output("t") == expected[-limit:]
