@@ -13,6 +13,7 @@ each SDK says what is wrong in its own validator's words (zod's, msgspec's).
 from __future__ import annotations
 
 import json
+import select
 import signal
 import subprocess
 from typing import Any
@@ -37,6 +38,7 @@ class Agent:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            bufsize=0,
             env=child_env(),
             cwd=REPO,
         )
@@ -47,8 +49,15 @@ class Agent:
         self.process.stdin.flush()
 
     def receive(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
+        """The agent's next line, waited for at most ANSWER_TIMEOUT (a missing answer fails
+        the test instead of hanging the run)."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        # The pipes are unbuffered (bufsize=0), so what select sees is all there is; the
+        # agents write each message with its newline at once.
+        if not select.select([stdout], [], [], ANSWER_TIMEOUT)[0]:
+            pytest.fail(f"no answer within {ANSWER_TIMEOUT} s")
+        line = stdout.readline()
         assert line, "the agent closed its stdout"
         message: dict[str, Any] = json.loads(line)
         return message
