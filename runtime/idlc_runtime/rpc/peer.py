@@ -245,13 +245,6 @@ class Peer:
     def closed(self) -> bool:
         return self._closed
 
-    @property
-    def options(self) -> PeerOptions:
-        """The options the peer was made with: for a handler that decodes its params itself
-        (a `msgspec.Raw` params type) and reports what does not decode as the peer would
-        (`on_undecodable_notification`)."""
-        return self._options
-
     async def __aenter__(self) -> Peer:
         self.start()
         return self
