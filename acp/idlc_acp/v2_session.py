@@ -427,7 +427,7 @@ class SessionV2:
         if cancel is None:
             return False
         # It stays cancellable until its final status (which withdraws the control).
-        cancel()
+        self._run_canceller(cancel, f"acp-v2-cancel-{tool_call_id}")
         return True
 
     # ------------------------------------------------------------ terminals
@@ -511,8 +511,15 @@ class SessionV2:
         if cancel is None:
             return False
         # It stays cancellable until it exited (which withdraws the control).
-        cancel()
+        self._run_canceller(cancel, f"acp-v2-cancel-{terminal_id}")
         return True
+
+    def _run_canceller(self, cancel: Callable[[], object], name: str) -> None:
+        """Calls a `cancel` given to `start_tool_call` or `start_terminal`; one that is a
+        coroutine function runs on as the session's work (the answer does not wait)."""
+        result = cancel()
+        if inspect.isawaitable(result):
+            self._spawn(_awaited(result), name)
 
     async def run_terminal(
         self,
@@ -758,6 +765,10 @@ def default_permission_options() -> list[PermissionOption]:
         PermissionOption(option_id="allow", name="Allow", kind=PermissionOptionKind.ALLOW_ONCE),
         PermissionOption(option_id="reject", name="Reject", kind=PermissionOptionKind.REJECT_ONCE),
     ]
+
+
+async def _awaited(awaitable: Awaitable[object]) -> None:
+    await awaitable
 
 
 def _background_item(

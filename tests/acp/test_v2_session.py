@@ -702,3 +702,23 @@ async def test_a_failed_turn_ends_its_open_tool_calls_as_failed() -> None:
     statuses, idle = _statuses_before_idle(updates)
     assert idle["stopReason"] == "error"
     assert statuses == {"open": "failed", "done": "completed", "bg": "pending"}
+
+
+def test_a_cancel_that_is_a_coroutine_function_is_run() -> None:
+    recorder = _Recorder()
+    session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
+    cancelled = asyncio.Event()
+
+    async def cancel() -> None:
+        cancelled.set()
+
+    async def go() -> None:
+        await session.start_tool_call("t", tool_call_id="c", cancel=cancel)
+        await session.start_terminal("ls", terminal_id="t", cancel=cancel)
+        assert session.cancel_tool_call("c")
+        await asyncio.wait_for(cancelled.wait(), WAIT)
+        cancelled.clear()
+        assert session.cancel_terminal("t")
+        await asyncio.wait_for(cancelled.wait(), WAIT)
+
+    asyncio.run(go())
