@@ -25,9 +25,12 @@ class Agent(AgentV2):
         self.gate = asyncio.Event()
         self.notified: list[str] = []
         self.release = asyncio.Event()
+        #: Set when a held initialize has begun (the gate took it in).
+        self.holding = asyncio.Event()
 
     async def initialize(self, input: v2.InitializeRequest) -> v2.InitializeResponse:
         if input.meta is not None and input.meta.get("hold"):
+            self.holding.set()
             await self.release.wait()
         return v2.InitializeResponse(protocol_version=2, info=INFO)
 
@@ -116,7 +119,7 @@ async def test_notifications_during_a_first_initialize_are_dropped_during_a_repe
     async with connected(agent, client) as peer:
         proxy = v2.AgentProxy(peer)
         first = asyncio.ensure_future(proxy.initialize(held))
-        await asyncio.sleep(0)  # one step of the loop: the task has written its request
+        await agent.holding.wait()  # the first initialize is in progress, not just sent
         await peer.notify("_vendor/during-first", {})
         # A request answered after the notification: the agent has taken it by then.
         with pytest.raises(RpcError):
@@ -124,8 +127,9 @@ async def test_notifications_during_a_first_initialize_are_dropped_during_a_repe
         agent.release.set()
         await first
         agent.release.clear()
+        agent.holding.clear()
         repeat = asyncio.ensure_future(proxy.initialize(held))
-        await asyncio.sleep(0)
+        await agent.holding.wait()
         await peer.notify("_vendor/during-repeat", {})
         with pytest.raises(RpcError):
             await proxy.new_session(v2.NewSessionRequest(cwd="/"))
