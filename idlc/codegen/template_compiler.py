@@ -432,6 +432,9 @@ class _Compiler:
                 binding = self.resolve(scope, name, node)
                 if binding.kind == "import":
                     raise self.fail(node, f"the imported template `{name}` as a value")
+                if binding.kind == "macro":
+                    # Jinja2's `Macro` writes and binds as no Python function does.
+                    raise self.fail(node, f"the macro `{name}` as a value (only called)")
                 return binding.python
             case nodes.Getattr(node=nodes.Name(name="loop"), attr=attr) if (
                 self._loop_scope(scope) is not None
@@ -541,7 +544,10 @@ class _Compiler:
                 arity = dict(binding.exports).get(callee.attr)
         if arity is not None and (kwargs or len(args) != arity):
             raise self.fail(node, "a macro call with keyword arguments or another arity")
-        function = self.expression(scope, callee)
+        if isinstance(callee, nodes.Name) and arity is not None:
+            function = self.resolve(scope, callee.name, callee).python
+        else:
+            function = self.expression(scope, callee)
         return f"{function}({', '.join(self.arguments(scope, args, kwargs))})"
 
     def filter(self, node: nodes.Node, name: str) -> str:
@@ -688,6 +694,15 @@ def _compile_one(
 
     compiler = _Compiler(template, flavour, exports_of)
     body = compiler.compile(tree)
+    try:
+        # Jinja2's own compiler too (after this one, whose refusals say more): what it
+        # refuses (an assignment to `loop`, say) must not work through the compiled module
+        # and fail only on the fallback.
+        env.compile(source, name, str(folder / name))
+    except jinja2.TemplateSyntaxError as error:
+        raise TemplateCompileError(
+            f"templates/{template}:{error.lineno}: {error.message}"
+        ) from None
     text = _module_text(template, source, flavour, compiler, body)
     compiled = CompiledModule(
         template,

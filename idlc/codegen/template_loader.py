@@ -72,7 +72,12 @@ def compiled_module(template: str) -> ModuleType | None:
     name = MODULES.get(template)
     if name is None:
         return None
-    return importlib.import_module(f"idlc.codegen.compiled.{name}")
+    try:
+        return importlib.import_module(f"idlc.codegen.compiled.{name}")
+    except Exception:  # noqa: BLE001 - stale: a filter or an imported template it names is gone
+        # Importing runs its first lines (the filters it takes, the modules of the templates
+        # it imports) before `matches` can tell it is stale: Jinja2 renders it then.
+        return None
 
 
 def matches(module: ModuleType, options: str) -> bool:

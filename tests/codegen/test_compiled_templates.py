@@ -126,6 +126,26 @@ def test_other_options_are_rendered_by_jinja2(monkeypatch: pytest.MonkeyPatch) -
     assert get("header.py.j2") == "jinja:header.py.j2"
 
 
+def test_a_compiled_module_that_does_not_import_is_rendered_by_jinja2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stale module can fail before `matches` sees it (a filter it takes renamed, a
+    template it imports deleted): Jinja2 renders its template instead of idlc failing."""
+    monkeypatch.delenv(loader.JINJA_ONLY, raising=False)
+    real = loader.importlib.import_module
+
+    def import_module(name: str) -> types.ModuleType:
+        if name.endswith(".t_header_py"):
+            raise KeyError("wrap")  # as `_FILTERS['wrap']` raises once the filter is gone
+        return real(name)
+
+    monkeypatch.setattr(loader.importlib, "import_module", import_module)
+    jinja = _Jinja()
+    get: Any = loader.Templates("", render.options, lambda: jinja).get
+    assert get("header.py.j2") == "jinja:header.py.j2"
+    assert isinstance(get("refs.py.j2"), types.ModuleType)
+
+
 def test_idlc_jinja_templates_renders_every_template_with_jinja2(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -316,6 +336,7 @@ REFUSED = {
     "{{ items['n'] }}": "`Getitem`",
     "{% import '../x.py.j2' as x %}": "`Import`",
     "{{ items | each(class=1) }}": "the keyword argument `class`",
+    "{% macro m() %}{% endmacro %}{{ m }}": "the macro `m` as a value",
 }
 
 
@@ -327,6 +348,14 @@ def test_what_it_does_not_translate_is_a_clear_error(tmp_path: Path, source: str
     assert message.startswith("templates/bad.py.j2:2: "), message
     assert REFUSED[source] in message
     assert "not supported by idlc's template compiler" in message
+
+
+def test_what_jinja2_itself_refuses_is_refused(tmp_path: Path) -> None:
+    """Jinja2's compiler runs too: a template it would refuse does not work compiled."""
+    with pytest.raises(template_compiler.TemplateCompileError) as raised:
+        _compile(tmp_path, "\n{% for loop in items %}{% endfor %}", name="bad.py.j2")
+    assert str(raised.value).startswith("templates/bad.py.j2:2: "), raised.value
+    assert "loop" in str(raised.value)
 
 
 def test_a_filter_that_asks_jinja2_for_more_is_refused(
