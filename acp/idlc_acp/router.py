@@ -36,9 +36,9 @@ from idlc_acp.protocol import InitializeRequest as InitializeRequestV1
 from idlc_acp.roles import AgentImplementation
 from idlc_acp.v2 import InitializeRequest as InitializeRequestV2
 from idlc_acp.v2_agent import (
-    MAX_PROTOCOL_VERSION,
-    UNKNOWN_IMPLEMENTATION,
     agent_options_v2,
+    as_v2_params,
+    requested_version,
     valid_implementation,
 )
 from idlc_runtime import ByteWriter, Peer, PeerOptions, UndecodableNotificationHook
@@ -166,12 +166,8 @@ class ProtocolRouter:
                 id, -32600, "Invalid request", "first ACP request must be initialize"
             )
         params = message.get("params")
-        requested = params.get("protocolVersion") if isinstance(params, dict) else None
-        if (
-            not isinstance(requested, int)
-            or isinstance(requested, bool)
-            or not 0 <= requested <= MAX_PROTOCOL_VERSION
-        ):
+        requested = requested_version(params)
+        if requested is None:
             return None, _error(
                 id,
                 -32602,
@@ -228,12 +224,7 @@ def _initialize_params(params: dict[str, Any], requested: int, selected: int) ->
             rewritten = _v2_initialize_to_v1(params)
         decoder_for(InitializeRequestV1).decode(_encoder.encode(rewritten))
         return rewritten
-    if requested == PROTOCOL_V2:
-        rewritten = params
-    else:
-        rewritten = {**params, "protocolVersion": PROTOCOL_V2}
-        if not valid_implementation(params.get("info")):
-            rewritten["info"] = UNKNOWN_IMPLEMENTATION
+    rewritten = as_v2_params(params, requested)
     decoder_for(InitializeRequestV2).decode(_encoder.encode(rewritten))
     return rewritten
 

@@ -137,18 +137,39 @@ def valid_implementation(info: object) -> bool:
     return True
 
 
-def initialize_request_v2(params: Any, *, repeat: bool = False) -> InitializeRequest:
-    """A v2 `initialize`'s params (plain JSON) as the TypeScript SDK's v2 agent reads them:
-    `protocolVersion` first (an integer in 0..65535, else -32602), lower than 2 refused
-    (-32600 for a repeat, which must keep the version the first one chose; -32022 for a
-    first one), a newer one read as v2 with a missing or malformed `info` filled in; then
-    the whole request (-32602 if it does not decode)."""
+def requested_version(params: object) -> int | None:
+    """The `protocolVersion` an `initialize`'s params (plain JSON) ask for, if it is one (an
+    integer in 0..65535): what both the router and the v2 agent read before the rest."""
     requested = params.get("protocolVersion") if isinstance(params, dict) else None
     if (
         not isinstance(requested, int)
         or isinstance(requested, bool)
         or not 0 <= requested <= MAX_PROTOCOL_VERSION
     ):
+        return None
+    return requested
+
+
+def as_v2_params(params: dict[str, Any], requested: int) -> dict[str, Any]:
+    """The params of an `initialize` asking `requested` (≥ 2) as a v2 agent takes them: a
+    newer version asked for as 2, its missing or malformed `info` filled in (as the
+    TypeScript SDK does)."""
+    if requested == PROTOCOL_VERSION_V2:
+        return params
+    rewritten = {**params, "protocolVersion": PROTOCOL_VERSION_V2}
+    if not valid_implementation(params.get("info")):
+        rewritten["info"] = UNKNOWN_IMPLEMENTATION
+    return rewritten
+
+
+def initialize_request_v2(params: Any, *, repeat: bool = False) -> InitializeRequest:
+    """A v2 `initialize`'s params (plain JSON) as the TypeScript SDK's v2 agent reads them:
+    `protocolVersion` first (an integer in 0..65535, else -32602), lower than 2 refused
+    (-32600 for a repeat, which must keep the version the first one chose; -32022 for a
+    first one), a newer one read as v2 with a missing or malformed `info` filled in; then
+    the whole request (-32602 if it does not decode)."""
+    requested = requested_version(params)
+    if requested is None:
         raise InvalidParams(
             "Invalid params", "initialize.protocolVersion must be a valid ACP protocol version"
         )
@@ -163,12 +184,10 @@ def initialize_request_v2(params: Any, *, repeat: bool = False) -> InitializeReq
             "Unsupported protocol version",
             {"requested": requested, "supported": [PROTOCOL_VERSION_V2]},
         )
-    if requested > PROTOCOL_VERSION_V2:
-        params = {**params, "protocolVersion": PROTOCOL_VERSION_V2}
-        if not valid_implementation(params.get("info")):
-            params["info"] = UNKNOWN_IMPLEMENTATION
     try:
-        request: InitializeRequest = _INITIALIZE.decode(_encoder.encode(params))
+        request: InitializeRequest = _INITIALIZE.decode(
+            _encoder.encode(as_v2_params(params, requested))
+        )
     except (msgspec.DecodeError, RecursionError) as error:
         raise InvalidParams("Invalid params", f"invalid initialize params: {error}") from None
     return request
