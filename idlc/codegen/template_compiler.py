@@ -18,7 +18,11 @@ Semantics kept, and how:
   in one is a Python variable of its own, and one read in the scope that sets it must have
   been set on every path before (else Jinja2 would read the outer value: not translated).
 - `loop.first`, `loop.last`, `loop.index`, `loop.index0`, `loop.length` of the innermost
-  loop of the same function; loops with an `if` filter cannot use them.
+  loop of the same function; loops with an `if` filter cannot use them. Such a loop runs over
+  a list made of its iterable when it starts (Jinja2 reads it as it goes), which differs
+  only for a template that changes the iterable inside its own loop.
+- A macro reads a name its template sets only where that name is set outside any `if` (it
+  runs when called, when which branch was taken is not known here).
 - An inline `if` without `else` only where its value is written (`{{ }}` or `~`): Jinja2's
   plain Undefined there writes "".
 - Filters: idlc's own (`idlc.codegen.filters`, `idlc.codegen.typescript.expressions`; none
@@ -142,6 +146,7 @@ class _Scope:
         self.parent = parent
         self.function = function  # a Python function of its own (closures cross it)
         self.stores = stores  # every name this scope sets
+        self.always: set[str] = set()  # the names it sets outside any `if` (on every path)
         self.bindings: dict[str, _Binding] = {}
         self.assigned: set[str] = set()  # the names set on every path so far
         self.declared: list[str] = []  # the Python variables of `set`, declared `Any`
@@ -215,6 +220,11 @@ class _Compiler:
 
     def scope(self, parent: _Scope | None, function: bool, body: Sequence[nodes.Node]) -> _Scope:
         scope = _Scope(parent, function, _stored_names(body))
+        scope.always = {
+            node.target.name
+            for node in body
+            if isinstance(node, nodes.Assign) and isinstance(node.target, nodes.Name)
+        }
         # Macros are bound from the start of their scope: another macro may call one
         # defined after it (a closure, bound by the time it is called).
         for name, arity in scope.stores.items():
@@ -232,6 +242,9 @@ class _Compiler:
                     return binding
                 if same_function and name not in current.assigned:
                     raise self.fail(node, f"reading `{name}` where its scope may not have set it")
+                if not same_function and name not in current.always:
+                    # A macro runs when called: whether the `if` set it is not known here.
+                    raise self.fail(node, f"a macro reading `{name}`, which is set only in an `if`")
                 if binding is None:
                     raise self.fail(node, f"reading `{name}` in a macro before it is set")
                 return binding

@@ -337,6 +337,9 @@ REFUSED = {
     "{% import '../x.py.j2' as x %}": "`Import`",
     "{{ items | each(class=1) }}": "the keyword argument `class`",
     "{% macro m() %}{% endmacro %}{{ m }}": "the macro `m` as a value",
+    "{% if a %}{% set y = 1 %}{% endif %}{% macro m() %}{{ y }}{% endmacro %}{{ m() }}": (
+        "a macro reading `y`, which is set only in an `if`"
+    ),
 }
 
 
