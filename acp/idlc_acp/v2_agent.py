@@ -57,13 +57,6 @@ from idlc_acp.v2 import (
     InitializeResponse,
     PromptRequest,
     PromptResponse,
-    SessionUpdate,
-    SessionUpdateStateUpdateIdleCancelled,
-    SessionUpdateStateUpdateIdleEndTurn,
-    SessionUpdateStateUpdateIdleError,
-    SessionUpdateStateUpdateIdleMaxTokens,
-    SessionUpdateStateUpdateIdleMaxTurnRequests,
-    SessionUpdateStateUpdateIdleRefusal,
     SessionUpdateStateUpdateRunning,
     SessionUpdateUserMessage,
     ToolCallStatus,
@@ -73,6 +66,7 @@ from idlc_acp.v2_session import (  # noqa: F401 (default_permission_options: re-
     SessionWorkV2,
     default_permission_options,
 )
+from idlc_acp.v2_states import StopReasonV2, idle_update  # noqa: F401 (re-exported)
 from idlc_acp.wire import acp_options
 from idlc_runtime import (
     CallInfo,
@@ -91,26 +85,6 @@ log = logging.getLogger("idlc_acp")
 
 #: The protocol version of the draft.
 PROTOCOL_VERSION_V2 = 2
-
-#: Why a v2 turn stopped: the `stopReason` of its idle `state_update`.
-StopReasonV2 = Literal[
-    "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"
-]
-
-_IDLE: dict[str, type[Any]] = {
-    "end_turn": SessionUpdateStateUpdateIdleEndTurn,
-    "max_tokens": SessionUpdateStateUpdateIdleMaxTokens,
-    "max_turn_requests": SessionUpdateStateUpdateIdleMaxTurnRequests,
-    "refusal": SessionUpdateStateUpdateIdleRefusal,
-    "cancelled": SessionUpdateStateUpdateIdleCancelled,
-    "error": SessionUpdateStateUpdateIdleError,
-}
-
-
-def idle_update(stop_reason: StopReasonV2) -> SessionUpdate:
-    """The idle `state_update` carrying `stop_reason`."""
-    update: SessionUpdate = _IDLE[stop_reason]()
-    return update
 
 
 def new_message_id() -> str:

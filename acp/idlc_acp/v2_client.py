@@ -36,17 +36,11 @@ from idlc_acp.v2 import (
     Client,
     PromptRequest,
     SessionUpdate,
-    SessionUpdateStateUpdateIdleCancelled,
-    SessionUpdateStateUpdateIdleEndTurn,
-    SessionUpdateStateUpdateIdleError,
-    SessionUpdateStateUpdateIdleMaxTokens,
-    SessionUpdateStateUpdateIdleMaxTurnRequests,
-    SessionUpdateStateUpdateIdleRefusal,
-    SessionUpdateStateUpdateIdleUnknown,
     UpdateSessionNotification,
 )
 from idlc_acp.v2 import InitializeRequest as InitializeRequestV2
 from idlc_acp.v2 import InitializeResponse as InitializeResponseV2
+from idlc_acp.v2_states import stop_reason_of
 from idlc_acp.versions import UnsupportedProtocolVersion
 from idlc_runtime import ErrorCode, Peer, RpcError
 from idlc_runtime.codec.hooks import enc_hook
@@ -277,28 +271,6 @@ def _patch(stored: dict[str, Any], update: dict[str, Any], keys: tuple[str, ...]
 
 
 # ---------------------------------------------------------------- client and turns
-
-
-#: The idle states that end foreground work, each with its stop reason.
-_STOPPED = (
-    SessionUpdateStateUpdateIdleEndTurn,
-    SessionUpdateStateUpdateIdleMaxTokens,
-    SessionUpdateStateUpdateIdleMaxTurnRequests,
-    SessionUpdateStateUpdateIdleRefusal,
-    SessionUpdateStateUpdateIdleCancelled,
-    SessionUpdateStateUpdateIdleError,
-)
-
-
-def stop_reason_of(update: SessionUpdate) -> str | None:
-    """The stop reason of an idle `state_update` that ends foreground work (a reason this
-    SDK does not know, such as an `_`-prefixed one, as sent); None for every other update,
-    an idle snapshot without a stop reason included."""
-    if isinstance(update, _STOPPED):
-        return update.stop_reason
-    if isinstance(update, SessionUpdateStateUpdateIdleUnknown):
-        return str(update.tag)
-    return None
 
 
 class TurnStreamV2:
