@@ -422,13 +422,9 @@ class SessionV2:
 
     def cancel_tool_call(self, tool_call_id: str) -> bool:
         """What `tool_call/cancel` does: calls the tool call's `cancel`; False if it has
-        none (unknown, final or not cancellable)."""
-        cancel = self._work.tool_calls.get(tool_call_id)
-        if cancel is None:
-            return False
-        # It stays cancellable until its final status (which withdraws the control).
-        self._run_canceller(cancel, f"acp-v2-cancel-{tool_call_id}")
-        return True
+        none (unknown, final or not cancellable). It stays cancellable until its final
+        status, which withdraws the control."""
+        return self._cancel(self._work.tool_calls, tool_call_id)
 
     # ------------------------------------------------------------ terminals
 
@@ -506,20 +502,21 @@ class SessionV2:
 
     def cancel_terminal(self, terminal_id: str) -> bool:
         """What `terminal/cancel` does: calls the terminal's `cancel`; False if it has
-        none (unknown, exited or not cancellable)."""
-        cancel = self._work.terminals.get(terminal_id)
+        none (unknown, exited or not cancellable). It stays cancellable until it exited,
+        which withdraws the control."""
+        return self._cancel(self._work.terminals, terminal_id)
+
+    def _cancel(self, controls: dict[str, Callable[[], object]], id: str) -> bool:
+        """Calls the `cancel` given to `start_tool_call` or `start_terminal` for `id`, if
+        any; one that is a coroutine function runs on as the session's work (the answer
+        does not wait)."""
+        cancel = controls.get(id)
         if cancel is None:
             return False
-        # It stays cancellable until it exited (which withdraws the control).
-        self._run_canceller(cancel, f"acp-v2-cancel-{terminal_id}")
-        return True
-
-    def _run_canceller(self, cancel: Callable[[], object], name: str) -> None:
-        """Calls a `cancel` given to `start_tool_call` or `start_terminal`; one that is a
-        coroutine function runs on as the session's work (the answer does not wait)."""
         result = cancel()
         if inspect.isawaitable(result):
-            self._spawn(_awaited(result), name)
+            self._spawn(_awaited(result), f"acp-v2-cancel-{id}")
+        return True
 
     async def run_terminal(
         self,
