@@ -61,12 +61,12 @@ from idlc_acp.v2 import (
     SessionUpdateUserMessage,
     ToolCallStatus,
 )
-from idlc_acp.v2_session import (  # noqa: F401 (default_permission_options: re-exported)
-    SessionV2,
-    SessionWorkV2,
-    default_permission_options,
-)
-from idlc_acp.v2_states import StopReasonV2, idle_update  # noqa: F401 (re-exported)
+from idlc_acp.v2_session import SessionV2, SessionWorkV2
+from idlc_acp.v2_session import default_permission_options as default_permission_options
+
+# Re-exported: where a v2 agent's author finds them.
+from idlc_acp.v2_states import StopReasonV2 as StopReasonV2
+from idlc_acp.v2_states import idle_update as idle_update
 from idlc_acp.wire import acp_options
 from idlc_runtime import (
     CallInfo,
