@@ -142,8 +142,9 @@ LIST_PAGE = 20
 
 
 @dataclass
-class NotesSession:
-    """One session: where it works, how it answers, what was said in it."""
+class SessionPlace:
+    """What a session of either version has: where it works, how it answers, when it was
+    last used."""
 
     session_id: str
     cwd: str
@@ -152,14 +153,23 @@ class NotesSession:
     reply: str = REPLIES[0].value
     title: str | None = None
     updated_at: str = ""
-    #: The conversation as `session/update`s, the user's prompts included: what a
-    #: `session/load` replays.
-    history: list[SessionUpdate] = field(default_factory=list)
     #: Whether it takes prompts: after `session/close`, only once loaded or resumed again.
     active: bool = True
 
     def touch(self) -> None:
         self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
+
+    def inside(self, path: str) -> bool:
+        return inside_folders(path, [self.cwd, *self.additional_directories])
+
+
+@dataclass
+class NotesSession(SessionPlace):
+    """One session: where it works, how it answers, what was said in it."""
+
+    #: The conversation as `session/update`s, the user's prompts included: what a
+    #: `session/load` replays.
+    history: list[SessionUpdate] = field(default_factory=list)
 
     def modes(self) -> SessionModeState:
         return SessionModeState(current_mode_id=self.mode_id, available_modes=MODES)
@@ -179,9 +189,6 @@ class NotesSession:
             title=self.title,
             updated_at=self.updated_at,
         )
-
-    def inside(self, path: str) -> bool:
-        return inside_folders(path, [self.cwd, *self.additional_directories])
 
 
 def inside_folders(path: str, folders: list[str]) -> bool:
@@ -405,7 +412,7 @@ def describe(block: ContentBlock, session: NotesSession) -> str:
     return f"resource {resource.uri} ({size}){where(resource.uri, session)}"
 
 
-def where(uri: str, session: NotesSession | NotesSessionV2) -> str:
+def where(uri: str, session: SessionPlace) -> str:
     """For a `file:` URI, whether it is inside the session's folders."""
     parsed = urlparse(uri)
     if parsed.scheme != "file":
@@ -473,23 +480,12 @@ WATCHER = [
 
 
 @dataclass
-class NotesSessionV2:
+class NotesSessionV2(SessionPlace):
     """One v2 session: as `NotesSession`, its history in v2's shape (user messages and
     agent message chunks, each with its `messageId`: what `replayFrom` replays)."""
 
-    session_id: str
-    cwd: str
-    additional_directories: list[str]
-    mode_id: str = MODES[0].id
-    reply: str = REPLIES[0].value
-    title: str | None = None
-    updated_at: str = ""
     history: list[v2.SessionUpdate] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    active: bool = True
-
-    def touch(self) -> None:
-        self.updated_at = datetime.now(UTC).isoformat(timespec="seconds")
 
     def config_options(self) -> list[v2.SessionConfigOption]:
         return [
@@ -513,9 +509,6 @@ class NotesSessionV2:
             title=self.title,
             updated_at=self.updated_at,
         )
-
-    def inside(self, path: str) -> bool:
-        return inside_folders(path, [self.cwd, *self.additional_directories])
 
 
 @dataclass
