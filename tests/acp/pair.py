@@ -8,7 +8,9 @@ import os
 from collections.abc import AsyncIterator
 
 from idlc_acp import AgentConnection, agent_options, client_options, protocol
-from idlc_runtime import PeerOptions, connect_fds
+from idlc_acp.v2_agent import agent_options_v2
+from idlc_acp.wire import acp_options
+from idlc_runtime import Peer, PeerOptions, connect_fds
 
 
 @contextlib.asynccontextmanager
@@ -24,3 +26,14 @@ async def connected(
     async with connect_fds(agent_read, agent_write, agent, options=served):
         async with connect_fds(client_read, client_write, client, options=options) as peer:
             yield AgentConnection(peer, controls)
+
+
+@contextlib.asynccontextmanager
+async def connected_v2(agent: object, client: object) -> AsyncIterator[Peer]:
+    """A v2 agent (served with `agent_options_v2`) and a v2 client connected the same way;
+    the client's peer, not yet initialized."""
+    agent_read, client_write = os.pipe()
+    client_read, agent_write = os.pipe()
+    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
+        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
+            yield peer

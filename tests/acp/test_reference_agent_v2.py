@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
-import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,9 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from idlc_acp import v2
-from idlc_acp.v2_agent import agent_options_v2
-from idlc_acp.wire import acp_options
-from idlc_runtime import RpcError, connect_fds
+from idlc_runtime import RpcError
+
+from .pair import connected_v2
 
 ROOT = Path(__file__).resolve().parents[2]
 INFO = v2.Implementation(name="ownership", version="0")
@@ -75,14 +74,11 @@ class Client(v2.Client):
 
 @contextlib.asynccontextmanager
 async def connection(agent: Any, client: Client) -> AsyncIterator[v2.AgentProxy]:
-    agent_read, client_write = os.pipe()
-    client_read, agent_write = os.pipe()
-    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
-        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
-            proxy = v2.AgentProxy(peer)
-            await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
-            await proxy.login(v2.LoginAuthRequest(method_id="local-user"))
-            yield proxy
+    async with connected_v2(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
+        await proxy.login(v2.LoginAuthRequest(method_id="local-user"))
+        yield proxy
 
 
 OPERATIONS = st.lists(

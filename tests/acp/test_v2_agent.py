@@ -4,18 +4,17 @@ and ClientV2's turn iterator and session state on the other side."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
 
 from idlc_acp import v2
-from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
+from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2
 from idlc_acp.v2_client import ClientV2
-from idlc_acp.wire import acp_options
-from idlc_runtime import RpcError, connect_fds
+from idlc_runtime import RpcError
+
+from .pair import connected_v2 as connected
 
 INFO = v2.Implementation(name="test", version="0")
 
@@ -64,15 +63,6 @@ class Client(ClientV2):
         self, input: v2.RequestPermissionRequest
     ) -> v2.RequestPermissionResponse:
         return v2.RequestPermissionResponse(outcome=v2.RequestPermissionOutcomeCancelled())
-
-
-@contextlib.asynccontextmanager
-async def connected(agent: Agent, client: Client) -> AsyncIterator[Any]:
-    agent_read, client_write = os.pipe()
-    client_read, agent_write = os.pipe()
-    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
-        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
-            yield peer
 
 
 def _initialize() -> v2.InitializeRequest:

@@ -15,11 +15,13 @@ from typing import Any
 import msgspec
 
 from idlc_acp import v2
-from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
+from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2
 from idlc_acp.v2_client import ClientV2, stop_reason_of
 from idlc_acp.wire import acp_options
 from idlc_runtime import Peer, PeerOptions, RpcError, connect_fds
 from idlc_runtime.codec.decoders import decoder_for
+
+from .pair import connected_v2
 
 INFO = v2.Implementation(name="test", version="0")
 
@@ -131,16 +133,13 @@ class ClearingAgent(AgentV2):
 async def test_a_clear_from_an_agent_v2_turn_reaches_the_turn_and_the_state() -> None:
     client = Client()
     agent = ClearingAgent()
-    agent_read, client_write = os.pipe()
-    client_read, agent_write = os.pipe()
-    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
-        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
-            proxy = v2.AgentProxy(peer)
-            await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
-            await proxy.new_session(v2.NewSessionRequest(cwd="/"))
-            prompt = v2.PromptRequest(session_id="s", prompt=[v2.ContentBlockText(text="hi")])
-            turn = client.turn(proxy, prompt)
-            updates = [update async for update in turn]
+    async with connected_v2(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
+        await proxy.new_session(v2.NewSessionRequest(cwd="/"))
+        prompt = v2.PromptRequest(session_id="s", prompt=[v2.ContentBlockText(text="hi")])
+        turn = client.turn(proxy, prompt)
+        updates = [update async for update in turn]
     calls = [u for u in updates if isinstance(u, v2.SessionUpdateToolCallUpdate)]
     assert [call.title for call in calls] == ["Read", None]
     assert turn.stop_reason == "end_turn"
@@ -192,16 +191,13 @@ class SnapshotAgent(ClearingAgent):
 async def test_an_idle_snapshot_without_a_stop_reason_does_not_end_the_turn() -> None:
     client = Client()
     agent = SnapshotAgent()
-    agent_read, client_write = os.pipe()
-    client_read, agent_write = os.pipe()
-    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
-        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
-            proxy = v2.AgentProxy(peer)
-            await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
-            await proxy.new_session(v2.NewSessionRequest(cwd="/"))
-            prompt = v2.PromptRequest(session_id="s", prompt=[v2.ContentBlockText(text="hi")])
-            turn = client.turn(proxy, prompt)
-            updates = [update async for update in turn]
+    async with connected_v2(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
+        await proxy.new_session(v2.NewSessionRequest(cwd="/"))
+        prompt = v2.PromptRequest(session_id="s", prompt=[v2.ContentBlockText(text="hi")])
+        turn = client.turn(proxy, prompt)
+        updates = [update async for update in turn]
     assert any(isinstance(u, v2.SessionUpdateStateUpdateIdleDefault) for u in updates)
     chunks = [u for u in updates if isinstance(u, v2.SessionUpdateAgentMessageChunk)]
     assert [chunk.content.text for chunk in chunks] == ["after the snapshot"]

@@ -22,12 +22,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from idlc_acp import v2, v2_session
-from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2, agent_options_v2
+from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2
 from idlc_acp.v2_client import ClientV2
 from idlc_acp.v2_session import SessionV2, TerminalV2
-from idlc_acp.wire import acp_options
-from idlc_runtime import RpcError, Unsupported, connect_fds
+from idlc_runtime import RpcError, Unsupported
 from idlc_runtime.hooks import enc_hook
+
+from .pair import connected_v2
 
 INFO = v2.Implementation(name="test", version="0")
 SLEEPER = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
@@ -198,19 +199,16 @@ def _schema() -> v2.ElicitationSchema:
 async def connected(
     agent: Agent, client: Client, capabilities: v2.ClientCapabilities | None = None
 ) -> AsyncIterator[v2.AgentProxy]:
-    agent_read, client_write = os.pipe()
-    client_read, agent_write = os.pipe()
-    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
-        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
-            proxy = v2.AgentProxy(peer)
-            await proxy.initialize(
-                v2.InitializeRequest(
-                    protocol_version=2,
-                    info=INFO,
-                    capabilities=capabilities or v2.ClientCapabilities(),
-                )
+    async with connected_v2(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(
+            v2.InitializeRequest(
+                protocol_version=2,
+                info=INFO,
+                capabilities=capabilities or v2.ClientCapabilities(),
             )
-            yield proxy
+        )
+        yield proxy
 
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
@@ -573,25 +571,20 @@ class StateClient(ClientV2):
 async def test_clientv2s_session_state_follows_background_work_and_its_cancel_controls() -> None:
     client = StateClient()
     agent = Agent()
-    agent_read, client_write = os.pipe()
-    client_read, agent_write = os.pipe()
-    async with connect_fds(agent_read, agent_write, agent, options=agent_options_v2(agent)):
-        async with connect_fds(client_read, client_write, client, options=acp_options()) as peer:
-            proxy = v2.AgentProxy(peer)
-            await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
-            turn = client.turn(
-                proxy, v2.PromptRequest(session_id="s", prompt=[_text("background terminal")])
-            )
-            _ = [update async for update in turn]
-            state = client.sessions["s"]
-            await client.until(
-                lambda: state.background == [{"type": "terminal", "terminalId": "t2"}]
-            )
-            assert state.can_cancel_terminal("t2")
-            await proxy.cancel_terminal(v2.CancelTerminalRequest(session_id="s", terminal_id="t2"))
-            await client.until(lambda: state.background == [])
-            assert not state.can_cancel_terminal("t2")
-            assert state.terminals["t2"]["exitStatus"] == {"signal": "SIGTERM"}
+    async with connected_v2(agent, client) as peer:
+        proxy = v2.AgentProxy(peer)
+        await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
+        turn = client.turn(
+            proxy, v2.PromptRequest(session_id="s", prompt=[_text("background terminal")])
+        )
+        _ = [update async for update in turn]
+        state = client.sessions["s"]
+        await client.until(lambda: state.background == [{"type": "terminal", "terminalId": "t2"}])
+        assert state.can_cancel_terminal("t2")
+        await proxy.cancel_terminal(v2.CancelTerminalRequest(session_id="s", terminal_id="t2"))
+        await client.until(lambda: state.background == [])
+        assert not state.can_cancel_terminal("t2")
+        assert state.terminals["t2"]["exitStatus"] == {"signal": "SIGTERM"}
 
 
 def test_a_terminal_keeps_the_last_of_its_output_and_sends_all_of_it(
