@@ -224,3 +224,20 @@ def assert_v2_cancel(records: dict[str, dict[str, Any]]) -> None:
         "state": "idle",
         "stopReason": "cancelled",
     }
+
+
+def assert_our_v2_turn(events: list[dict[str, Any]], agent_name: str) -> None:
+    """examples/acp_client.py's events for `--protocol-version 2 --prompt a --prompt b`
+    against the v2 agent named `agent_name`: negotiated at 2, both prompts echoed, and the
+    result carrying the user message's id."""
+    assert events[0]["event"] == "initialized" and events[0]["protocolVersion"] == 2
+    assert events[0]["result"]["info"]["name"] == agent_name
+    updates = [event["update"] for event in events if event["event"] == "update"]
+    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
+    assert chunks == ["a", "b"]
+    user = next(u for u in updates if u["sessionUpdate"] == "user_message")
+    assert events[-1] == {
+        "event": "result",
+        "stopReason": "end_turn",
+        "messageId": user["messageId"],
+    }

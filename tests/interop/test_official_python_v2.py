@@ -29,6 +29,7 @@ from idlc_acp.v2_client import ClientV2, initialize_preferring_v2
 from idlc_acp.wire import acp_options
 from idlc_runtime import spawn
 
+from .expectations import assert_our_v2_turn
 from .support import ECHO_AGENT, HERE, OUR_CLIENT, REPO, RUN_TIMEOUT, child_env, make_workspace, tee
 from .wire_check import Schema, read_tee_log
 
@@ -148,17 +149,7 @@ def test_our_client_preferring_v2_drives_its_v2_agent(
     events = _our_client(
         tmp_path, "--prompt", "a", "--prompt", "b", "--", *_their_agent(official_python_1)
     )
-    assert events[0]["event"] == "initialized" and events[0]["protocolVersion"] == 2
-    assert events[0]["result"]["info"]["name"] == "py-official-v2-agent"
-    updates = [event["update"] for event in events if event["event"] == "update"]
-    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
-    assert chunks == ["a", "b"]
-    user = next(u for u in updates if u["sessionUpdate"] == "user_message")
-    assert events[-1] == {
-        "event": "result",
-        "stopReason": "end_turn",
-        "messageId": user["messageId"],
-    }
+    assert_our_v2_turn(events, "py-official-v2-agent")
 
 
 def test_our_client_cancels_a_turn_of_its_v2_agent(official_python_1: str, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from idlc_acp.router import ProtocolRouter
 
-from .expectations import assert_echo_agent, assert_v2_cancel, assert_v2_echo
+from .expectations import assert_echo_agent, assert_our_v2_turn, assert_v2_cancel, assert_v2_echo
 from .support import (
     ECHO_AGENT,
     ECHO_AGENT_V1,
@@ -406,17 +406,7 @@ def test_our_client_drives_a_typescript_v2_agent_behind_its_router(tmp_path: Pat
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     events = _events(completed.stdout)
-    assert events[0]["protocolVersion"] == 2
-    assert events[0]["result"]["info"]["name"] == "ts-v2-agent"
-    updates = [event["update"] for event in events if event["event"] == "update"]
-    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
-    assert chunks == ["a", "b"]
-    user = next(u for u in updates if u["sessionUpdate"] == "user_message")
-    assert events[-1] == {
-        "event": "result",
-        "stopReason": "end_turn",
-        "messageId": user["messageId"],
-    }
+    assert_our_v2_turn(events, "ts-v2-agent")
 
 
 def test_a_v1_client_is_refused_by_a_v2_only_typescript_router(tmp_path: Path) -> None:

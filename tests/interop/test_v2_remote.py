@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .expectations import assert_echo_agent, assert_v2_cancel, assert_v2_echo
+from .expectations import assert_echo_agent, assert_our_v2_turn, assert_v2_cancel, assert_v2_echo
 from .support import (
     ECHO_AGENT,
     JS,
@@ -107,17 +107,7 @@ def test_our_client_drives_the_official_typescript_server_at_v2(
             "0.3",
             *blocks,
         )
-    assert events[0]["protocolVersion"] == 2
-    assert events[0]["result"]["info"]["name"] == "ts-v2-agent"
-    updates = [event["update"] for event in events if event["event"] == "update"]
-    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
-    assert chunks == ["a", "b"]
-    user = next(u for u in updates if u["sessionUpdate"] == "user_message")
-    assert events[-1] == {
-        "event": "result",
-        "stopReason": "end_turn",
-        "messageId": user["messageId"],
-    }
+    assert_our_v2_turn(events, "ts-v2-agent")
     assert cancelled[-1]["event"] == "result" and cancelled[-1]["stopReason"] == "cancelled"
     seen = [e["update"] for e in cancelled if e["event"] == "update"]
     assert 1 <= sum(u["sessionUpdate"] == "agent_message_chunk" for u in seen) < 30
