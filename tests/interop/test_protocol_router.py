@@ -339,10 +339,8 @@ def test_our_client_drives_the_echo_agent_at_v2(tmp_path: Path) -> None:
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     events = _events(completed.stdout)
-    assert events[0]["event"] == "initialized" and events[0]["protocolVersion"] == 2
+    assert_our_v2_turn(events, "idlc-echo-agent")
     updates = [event["update"] for event in events if event["event"] == "update"]
-    chunks = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
-    assert chunks == ["a", "b"]
     completed_call = [u for u in updates if u.get("status") == "completed"]
     assert completed_call[0]["content"][0]["content"]["text"] == workspace.first_line
     assert updates[-1] == {
@@ -350,10 +348,6 @@ def test_our_client_drives_the_echo_agent_at_v2(tmp_path: Path) -> None:
         "state": "idle",
         "stopReason": "end_turn",
     }
-    result = events[-1]
-    assert result["event"] == "result" and result["stopReason"] == "end_turn"
-    user = next(u for u in updates if u["sessionUpdate"] == "user_message")
-    assert result["messageId"] == user["messageId"]
 
 
 def test_our_client_cancels_a_v2_turn(tmp_path: Path) -> None:
