@@ -16,7 +16,7 @@ import msgspec
 
 from idlc_acp import v2
 from idlc_acp.v2_agent import AgentV2, StopReasonV2, TurnV2
-from idlc_acp.v2_client import ClientV2, stop_reason_of
+from idlc_acp.v2_client import ClientV2, TurnStreamV2, stop_reason_of
 from idlc_acp.wire import acp_options
 from idlc_runtime import Peer, PeerOptions, RpcError, connect_fds
 from idlc_runtime.codec.decoders import decoder_for
@@ -129,17 +129,21 @@ class ClearingAgent(AgentV2):
         return "end_turn"
 
 
-@run
-async def test_a_clear_from_an_agent_v2_turn_reaches_the_turn_and_the_state() -> None:
-    client = Client()
-    agent = ClearingAgent()
+async def _one_turn(agent: AgentV2, client: Client) -> tuple[TurnStreamV2, list[v2.SessionUpdate]]:
+    """One prompt to `agent` in a new session, iterated by `client` until its end."""
     async with connected_v2(agent, client) as peer:
         proxy = v2.AgentProxy(peer)
         await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
         await proxy.new_session(v2.NewSessionRequest(cwd="/"))
         prompt = v2.PromptRequest(session_id="s", prompt=[v2.ContentBlockText(text="hi")])
         turn = client.turn(proxy, prompt)
-        updates = [update async for update in turn]
+        return turn, [update async for update in turn]
+
+
+@run
+async def test_a_clear_from_an_agent_v2_turn_reaches_the_turn_and_the_state() -> None:
+    client = Client()
+    turn, updates = await _one_turn(ClearingAgent(), client)
     calls = [u for u in updates if isinstance(u, v2.SessionUpdateToolCallUpdate)]
     assert [call.title for call in calls] == ["Read", None]
     assert turn.stop_reason == "end_turn"
@@ -190,14 +194,7 @@ class SnapshotAgent(ClearingAgent):
 @run
 async def test_an_idle_snapshot_without_a_stop_reason_does_not_end_the_turn() -> None:
     client = Client()
-    agent = SnapshotAgent()
-    async with connected_v2(agent, client) as peer:
-        proxy = v2.AgentProxy(peer)
-        await proxy.initialize(v2.InitializeRequest(protocol_version=2, info=INFO))
-        await proxy.new_session(v2.NewSessionRequest(cwd="/"))
-        prompt = v2.PromptRequest(session_id="s", prompt=[v2.ContentBlockText(text="hi")])
-        turn = client.turn(proxy, prompt)
-        updates = [update async for update in turn]
+    turn, updates = await _one_turn(SnapshotAgent(), client)
     assert any(isinstance(u, v2.SessionUpdateStateUpdateIdleDefault) for u in updates)
     chunks = [u for u in updates if isinstance(u, v2.SessionUpdateAgentMessageChunk)]
     assert [chunk.content.text for chunk in chunks] == ["after the snapshot"]
