@@ -642,7 +642,8 @@ def test_a_terminal_stopped_before_its_output_was_read_is_killed() -> None:
     session = SessionV2("s", cast(v2.ClientProxy, recorder), None)
 
     async def go() -> tuple[v2.TerminalExitStatus, int]:
-        terminal = await session.run_terminal([sys.executable, "-c", "input()"], terminal_id="t")
+        # A command that runs until it is killed (stdin is /dev/null: `input()` would end it).
+        terminal = await session.run_terminal(SLEEPER, terminal_id="t")
         assert terminal._task is not None
         terminal._task.cancel()  # in the same pass: its output was never read
         status = await asyncio.wait_for(terminal.wait(), WAIT)
